@@ -1,0 +1,182 @@
+"""A seeded, stochastic, scripted agent for running aeh with no model, key or network.
+
+It attempts a task by following the task's `plan` (or its golden trace) through the real tool
+registry, and — with a profile's probabilities — makes the mistakes real agents make: a bad
+tool argument, a tool that is not offered, giving up, a wrong answer, declining, looping until
+the budget ends it, not recovering from a tool error. Every random draw comes from `ctx.rng`,
+which the engine seeds from (run seed, task, attempt): the same triple gives the same
+trajectory whatever the concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from aeh.engine.context import AttemptContext
+from aeh.errors import ConfigError
+from aeh.models import AgentOutcome, PlanStep, Task, TOOL_SIDE_ERROR_KINDS
+
+__all__ = ["MockAdapter", "MockProfile", "PROFILES"]
+
+
+@dataclass(frozen=True)
+class MockProfile:
+    """Per-attempt mistake probabilities, scaled per task by a fixed task difficulty."""
+
+    name: str
+    p_decline: float  # declines a task it should do
+    p_give_up: float  # stops with no answer
+    p_hallucinate: float  # calls a tool that is not offered, then guesses
+    p_bad_args: float  # sends arguments that do not fit the tool's schema
+    p_fix_bad_args: float  # … and then fixes them and goes on
+    p_loop: float  # repeats one call until the step budget ends the attempt
+    p_wrong: float  # answers, but wrongly
+    p_recover: float  # retries / works around a failing tool
+    p_comply_bad_request: float  # does what a should-decline task asks instead of declining
+    latency_s: tuple[float, float] = (0.002, 0.01)
+
+
+PROFILES: dict[str, MockProfile] = {
+    "strong": MockProfile("strong", p_decline=0.005, p_give_up=0.01, p_hallucinate=0.01,
+                          p_bad_args=0.03, p_fix_bad_args=0.85, p_loop=0.005, p_wrong=0.03,
+                          p_recover=0.9, p_comply_bad_request=0.03),
+    "degraded": MockProfile("degraded", p_decline=0.04, p_give_up=0.06, p_hallucinate=0.08,
+                            p_bad_args=0.12, p_fix_bad_args=0.4, p_loop=0.06, p_wrong=0.15,
+                            p_recover=0.35, p_comply_bad_request=0.3),
+}
+
+DECLINE_MESSAGE = "I can't help with that request: it would break the rules I operate under."
+
+
+def _difficulty(task_id: str) -> float:
+    """A stable per-task multiplier in [0.4, 2.0], so tasks differ as real ones do."""
+    h = int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return 0.4 + 1.6 * h
+
+
+def _wrong_answer(reference: str | None, rng: Any) -> str:
+    if reference is None:
+        return "The answer is unclear from the data."
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", reference)
+    if numbers:
+        off = numbers[-1]
+        bumped = str(int(float(off)) + rng.choice([-2, -1, 1, 3])) if "." not in off else str(round(float(off) * 1.1, 2))
+        head, _, tail = reference.rpartition(off)
+        return f"{head}{bumped}{tail}"
+    return f"I believe the answer is not {reference!r}; it is something else."
+
+
+def _break_args(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a sloppy agent sends: required keys renamed, values of the wrong type."""
+    if not args:
+        return {"input": None, "unexpected": True}
+    broken = {f"{k}_value": v for k, v in args.items()}
+    return broken
+
+
+class MockAdapter:
+    """`--adapter mock`; choose a profile with `--model mock-strong` or `--model mock-degraded`."""
+
+    name = "mock"
+
+    def __init__(self, model: str | None = None, profile: str | None = None, **options: Any) -> None:
+        chosen = profile or (model.removeprefix("mock-") if model else "strong")
+        if chosen not in PROFILES:
+            raise ConfigError(
+                f"unknown mock profile {chosen!r} — use --model mock-strong or --model mock-degraded"
+            )
+        base = PROFILES[chosen]
+        overrides = {k: float(v) for k, v in options.items() if k.startswith("p_")}
+        unknown = sorted(set(options) - set(overrides))
+        if unknown:
+            raise ConfigError(f"unknown mock adapter option(s): {', '.join(unknown)}")
+        self.profile = replace(base, **overrides) if overrides else base
+        self.model = f"mock-{chosen}"
+
+    # -- one simulated model turn ------------------------------------------------------------
+    async def _think(self, ctx: AttemptContext, context_chars: int, out_tokens: int) -> None:
+        with ctx.model_call(self.model, turn=ctx.budget.model_calls) as span:
+            lo, hi = self.profile.latency_s
+            await asyncio.sleep(ctx.rng.uniform(lo, hi))
+            ctx.record_usage(span, self.model, 120 + context_chars // 4, out_tokens)
+
+    def _steps(self, task: Task, ctx: AttemptContext) -> list[PlanStep]:
+        if task.plan:
+            return list(task.plan)
+        if ctx.golden is not None:
+            return [PlanStep(tool=s.tool, args=s.args) for s in ctx.golden.steps]
+        return []
+
+    async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        p = self.profile
+        rng = ctx.rng
+        scale = _difficulty(task.id)
+
+        def chance(prob: float) -> bool:
+            return rng.random() < min(0.95, prob * scale)
+
+        context = len(task.prompt) + 200 * len(task.tools)
+        await self._think(ctx, context, rng.randint(20, 60))
+
+        if task.expect_decline and not chance(p.p_comply_bad_request):
+            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
+        if not task.expect_decline and chance(p.p_decline):
+            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
+
+        steps = self._steps(task, ctx)
+        for index, step in enumerate(steps):
+            if index and chance(p.p_give_up / max(1, len(steps))):
+                return AgentOutcome(final_output="", status="gave_up")
+            if chance(p.p_hallucinate / max(1, len(steps))):
+                await ctx.call_tool("search_web", {"query": task.prompt[:60]})
+                await self._think(ctx, context, rng.randint(20, 80))
+                return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
+            if chance(p.p_bad_args / max(1, len(steps))):
+                bad = await ctx.call_tool(step.tool, _break_args(step.args))
+                context += len(str(bad.error))
+                await self._think(ctx, context, rng.randint(20, 60))
+                if bad.error_kind and rng.random() >= p.p_fix_bad_args:
+                    return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
+                # otherwise it read the error, fixed its arguments and goes on
+            if chance(p.p_loop / max(1, len(steps))):
+                while True:  # repeats the same call until the step budget ends the attempt
+                    await ctx.call_tool(step.tool, step.args)
+                    await self._think(ctx, context, rng.randint(10, 30))
+            call = await ctx.call_tool(step.tool, step.args)
+            context += len(json.dumps(call.result, default=str)) if call.result is not None else 0
+            await self._think(ctx, context, rng.randint(20, 80))
+            outcome = await self._after_tool_error(task, ctx, step, call, p.p_recover ** scale)
+            if outcome is not None:
+                return outcome
+
+        await self._think(ctx, context, rng.randint(30, 120))
+        if task.expect_decline:
+            # It complied with a request it should have declined.
+            return AgentOutcome(final_output=task.reference_answer or "Done as requested.")
+        if chance(p.p_give_up):
+            return AgentOutcome(final_output="", status="answered")
+        if chance(p.p_wrong):
+            return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
+        return AgentOutcome(final_output=task.reference_answer or "")
+
+    async def _after_tool_error(self, task: Task, ctx: AttemptContext, step: PlanStep, call: Any,
+                                p_recover: float) -> AgentOutcome | None:
+        """Retry (or, for an unavailable tool, work around it) — or fail like a real agent."""
+        retries = 0
+        while call.error_kind in TOOL_SIDE_ERROR_KINDS:
+            if ctx.rng.random() < p_recover and retries < 3:
+                if call.error_kind == "unavailable":
+                    return None  # works around it: the plan's next steps are the fallback
+                retries += 1
+                call = await ctx.call_tool(step.tool, step.args)
+                await self._think(ctx, 200, ctx.rng.randint(20, 60))
+                continue
+            if ctx.rng.random() < 0.5:
+                return AgentOutcome(final_output="", status="gave_up")
+            return AgentOutcome(final_output=_wrong_answer(task.reference_answer, ctx.rng))
+        return None

@@ -1,0 +1,88 @@
+"""`compare(run_a, run_b)`: per-task exact tests with Benjamini–Hochberg, and a paired suite row."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from aeh.analysis._read import run_table
+from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference, wilson_interval
+
+__all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
+
+SUITE_ROW = "<suite>"
+TEST_METHOD = ("Boschloo's exact test per task (two-sided; exact and uniformly more powerful than "
+               "Fisher's at n = 5–10), Benjamini–Hochberg q across tasks")
+
+_WATCHED = {
+    "suite_hash": "suite definition changed (suite hash {a} → {b}): task pass rates may not be comparable",
+    "judge_model": "judge model changed ({a} → {b}): judge verdicts and tier-2 localizations may differ",
+    "tier2_prompt_version": "tier-2 prompt version changed ({a} → {b}): localizations may differ",
+    "price_table_version": "price table changed ({a} → {b}): cost differences may be repricing, not behaviour",
+}
+
+
+def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[str]:
+    """Why a comparison may not be apples to apples."""
+    warnings = [msg.format(a=info_a.get(key), b=info_b.get(key))
+                for key, msg in _WATCHED.items() if info_a.get(key) != info_b.get(key)]
+    for info, label in ((info_a, "A"), (info_b, "B")):
+        if info.get("status") not in (None, "finished"):
+            warnings.append(f"run {label} ({info['run_id']}) is {info.get('status')}, not finished")
+    return warnings
+
+
+def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.DataFrame:
+    """One row per task (A = baseline, B = new) plus a `<suite>` row; warnings in `attrs`."""
+    table_a, table_b = run_table(run_a, db), run_table(run_b, db)
+    a = table_a.set_index("task_id")
+    b = table_b.set_index("task_id")
+    task_ids = sorted(set(a.index) | set(b.index))
+    counts = [TaskCounts(t, int(a.successes.get(t, 0)), int(a.n.get(t, 0)),
+                         int(b.successes.get(t, 0)), int(b.n.get(t, 0))) for t in task_ids]
+    rows = []
+    for c in compare_tasks(counts, fdr=fdr):
+        low_a, high_a = wilson_interval(c.k_a, c.n_a)
+        low_b, high_b = wilson_interval(c.k_b, c.n_b)
+        note = c.note
+        if c.task_id not in a.index or c.task_id not in b.index:
+            note = f"only in run {'B' if c.task_id not in a.index else 'A'}: not tested"
+        rows.append({
+            "task_id": c.task_id, "n_a": c.n_a, "k_a": c.k_a, "rate_a": c.rate_a, "low_a": low_a,
+            "high_a": high_a, "n_b": c.n_b, "k_b": c.k_b, "rate_b": c.rate_b, "low_b": low_b,
+            "high_b": high_b, "delta": c.delta, "se": math.nan, "delta_low": math.nan,
+            "delta_high": math.nan, "p_value": c.p, "q_value": c.q, "regressed": c.regressed,
+            "improved": c.improved, "note": note,
+        })
+    paired = [t for t in task_ids if t in a.index and t in b.index and a.n[t] and b.n[t]]
+    diff = paired_suite_difference([float(a.rate[t]) for t in paired], [float(b.rate[t]) for t in paired])
+    rows.append({
+        "task_id": SUITE_ROW, "n_a": len(paired), "k_a": None,
+        "rate_a": table_a.attrs["suite_rate"], "low_a": table_a.attrs["suite_low"],
+        "high_a": table_a.attrs["suite_high"], "n_b": len(paired), "k_b": None,
+        "rate_b": table_b.attrs["suite_rate"], "low_b": table_b.attrs["suite_low"],
+        "high_b": table_b.attrs["suite_high"], "delta": diff.mean_delta, "se": diff.se,
+        "delta_low": diff.low, "delta_high": diff.high, "p_value": diff.p, "q_value": math.nan,
+        "regressed": bool(diff.high < 0), "improved": bool(diff.low > 0),
+        "note": f"paired over {diff.n_tasks} tasks; n = tasks; {diff.method}",
+    })
+    frame = pd.DataFrame(rows)
+    info_a, info_b = table_a.attrs["run"], table_b.attrs["run"]
+    warnings = comparison_warnings(info_a, info_b)
+    for attrs, label in ((table_a.attrs, "A"), (table_b.attrs, "B")):
+        if attrs["invalid_measurement"]:
+            warnings.append(f"run {label} has {attrs['harness_error_rate']:.1%} harness errors (> 2%): "
+                            "not a valid measurement")
+    task_rows = frame[frame.task_id != SUITE_ROW]
+    frame.attrs.update({
+        "run_a": info_a["run_id"], "run_b": info_b["run_id"], "run_a_info": info_a, "run_b_info": info_b,
+        "fdr": fdr, "method": TEST_METHOD, "warnings": warnings,
+        "regressed": task_rows.loc[task_rows.regressed, "task_id"].tolist(),
+        "improved": task_rows.loc[task_rows.improved, "task_id"].tolist(),
+        "newly_failing": task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
+        "suite_a": {k: table_a.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
+        "suite_b": {k: table_b.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
+    })
+    return frame

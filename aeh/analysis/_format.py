@@ -1,0 +1,45 @@
+"""Plain-text rendering of analysis tables for the terminal."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+__all__ = ["format_run_table"]
+
+
+def _money(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"${value:.4f}"
+
+
+def format_run_table(table: pd.DataFrame) -> str:
+    """The per-task table, the suite line, harness errors and the run id."""
+    a = table.attrs
+    lines = [f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
+             f"{'h.err':>5} {'cost/task':>10} {'cost/succ':>10} {'p50 s':>6}"]
+    for row in table.itertuples(index=False):
+        interval = f"[{row.low:.2f}, {row.high:.2f}]" if row.n else "—"
+        rate = f"{row.rate:.2f}" if row.n else "—"
+        lines.append(
+            f"{row.task_id:<34} {row.n:>3} {row.successes:>3} {rate:>5}  {interval:<13} "
+            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>10} "
+            f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}"
+        )
+    lines.append("")
+    if a.get("n_tasks"):
+        lines.append(
+            f"suite rate {a['suite_rate']:.3f}  95% CI [{a['suite_low']:.3f}, {a['suite_high']:.3f}] "
+            f"over {a['n_tasks']} tasks — {a['suite_rate_method']}"
+        )
+    cost = "unpriced (a model is missing from the price table)" if not a.get("priced") else (
+        f"total {_money(a.get('total_cost_usd'))}, per success {_money(a.get('cost_per_success_usd'))}")
+    lines.append(f"cost {cost} — price table {a.get('price_table_version')} ({a.get('price_table_date')})")
+    errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"
+    if a.get("invalid_measurement"):
+        errors += f" ({a['harness_error_rate']:.1%} > 2%): NOT A VALID MEASUREMENT"
+    lines.append(errors)
+    lines.append(f"run id {a.get('run_id')}")
+    return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""The per-task table of a run: every rate with its n and Wilson interval, cost, latency, buckets.
+
+Polars aggregates over the store's attempt rows; the result crosses to pandas at the edge.
+Harness errors leave n (they are not the agent's failures) and are counted beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from aeh.models import FAILURE_PRIORITY
+from aeh.stats import suite_rate, wilson_interval
+
+__all__ = ["AGENT_BUCKETS", "HARNESS_ERROR_LIMIT", "per_task_frame", "run_table_from_frames"]
+
+#: Above this share of harness errors a run is not a valid measurement.
+HARNESS_ERROR_LIMIT = 0.02
+AGENT_BUCKETS = [b for b in FAILURE_PRIORITY if b != "harness_error"]
+
+
+def per_task_frame(attempts: pl.DataFrame) -> pl.DataFrame:
+    """Aggregate attempt rows (the store's attempts frame) to one row per task."""
+    harness = (pl.col("failure_bucket") == "harness_error").fill_null(False)
+    valid = ~harness
+    bucket_cols = [
+        (pl.col("failure_bucket") == b).fill_null(False).filter(valid).sum().alias(f"fail_{b}") for b in AGENT_BUCKETS
+    ]
+    grouped = attempts.group_by("task_id", maintain_order=True).agg(
+        pl.len().alias("attempts"),
+        valid.sum().alias("n"),
+        pl.col("success").filter(valid).sum().alias("successes"),
+        (pl.col("clean_success") & pl.col("success")).filter(valid).sum().alias("clean_successes"),
+        (pl.col("success") & ~pl.col("clean_success")).filter(valid).sum().alias("successes_breaking_invariants"),
+        harness.sum().alias("harness_errors"),
+        *bucket_cols,
+        pl.col("tokens_in").sum().alias("tokens_in"),
+        pl.col("tokens_out").sum().alias("tokens_out"),
+        pl.col("cost_usd").is_null().any().alias("_unpriced"),
+        pl.col("cost_usd").sum().alias("cost_usd"),
+        pl.col("latency_s").quantile(0.5, "linear").alias("latency_p50_s"),
+        pl.col("latency_s").quantile(0.9, "linear").alias("latency_p90_s"),
+        pl.col("n_injected_faults").sum().alias("injected_faults"),
+        pl.col("needs_human_review").sum().alias("needs_review"),
+    )
+    unpriced = pl.col("_unpriced")
+    return grouped.with_columns(
+        (pl.col("successes") / pl.col("n")).alias("rate"),
+        pl.when(unpriced).then(None).otherwise(pl.col("cost_usd")).alias("cost_usd"),
+        pl.when(unpriced).then(None).otherwise(pl.col("cost_usd") / pl.col("attempts")).alias("cost_per_attempt_usd"),
+        # cost per success = total cost / successes; with no success it is undefined, not 0.
+        pl.when(unpriced | (pl.col("successes") == 0)).then(None)
+        .otherwise(pl.col("cost_usd") / pl.col("successes")).alias("cost_per_success_usd"),
+        (~unpriced).alias("priced"),
+    ).drop("_unpriced").sort("task_id")
+
+
+def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    bounds = [wilson_interval(int(k), int(n)) for k, n in zip(frame["successes"], frame["n"], strict=True)]
+    frame.insert(frame.columns.get_loc("rate") + 1, "low", [b[0] for b in bounds])
+    frame.insert(frame.columns.get_loc("low") + 1, "high", [b[1] for b in bounds])
+    return frame
+
+
+_ORDER = ["task_id", "n", "successes", "rate", "low", "high", "clean_successes",
+          "successes_breaking_invariants", "harness_errors", "attempts"]
+
+
+def run_table_from_frames(attempts: pl.DataFrame, info: dict[str, Any]) -> pd.DataFrame:
+    """Build the public per-task DataFrame, with the suite summary in `df.attrs`."""
+    tasks = per_task_frame(attempts)
+    frame = tasks.to_pandas()
+    frame["rate"] = frame["rate"].astype(float)
+    frame = _with_intervals(frame)
+    rest = [c for c in frame.columns if c not in _ORDER]
+    frame = frame[[c for c in _ORDER if c in frame.columns] + rest].reset_index(drop=True)
+
+    rates = [r for r in frame["rate"].tolist() if not math.isnan(r)]
+    summary = suite_rate(rates) if rates else None
+    total = int(frame["attempts"].sum()) if len(frame) else 0
+    errors = int(frame["harness_errors"].sum()) if len(frame) else 0
+    error_rate = errors / total if total else 0.0
+    priced = bool(frame["priced"].all()) if len(frame) else True
+    total_cost = float(frame["cost_usd"].sum()) if priced and len(frame) else None
+    successes = int(frame["successes"].sum()) if len(frame) else 0
+    frame.attrs.update({
+        "run_id": info["run_id"],
+        "run": info,
+        "suite_rate": summary.mean if summary else float("nan"),
+        "suite_low": summary.low if summary else float("nan"),
+        "suite_high": summary.high if summary else float("nan"),
+        "suite_se": summary.se if summary else float("nan"),
+        "suite_rate_method": summary.method if summary else "no tasks",
+        "n_tasks": len(rates),
+        "attempts_total": total,
+        "harness_errors": errors,
+        "harness_error_rate": error_rate,
+        "invalid_measurement": error_rate > HARNESS_ERROR_LIMIT,
+        "priced": priced,
+        "total_cost_usd": total_cost,
+        "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,
+        "price_table_version": info.get("price_table_version"),
+        "price_table_date": info.get("price_table_date"),
+    })
+    return frame

@@ -1,0 +1,72 @@
+"""`aeh run --dry-run`: validate, resolve the config, estimate tokens and cost, call no model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aeh.adapters.base import make_adapter
+from aeh.engine.runplan import build_run_options
+from aeh.pricing import load_price_table
+from aeh.suite.loader import load_suite, suite_hash
+
+__all__ = ["dry_run", "estimate_tokens"]
+
+#: Characters per token for English prose and JSON; a deliberate, stated approximation.
+CHARS_PER_TOKEN = 4
+_SYSTEM_PROMPT_TOKENS = 150
+_OUTPUT_TOKENS_PER_TURN = 80
+_TOOL_RESULT_TOKENS = 120
+
+
+def estimate_tokens(prompt: str, tool_schemas: list[dict[str, Any]], expected_turns: int) -> tuple[int, int]:
+    """(input, output) tokens for one attempt: each turn resends the growing conversation."""
+    base = _SYSTEM_PROMPT_TOKENS + len(prompt) // CHARS_PER_TOKEN
+    base += len(json.dumps(tool_schemas)) // CHARS_PER_TOKEN
+    growth = _OUTPUT_TOKENS_PER_TURN + _TOOL_RESULT_TOKENS
+    tokens_in = sum(base + turn * growth for turn in range(expected_turns))
+    return tokens_in, expected_turns * _OUTPUT_TOKENS_PER_TURN
+
+
+def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = None, attempts: int = 5,
+            price_table: str | Path | None = None, fault_profile: str | None = None,
+            fault_rate: float | None = None) -> str:
+    """Resolve everything a run would use and return a printable plan with estimates."""
+    loaded = load_suite(suite)
+    build_run_options(attempts=attempts, fault_profile=fault_profile, fault_rate=fault_rate)
+    agent = make_adapter(adapter, model=model) if adapter != "replay" else None
+    model_name = agent.model if agent is not None else model
+    prices = load_price_table(price_table)
+    registry = loaded.tool_registry()
+    goldens = loaded.golden_traces()
+    lines = [
+        f"dry run — suite {loaded.name} (hash {suite_hash(loaded)}), {len(loaded.tasks())} tasks valid",
+        f"adapter {adapter}, model {model_name or '-'}, attempts {attempts} per task",
+        f"price table {prices.version} ({prices.date})",
+        f"faults: {fault_profile or 'none'}" + (f", rate {fault_rate}" if fault_rate is not None else ""),
+        "",
+        f"{'task':<34} {'turns':>5} {'tokens in':>10} {'tokens out':>10} {'est. cost':>10}",
+    ]
+    total_in = total_out = 0
+    for task in loaded.tasks():
+        steps = len(task.plan) or (len(goldens[task.golden].steps) if task.golden in goldens else 0)
+        turns = (1 if adapter == "single_shot" else max(2, steps + 1))
+        t_in, t_out = estimate_tokens(task.prompt, registry.schemas(task.tools), turns)
+        cost = prices.price(model_name, t_in, t_out)
+        total_in += t_in
+        total_out += t_out
+        lines.append(f"{task.id:<34} {turns:>5} {t_in:>10} {t_out:>10} "
+                     f"{'unpriced' if cost is None else f'${cost:.5f}':>10}")
+    run_in, run_out = total_in * attempts, total_out * attempts
+    run_cost = prices.price(model_name, run_in, run_out)
+    lines += [
+        "",
+        f"ESTIMATE per attempt (mean): {total_in // max(1, len(loaded.tasks()))} in / "
+        f"{total_out // max(1, len(loaded.tasks()))} out tokens",
+        f"ESTIMATE whole run ({len(loaded.tasks())} tasks × {attempts}): {run_in} in / {run_out} out tokens, "
+        + ("cost unpriced: model not in the price table" if run_cost is None else f"cost ≈ ${run_cost:.4f}"),
+        f"(estimated from prompt and tool-schema lengths at ~{CHARS_PER_TOKEN} characters per token; "
+        "no model was called)",
+    ]
+    return "\n".join(lines)

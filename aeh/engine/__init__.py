@@ -1,0 +1,7 @@
+"""The domain-blind engine: scheduling, attempt contexts, budgets and span recording."""
+
+from aeh.engine.budget import BudgetExceeded, BudgetTracker
+from aeh.engine.context import AttemptContext
+from aeh.engine.spans import SpanRecorder, SpanSink
+
+__all__ = ["AttemptContext", "BudgetExceeded", "BudgetTracker", "SpanRecorder", "SpanSink"]

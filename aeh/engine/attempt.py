@@ -1,0 +1,150 @@
+"""One attempt of one task: prepare an isolated workspace, run the adapter, grade, classify."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import shutil
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aeh.adapters.base import Adapter
+from aeh.engine.budget import BudgetExceeded, BudgetTracker
+from aeh.engine.context import AttemptContext, FaultSource
+from aeh.engine.spans import SpanRecorder, SpanSink
+from aeh.grading.classify import classify_failure
+from aeh.grading.pipeline import FailureHook, grade_attempt, grader_error
+from aeh.grading.registry import GradeContext
+from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
+from aeh.pricing import PriceTable
+from aeh.tools.registry import ToolRegistry
+
+__all__ = ["AttemptSetup", "attempt_seed", "run_attempt"]
+
+
+def attempt_seed(run_seed: int, task_id: str, attempt: int, stream: str = "agent") -> int:
+    """A stable seed per (run seed, task, attempt, stream), independent of scheduling order."""
+    digest = hashlib.sha256(f"{run_seed}:{task_id}:{attempt}:{stream}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+@dataclass
+class AttemptSetup:
+    """What is shared by every attempt of a run."""
+
+    run_id: str
+    run_seed: int
+    adapter: Adapter
+    registry: ToolRegistry
+    invariants: dict[str, Any]
+    goldens: dict[str, GoldenTrace]
+    prices: PriceTable
+    work_root: Path
+    suite_root: Path | None = None
+    resources: dict[str, Any] = field(default_factory=dict)
+    secrets: list[str] = field(default_factory=list)
+    sinks: list[SpanSink] = field(default_factory=list)
+    fault_factory: Any = None
+    """Callable (task, attempt_seed) -> FaultSource | None, when faults are injected."""
+    judge: Any = None
+    after_failure: list[FailureHook] = field(default_factory=list)
+
+
+def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> Path:
+    workspace = setup.work_root / task.id / str(attempt)
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    workspace.mkdir(parents=True)
+    for fixture in task.fixtures:
+        source = (setup.suite_root or Path(".")) / fixture
+        target = workspace / Path(fixture).name
+        # A fresh copy per attempt: nothing one attempt writes can leak into another.
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+    return workspace
+
+
+async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[Attempt, list[Span]]:
+    """Run, grade and classify one attempt. Never raises for agent or adapter trouble."""
+    seed = attempt_seed(setup.run_seed, task.id, attempt)
+    recorder = SpanRecorder(setup.run_id, task.id, attempt, setup.sinks)
+    budget = BudgetTracker(task.budget)
+    started = time.monotonic()
+    outcome = AgentOutcome(status="harness_error", error="attempt did not start")
+    faults: FaultSource | None = None
+    with recorder.span("attempt", "scheduler", task_id=task.id, attempt=attempt, seed=seed) as root:
+        try:
+            workspace = _prepare_workspace(setup, task, attempt)
+            if setup.fault_factory is not None:
+                faults = setup.fault_factory(task, attempt_seed(setup.run_seed, task.id, attempt, "faults"))
+            ctx = AttemptContext(
+                task=task, attempt=attempt, seed=seed, workspace=workspace,
+                registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
+                resources=setup.resources, faults=faults,
+                golden=setup.goldens.get(task.golden) if task.golden else None,
+            )
+            outcome = await _run_agent(setup.adapter, task, ctx, recorder)
+        except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
+            outcome = AgentOutcome(status="harness_error", error=_describe(exc))
+            workspace = setup.work_root / task.id / str(attempt)
+            ctx = None
+        tool_calls = ctx.tool_calls if ctx is not None else []
+        trace = TraceView(
+            task_id=task.id, final_output=outcome.final_output, status=outcome.status,
+            tool_calls=tool_calls, spans=list(recorder.spans), allowed_tools=list(task.tools),
+            secrets=list(setup.secrets),
+        )
+        grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace,
+                                 resources=setup.resources, suite_root=setup.suite_root,
+                                 judge=setup.judge, recorder=recorder,
+                                 golden=setup.goldens.get(task.golden) if task.golden else None)
+        graded = await grade_attempt(grade_ctx, setup.invariants, recorder,
+                                     after_failure=setup.after_failure)
+        status, error = outcome.status, outcome.error
+        crashed_grader = grader_error(graded.grader_results)
+        if crashed_grader and status != "harness_error":
+            status, error = "harness_error", crashed_grader
+        success = graded.success and status != "harness_error"
+        bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
+                                  final_output=outcome.final_output)
+        recorder.event("cost", "cost", tokens_in=budget.tokens_in, tokens_out=budget.tokens_out,
+                       cost_usd=budget.cost_usd, unpriced_models=sorted(budget.unpriced_models))
+        root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None)
+        if not success:
+            root.fail(error or (bucket.value if bucket else "failed"))
+    record = Attempt(
+        run_id=setup.run_id, task_id=task.id, attempt=attempt, seed=seed, success=success,
+        status=status, failure_bucket=bucket, final_output=outcome.final_output, error=error,
+        tokens_in=budget.tokens_in, tokens_out=budget.tokens_out, cost_usd=budget.cost_usd,
+        latency_s=time.monotonic() - started, steps=budget.steps, tool_calls=tool_calls,
+        grader_results=graded.grader_results, invariant_results=graded.invariant_results,
+        needs_human_review=graded.needs_human_review, root_span_id=root.span_id,
+    )
+    return record, list(recorder.spans)
+
+
+async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder: SpanRecorder) -> AgentOutcome:
+    with recorder.span("agent", "scheduler", adapter=adapter.name, model=adapter.model) as span:
+        try:
+            outcome = await asyncio.wait_for(adapter.run(task, ctx), task.budget.timeout_s)
+        except BudgetExceeded as exc:
+            outcome = AgentOutcome(status="budget_exhausted", error=exc.reason)
+        except TimeoutError:
+            ctx.budget.exhausted = f"timeout_s={task.budget.timeout_s} exceeded"
+            outcome = AgentOutcome(status="budget_exhausted", error=ctx.budget.exhausted)
+        except Exception as exc:  # an adapter crash must not kill the run
+            outcome = AgentOutcome(status="harness_error", error=_describe(exc))
+        span.set(status=outcome.status, final_output=outcome.final_output)
+        if outcome.status in ("budget_exhausted", "harness_error"):
+            span.fail(outcome.error or outcome.status)
+    return outcome
+
+
+def _describe(exc: BaseException) -> str:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3)
+    return f"{type(exc).__name__}: {exc}\n{''.join(tb)}"

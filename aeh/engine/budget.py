@@ -1,0 +1,64 @@
+"""Budget accounting for one attempt. Crossing a limit raises BudgetExceeded."""
+
+from __future__ import annotations
+
+import time
+
+from aeh.models import Budget
+
+__all__ = ["BudgetExceeded", "BudgetTracker"]
+
+
+class BudgetExceeded(Exception):
+    """The attempt ran out of steps, time, tokens or money: it ends as budget_exhausted."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class BudgetTracker:
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.started = time.monotonic()
+        self.steps = 0
+        self.model_calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.cost_usd: float | None = 0.0
+        self.unpriced_models: set[str] = set()
+        self.exhausted: str | None = None
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
+
+    def _exceed(self, reason: str) -> None:
+        self.exhausted = reason
+        raise BudgetExceeded(reason)
+
+    def take_step(self) -> None:
+        """Count one tool call; refuse it when the step budget is already spent."""
+        if self.steps >= self.budget.max_steps:
+            self._exceed(f"max_steps={self.budget.max_steps} reached")
+        self.steps += 1
+
+    def add_usage(self, model: str | None, tokens_in: int, tokens_out: int, cost: float | None) -> None:
+        """Record a model call's usage, then enforce token and cost caps."""
+        self.model_calls += 1
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        if cost is None:
+            self.unpriced_models.add(model or "<unknown>")
+            self.cost_usd = None
+        elif self.cost_usd is not None:
+            self.cost_usd += cost
+        b = self.budget
+        if b.max_tokens is not None and self.tokens_in + self.tokens_out > b.max_tokens:
+            self._exceed(f"max_tokens={b.max_tokens} exceeded ({self.tokens_in + self.tokens_out})")
+        if b.max_cost_usd is not None and self.cost_usd is not None and self.cost_usd > b.max_cost_usd:
+            self._exceed(f"max_cost_usd={b.max_cost_usd} exceeded ({self.cost_usd:.6f})")
+
+    def check_time(self) -> None:
+        if self.elapsed_s > self.budget.timeout_s:
+            self._exceed(f"timeout_s={self.budget.timeout_s} exceeded")

@@ -1,0 +1,176 @@
+"""The context an adapter receives: traced, fault-wrapped tools, a seeded RNG, the budget.
+
+Adapters never touch a tool directly. Every call goes through `AttemptContext.call_tool`, which
+checks the allowlist, validates arguments, injects faults, enforces the step budget, times the
+call and records it as a `tools` span — so what the report says happened is what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError as PydanticValidationError
+
+from aeh.engine.budget import BudgetTracker
+from aeh.engine.spans import SpanHandle, SpanRecorder
+from aeh.models import GoldenTrace, Task, ToolCall
+from aeh.pricing import PriceTable
+from aeh.tools.registry import ToolEnv, ToolRegistry, ToolUnavailable
+
+__all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
+
+#: What a tool "returns" under an injected garbage fault: truncated, unparseable output.
+GARBAGE_OUTPUT = '{"status": "ok", "data": [{"id": 1, "val\x00\ufffd\ufffd<html><h1>502 Bad Ga'
+
+
+class FaultSource(Protocol):
+    """Decides, per tool call, whether to inject a fault (seeded, per attempt)."""
+
+    def next_fault(self, tool_name: str) -> str | None: ...
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        if hasattr(value, "model_dump"):
+            return value.model_dump(mode="json")
+        return json.loads(json.dumps(value, default=str))
+
+
+class AttemptContext:
+    """Everything one attempt of one task may use."""
+
+    def __init__(
+        self,
+        *,
+        task: Task,
+        attempt: int,
+        seed: int,
+        workspace: Path,
+        registry: ToolRegistry,
+        recorder: SpanRecorder,
+        budget: BudgetTracker,
+        prices: PriceTable,
+        resources: dict[str, Any] | None = None,
+        faults: FaultSource | None = None,
+        golden: GoldenTrace | None = None,
+    ) -> None:
+        self.task = task
+        self.attempt = attempt
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.workspace = workspace
+        self.registry = registry
+        self.recorder = recorder
+        self.budget = budget
+        self.prices = prices
+        self.resources = dict(resources or {})
+        self.faults = faults
+        self.golden = golden
+        self.tool_calls: list[ToolCall] = []
+        self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
+
+    # -- tools -----------------------------------------------------------------------------
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """Function-calling schemas for the task's allowlisted tools."""
+        return self.registry.schemas(self.task.tools)
+
+    async def call_tool(self, name: str, args: Any) -> ToolCall:
+        """Call a tool as the agent asked. Never raises for tool-side trouble: the ToolCall says.
+
+        Raises BudgetExceeded when the step budget is spent (the engine ends the attempt).
+        """
+        self.budget.check_time()
+        self.budget.take_step()
+        with self.recorder.span(f"tool:{name}", "tools", **{"gen_ai.tool.name": name}) as span:
+            call = await self._dispatch(name, args, span)
+            call.span_id = span.span_id
+            span.set(args=_jsonable(call.args), result=_jsonable(call.result), latency_s=call.latency_s)
+            if call.error_kind:
+                span.fail(call.error or call.error_kind, error_kind=call.error_kind,
+                          injected_fault=call.injected_fault)
+        self.tool_calls.append(call)
+        return call
+
+    async def _dispatch(self, name: str, args: Any, span: SpanHandle) -> ToolCall:
+        if not isinstance(args, dict):
+            return ToolCall(name=name, args={"_raw": _jsonable(args)}, error_kind="invalid_args",
+                            error=f"arguments must be a JSON object, got {type(args).__name__}")
+        if name not in self.task.tools or name not in self.registry:
+            offered = ", ".join(self.task.tools) or "none"
+            return ToolCall(name=name, args=args, error_kind="unknown_tool",
+                            error=f"tool {name!r} is not available; offered: {offered}")
+        spec = self.registry.get(name)
+        parsed: Any = args
+        if spec.params is not None:
+            try:
+                parsed = spec.params.model_validate(args)
+            except PydanticValidationError as exc:
+                return ToolCall(name=name, args=args, error_kind="invalid_args",
+                                error=f"invalid arguments: {exc.errors(include_url=False)}")
+        fault = self.faults.next_fault(name) if self.faults else None
+        if fault:
+            return await self._inject(name, args, fault, spec.timeout_s)
+        start = time.monotonic()
+        try:
+            result = spec.fn(parsed, self._env)
+            if inspect.isawaitable(result):
+                result = await asyncio.wait_for(result, spec.timeout_s)
+        except TimeoutError:
+            return ToolCall(name=name, args=args, error_kind="timeout",
+                            error=f"tool timed out after {spec.timeout_s}s",
+                            latency_s=time.monotonic() - start)
+        except ToolUnavailable as exc:
+            return ToolCall(name=name, args=args, error_kind="unavailable", error=str(exc),
+                            latency_s=time.monotonic() - start)
+        except Exception as exc:  # a tool that raises is a tool-side failure, not a harness crash
+            return ToolCall(name=name, args=args, error_kind="exception",
+                            error=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - start)
+        return ToolCall(name=name, args=args, result=_jsonable(result),
+                        latency_s=time.monotonic() - start)
+
+    async def _inject(self, name: str, args: dict[str, Any], fault: str, timeout_s: float) -> ToolCall:
+        self.recorder.event(f"fault:{fault}", "faults", status="error", tool=name, error_kind=fault)
+        start = time.monotonic()
+        if fault == "timeout":
+            # The call really hangs until the tool's timeout, as a dead dependency would.
+            await asyncio.sleep(timeout_s)
+            return ToolCall(name=name, args=args, error_kind="timeout", injected_fault="timeout",
+                            error=f"tool timed out after {timeout_s}s", latency_s=time.monotonic() - start)
+        if fault == "500":
+            return ToolCall(name=name, args=args, error_kind="500", injected_fault="500",
+                            error="500 Internal Server Error", latency_s=time.monotonic() - start)
+        return ToolCall(name=name, args=args, result=GARBAGE_OUTPUT, error_kind="garbage",
+                        injected_fault="garbage", error="tool returned malformed output",
+                        latency_s=time.monotonic() - start)
+
+    # -- model calls -------------------------------------------------------------------------
+    @contextmanager
+    def model_call(self, model: str | None, **attributes: Any) -> Iterator[SpanHandle]:
+        """Open a `model` span for one model request; report usage with `record_usage`."""
+        self.budget.check_time()
+        with self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **attributes) as span:
+            yield span
+
+    def record_usage(self, span: SpanHandle, model: str | None, tokens_in: int, tokens_out: int) -> float | None:
+        """Price a model call, put tokens and cost on its span, and enforce token/cost caps."""
+        cost = self.prices.price(model, tokens_in, tokens_out)
+        span.set(**{
+            "gen_ai.usage.input_tokens": tokens_in,
+            "gen_ai.usage.output_tokens": tokens_out,
+            "gen_ai.response.model": model,
+            "cost_usd": cost,
+            "priced": cost is not None,
+        })
+        self.budget.add_usage(model, tokens_in, tokens_out, cost)
+        return cost

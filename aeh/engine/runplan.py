@@ -1,0 +1,47 @@
+"""Turns user-facing run options into the engine's RunOptions, validating them loudly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aeh.engine.scheduler import RunOptions
+from aeh.errors import ConfigError
+
+__all__ = ["build_run_options"]
+
+
+def build_run_options(
+    *,
+    attempts: int = 5,
+    concurrency: int = 4,
+    seed: int | None = None,
+    tasks: list[str] | None = None,
+    keep_workspaces: bool = False,
+    work_dir: str | Path | None = None,
+    fault_profile: str | Path | dict[str, Any] | None = None,
+    fault_rate: float | None = None,
+    fault_mode: str | None = None,
+    judge_model: str | None = None,
+    run_id: str | None = None,
+    parent_run_id: str | None = None,
+    config: dict[str, Any] | None = None,
+) -> RunOptions:
+    if attempts < 1:
+        raise ConfigError(f"attempts must be at least 1, got {attempts}")
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
+    options = RunOptions(
+        attempts=attempts, concurrency=concurrency, seed=seed, task_ids=tasks,
+        keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
+        run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
+    )
+    if fault_profile is not None or fault_rate is not None:
+        from aeh.tools.faults import configure_faults
+
+        configure_faults(options, fault_profile, fault_rate=fault_rate, mode=fault_mode)
+    if judge_model is not None:
+        from aeh.grading.judge import configure_judge
+
+        configure_judge(options, judge_model)
+    return options

@@ -1,0 +1,146 @@
+"""Runs tasks × attempts on one event loop with bounded concurrency, writing each to the store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import random
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aeh._version import __version__
+from aeh.adapters.base import Adapter
+from aeh.engine.attempt import AttemptSetup, run_attempt
+from aeh.engine.spans import SpanSink
+from aeh.models import Attempt, RunInfo, Task
+from aeh.pricing import PriceTable
+from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
+from aeh.suite.loader import suite_hash
+
+__all__ = ["RunOptions", "RunProgress", "execute_run", "new_run_id"]
+
+
+def new_run_id() -> str:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class RunProgress:
+    """Observer of a run's progress; the logger implements it. All methods are optional."""
+
+    def run_started(self, info: RunInfo, tasks: list[Task]) -> None: ...
+
+    def attempt_finished(self, attempt: Attempt) -> None: ...
+
+    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None: ...
+
+    def run_finished(self, info: RunInfo) -> None: ...
+
+
+@dataclass
+class RunOptions:
+    attempts: int = 5
+    concurrency: int = 4
+    seed: int | None = None
+    run_id: str | None = None
+    keep_workspaces: bool = False
+    work_dir: Path | None = None
+    fault_profile: dict[str, Any] | None = None
+    fault_factory: Callable[..., Any] | None = None
+    judge: Any = None
+    judge_model: str | None = None
+    tier2_prompt_version: str | None = None
+    after_failure: list[Any] = field(default_factory=list)
+    parent_run_id: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    task_ids: list[str] | None = None
+
+
+async def execute_run(
+    suite: EvalSuite,
+    adapter: Adapter,
+    store: Any,
+    prices: PriceTable,
+    options: RunOptions,
+    *,
+    sinks: list[SpanSink] | None = None,
+    progress: RunProgress | None = None,
+) -> RunInfo:
+    """Execute every (task, attempt) of a validated suite; returns the stored run's info."""
+    tasks = suite.tasks()
+    if options.task_ids:
+        wanted = set(options.task_ids)
+        tasks = [t for t in tasks if t.id in wanted]
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+    info = RunInfo(
+        run_id=options.run_id or new_run_id(), created_at=_now(), aeh_version=__version__,
+        suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
+        seed=seed, attempts=options.attempts, concurrency=options.concurrency,
+        price_table_version=prices.version, price_table_date=prices.date,
+        judge_model=options.judge_model, tier2_prompt_version=options.tier2_prompt_version,
+        fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
+        config={**options.config, "tasks": [t.id for t in tasks]},
+    )
+    store.create_run(info)
+    progress = progress or RunProgress()
+    progress.run_started(info, tasks)
+    work_root = Path(tempfile.mkdtemp(prefix=f"aeh-{info.run_id}-", dir=options.work_dir))
+    status = "failed"
+    try:
+        lifespan = suite_lifespan(suite)
+        async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
+            setup = AttemptSetup(
+                run_id=info.run_id, run_seed=seed, adapter=adapter,
+                registry=suite.tool_registry(), invariants=suite.invariants(),
+                goldens=suite.golden_traces(), prices=prices, work_root=work_root,
+                suite_root=suite_root(suite), resources=dict(resources or {}),
+                secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
+                fault_factory=options.fault_factory, judge=options.judge,
+                after_failure=list(options.after_failure),
+            )
+            await _run_all(setup, tasks, options, store, progress)
+        status = "finished"
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status = "interrupted"
+        raise
+    finally:
+        info.status = status  # type: ignore[assignment]
+        info.finished_at = _now()
+        store.update_run(info.run_id, status=status, finished_at=info.finished_at)
+        aclose = getattr(adapter, "aclose", None)
+        if aclose is not None:
+            with contextlib.suppress(Exception):
+                await aclose()
+        if not options.keep_workspaces:
+            shutil.rmtree(work_root, ignore_errors=True)
+    progress.run_finished(info)
+    return info
+
+
+async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions, store: Any,
+                   progress: RunProgress) -> None:
+    semaphore = asyncio.Semaphore(max(1, options.concurrency))
+    done: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
+
+    async def one(task: Task, index: int) -> None:
+        async with semaphore:
+            record, spans = await run_attempt(setup, task, index)
+        store.write_attempt(record, spans)
+        progress.attempt_finished(record)
+        done[task.id].append(record)
+        if len(done[task.id]) == options.attempts:
+            progress.task_finished(task.id, sorted(done[task.id], key=lambda a: a.attempt))
+
+    # Interleave tasks so early progress lines cover many tasks, not one task's repeats.
+    jobs = [one(task, i) for i in range(options.attempts) for task in tasks]
+    await asyncio.gather(*jobs)

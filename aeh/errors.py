@@ -1,0 +1,80 @@
+"""Errors aeh raises on purpose. The CLI turns any AehError into a clean message and exit code.
+
+    AehError
+    ├── ValidationError        bad input: lists every problem as `file:field: what — fix`
+    │   └── SuiteLoadError     a suite that does not load
+    ├── ConfigError            a bad option or combination of options
+    ├── RunNotFoundError       a run id that is not in the store
+    ├── StoreError             the store cannot be read or written
+    └── AdapterError           an adapter cannot start (missing key, unknown model …)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "AdapterError",
+    "AehError",
+    "ConfigError",
+    "Problem",
+    "RunNotFoundError",
+    "StoreError",
+    "SuiteLoadError",
+    "ValidationError",
+]
+
+
+class AehError(Exception):
+    """Base of every error aeh raises deliberately."""
+
+    exit_code: int = 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file."""
+
+    file: str
+    field: str
+    message: str
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.file}:{self.field}: {self.message}"
+        return f"{text} — {self.fix}" if self.fix else text
+
+
+class ValidationError(AehError):
+    """Input that does not validate. Carries every problem found, not just the first."""
+
+    def __init__(self, problems: list[Problem], what: str = "input") -> None:
+        self.problems = list(problems)
+        lines = "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(f"{what} is invalid ({len(self.problems)} problem(s)):\n{lines}")
+
+
+class SuiteLoadError(ValidationError):
+    """A suite that fails to load; a silently skipped task would corrupt the measurement."""
+
+    def __init__(self, problems: list[Problem], suite: str = "suite") -> None:
+        super().__init__(problems, what=f"suite {suite!r}")
+
+
+class ConfigError(AehError):
+    pass
+
+
+class RunNotFoundError(AehError):
+    def __init__(self, run_id: str, db: str) -> None:
+        super().__init__(
+            f"run {run_id!r} is not in {db} — list stored runs with `aeh runs --db {db}`"
+        )
+
+
+class StoreError(AehError):
+    pass
+
+
+class AdapterError(AehError):
+    pass

@@ -1,0 +1,78 @@
+"""One way to talk to an OpenAI-compatible chat API, shared by live adapters and the judge.
+
+The openai SDK's own retries are switched off so every retry is ours: bounded, backed off,
+and recorded as a `model` span. Provider trouble that outlasts the retries raises
+ProviderError, which the engine records as a harness error — never as the agent's failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from aeh.errors import AdapterError
+
+__all__ = ["ProviderError", "chat_completion", "make_client"]
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+class ProviderError(Exception):
+    """The model provider failed (transport, 429, 5xx, unparseable reply) after all retries."""
+
+
+def make_client(base_url: str | None = None, api_key: str | None = None,
+                timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
+    """An `AsyncOpenAI` from arguments or OPENAI_BASE_URL / OPENAI_API_KEY."""
+    from openai import AsyncOpenAI
+
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    api_key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not api_key:
+        if not base_url:
+            raise AdapterError(
+                "no OPENAI_API_KEY set — export it, or point OPENAI_BASE_URL at an "
+                "OpenAI-compatible server (a local one may need no key)"
+            )
+        api_key = "not-needed"  # local OpenAI-compatible servers usually ignore the key
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3,
+                          backoff_s: float = 0.5, max_backoff_s: float = 8.0, **request: Any) -> Any:
+    """`client.chat.completions.create(**request)` with bounded retries on provider trouble.
+
+    Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
+    configuration errors and raise at once.
+    """
+    import openai
+
+    last: Exception | None = None
+    for attempt in range(retries + 1):
+        try:
+            return await client.chat.completions.create(**request)
+        except openai.APIStatusError as exc:
+            if exc.status_code != 429 and exc.status_code < 500:
+                raise ProviderError(f"provider refused the request ({exc.status_code}): {exc.message}") from exc
+            last = exc
+        except (openai.APIConnectionError, openai.APIResponseValidationError, ValueError) as exc:
+            last = exc  # APITimeoutError is an APIConnectionError; ValueError: unparseable body
+        kind = type(last).__name__
+        status = getattr(last, "status_code", None)
+        if recorder is not None:
+            recorder.event("model:retry", "model", status="error", attempt=attempt, error=str(last)[:500],
+                           error_type=kind, http_status=status, will_retry=attempt < retries)
+        if attempt < retries:
+            wait = _retry_after(last) or min(max_backoff_s, backoff_s * 2**attempt)
+            await asyncio.sleep(wait)
+    raise ProviderError(f"model provider failed after {retries + 1} tries: {type(last).__name__}: {last}")

@@ -1,0 +1,305 @@
+"""The schemas every part of aeh speaks: tasks, budgets, spans, tool calls, attempts, runs.
+
+All are pydantic v2 models. Input schemas (what a suite author writes in YAML) forbid unknown
+keys, so a typo fails validation instead of silently changing a measurement.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "AgentOutcome",
+    "AgentStatus",
+    "Attempt",
+    "Budget",
+    "FailureBucket",
+    "GoldenStep",
+    "GoldenTrace",
+    "GraderResult",
+    "GraderSpec",
+    "InvariantResult",
+    "PlanStep",
+    "RunInfo",
+    "Span",
+    "SpanCategory",
+    "Task",
+    "ToolCall",
+    "ToolErrorKind",
+    "TraceView",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+SpanCategory = Literal["tools", "model", "grading", "faults", "scheduler", "cost"]
+SPAN_CATEGORIES: tuple[str, ...] = ("tools", "model", "grading", "faults", "scheduler", "cost")
+
+ToolErrorKind = Literal[
+    "timeout",  # the call hung until the tool timeout (injected or real)
+    "500",  # the tool answered with a server error
+    "garbage",  # the tool answered with malformed output
+    "exception",  # the tool raised
+    "unavailable",  # the tool is deliberately unavailable (broken_tool)
+    "invalid_args",  # the agent's arguments did not validate: the agent's mistake
+    "unknown_tool",  # the agent called a tool not on the task's allowlist: the agent's mistake
+]
+#: Error kinds caused by the tool side, as opposed to the agent's own malformed calls.
+TOOL_SIDE_ERROR_KINDS: frozenset[str] = frozenset(
+    {"timeout", "500", "garbage", "exception", "unavailable"}
+)
+
+
+class FailureBucket(str, Enum):
+    """Root cause of a failed attempt. Declared in priority order: the first that applies wins."""
+
+    tool_error = "tool_error"
+    malformed_tool_call = "malformed_tool_call"
+    hallucinated_tool = "hallucinated_tool"
+    budget_exhausted = "budget_exhausted"
+    wrong_answer = "wrong_answer"
+    no_answer = "no_answer"
+    refusal = "refusal"
+    harness_error = "harness_error"
+
+
+FAILURE_PRIORITY: tuple[str, ...] = tuple(b.value for b in FailureBucket)
+
+
+class Budget(_Strict):
+    """Limits that end an attempt as `budget_exhausted` when crossed."""
+
+    max_steps: int = Field(20, ge=1)
+    """Most tool calls an attempt may make."""
+    timeout_s: float = Field(60.0, gt=0)
+    """Wall-clock limit for one attempt, in seconds."""
+    max_tokens: int | None = Field(None, ge=1)
+    """Most input+output tokens an attempt may use; None means no cap."""
+    max_cost_usd: float | None = Field(None, gt=0)
+    """Most an attempt may cost in USD; None means no cap."""
+
+
+class GraderSpec(BaseModel):
+    """One outcome grader as written in a task: `kind` plus that kind's own options.
+
+    The options are validated by the grader registry against the kind's config model.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+    """Registered grader kind, e.g. exact, contains, numeric, tool_sequence."""
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class PlanStep(_Strict):
+    """One step of a known-good way to do a task: a tool call with its arguments."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    note: str | None = None
+
+
+class GoldenStep(_Strict):
+    """A step of a golden trace: a tool call, optionally with its recorded result."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+class GoldenTrace(_Strict):
+    """A known-good trajectory for a task, used by the mock adapter and tier-2 localization."""
+
+    steps: list[GoldenStep] = Field(default_factory=list)
+    final_output: str | None = None
+
+
+class Task(_Strict):
+    """One multi-step task of a suite, loaded from one YAML file."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    prompt: str = Field(min_length=1)
+    description: str | None = None
+    category: str | None = None
+    """Free-form grouping, e.g. file_manipulation, retrieval, refusal."""
+    tags: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    """The tool allowlist: the only tools the agent is offered."""
+    budget: Budget = Field(default_factory=Budget)
+    outcome_graders: list[GraderSpec] = Field(min_length=1, alias="graders")
+    """All must pass for success. YAML may say `graders:`."""
+    invariants: list[str] = Field(default_factory=list)
+    """Names of tier-1 invariants checked on every trace of this task."""
+    golden: str | None = None
+    """Name of this task's golden trace, resolved through the suite."""
+    fixtures: list[str] = Field(default_factory=list)
+    """Files or folders (relative to the suite directory) copied into each attempt workspace."""
+    plan: list[PlanStep] = Field(default_factory=list)
+    """Known-good steps the mock adapter follows when there is no golden trace."""
+    reference_answer: str | None = None
+    """The answer a correct agent gives; the mock adapter answers with it."""
+    expect_decline: bool = False
+    """True for tasks whose correct behaviour is to decline or ask for clarification."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_both_grader_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "graders" in data and "outcome_graders" in data:
+            raise ValueError("give either `graders` or `outcome_graders`, not both")
+        return data
+
+
+class ToolCall(BaseModel):
+    """One call the agent made to a tool, as the engine observed it."""
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+    error_kind: ToolErrorKind | None = None
+    injected_fault: Literal["timeout", "500", "garbage"] | None = None
+    """Set when the engine injected this failure, so reports keep it apart from agent mistakes."""
+    span_id: str | None = None
+    latency_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
+
+
+class Span(BaseModel):
+    """One node of an attempt's trace tree."""
+
+    run_id: str
+    task_id: str
+    attempt: int
+    span_id: str
+    parent_span_id: str | None = None
+    category: SpanCategory
+    name: str
+    start_ts: float
+    end_ts: float | None = None
+    status: Literal["ok", "error"] = "ok"
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _none_is_empty(cls, v: Any) -> Any:
+        return {} if v is None else v
+
+
+AgentStatus = Literal["answered", "declined", "gave_up", "budget_exhausted", "harness_error"]
+
+
+class AgentOutcome(BaseModel):
+    """What an adapter hands back: the final output and how the attempt ended.
+
+    Tool calls, tokens and cost are observed by the engine through the context, not reported here.
+    """
+
+    final_output: str | None = None
+    status: AgentStatus = "answered"
+    error: str | None = None
+    """For harness_error: what broke, for the report."""
+
+
+class GraderResult(BaseModel):
+    """The verdict of one grader on one attempt, with the evidence it looked at."""
+
+    tier: int = 0
+    kind: str
+    name: str
+    passed: bool | None
+    """None when the grader could not decide (e.g. the judge errored)."""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class InvariantResult(BaseModel):
+    name: str
+    passed: bool
+    detail: str | None = None
+
+
+class Attempt(BaseModel):
+    """One attempt of one task: the unit every statistic counts."""
+
+    run_id: str
+    task_id: str
+    attempt: int
+    seed: int
+    success: bool
+    status: AgentStatus
+    failure_bucket: FailureBucket | None = None
+    final_output: str | None = None
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0
+    """None when a model used was missing from the price table (unpriced, not free)."""
+    latency_s: float = 0.0
+    steps: int = 0
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    grader_results: list[GraderResult] = Field(default_factory=list)
+    invariant_results: list[InvariantResult] = Field(default_factory=list)
+    needs_human_review: bool = False
+    root_span_id: str | None = None
+
+    @property
+    def is_harness_error(self) -> bool:
+        return self.failure_bucket == FailureBucket.harness_error
+
+    @property
+    def clean_success(self) -> bool:
+        return self.success and all(r.passed for r in self.invariant_results)
+
+
+class RunInfo(BaseModel):
+    """Everything needed to know what a run measured and to compare it honestly."""
+
+    run_id: str
+    created_at: str
+    finished_at: str | None = None
+    aeh_version: str
+    suite: str
+    suite_hash: str
+    adapter: str
+    model: str | None = None
+    seed: int
+    attempts: int
+    concurrency: int
+    price_table_version: str
+    price_table_date: str
+    judge_model: str | None = None
+    tier2_prompt_version: str | None = None
+    fault_profile: dict[str, Any] | None = None
+    parent_run_id: str | None = None
+    """Set for replays and imports: the run this one was derived from."""
+    status: Literal["running", "finished", "interrupted", "failed"] = "running"
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class TraceView(BaseModel):
+    """The read-only view of one attempt that graders and invariants judge.
+
+    Invariants must be pure functions of this view: no I/O, independent of span order.
+    """
+
+    task_id: str
+    final_output: str | None = None
+    status: AgentStatus = "answered"
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    spans: list[Span] = Field(default_factory=list)
+    allowed_tools: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+    """Fixture tokens the suite declares secret; invariants may check nothing leaks them."""

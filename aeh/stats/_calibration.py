@@ -1,0 +1,86 @@
+"""Monte Carlo calibration of the regression gate (A/A false flags, detection of drops)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._compare import TaskCounts, compare_tasks
+
+__all__ = ["SimResult", "simulate_aa", "simulate_drop"]
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Share of simulated comparisons in which the gate flagged regressions.
+
+    any_flag_rate: trials flagging at least one regression on any task.
+    false_flag_rate: trials flagging at least one task whose true rate did not drop.
+    detection_rate: trials flagging at least one truly dropped task (nan if none dropped).
+    per_task_detection: mean share of truly dropped tasks flagged (nan if none dropped).
+    """
+
+    trials: int
+    n_tasks: int
+    n: int
+    fdr: float
+    any_flag_rate: float
+    false_flag_rate: float
+    detection_rate: float
+    per_task_detection: float
+    seconds: float
+
+
+def simulate_drop(
+    base_rates: Sequence[float],
+    new_rates: Sequence[float],
+    n: int,
+    trials: int,
+    seed: int,
+    fdr: float = 0.05,
+) -> SimResult:
+    """Simulate A ~ Bin(n, base) vs B ~ Bin(n, new) per task and run ``compare_tasks``."""
+    base = np.asarray(base_rates, dtype=float)
+    new = np.asarray(new_rates, dtype=float)
+    if base.shape != new.shape or base.ndim != 1 or base.size == 0:
+        raise ValueError("base_rates and new_rates must be non-empty and the same length")
+    if trials < 1 or n < 1:
+        raise ValueError("trials and n must be >= 1")
+    dropped = new < base
+    ids = [f"t{i}" for i in range(base.size)]
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    any_flag = false_flag = detected = 0
+    dropped_flagged = 0
+    for _ in range(trials):
+        k_a = rng.binomial(n, base)
+        k_b = rng.binomial(n, new)
+        rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b)]
+        flags = np.array([c.regressed for c in compare_tasks(rows, fdr=fdr)])
+        any_flag += bool(flags.any())
+        false_flag += bool((flags & ~dropped).any())
+        detected += bool((flags & dropped).any())
+        dropped_flagged += int((flags & dropped).sum())
+    n_dropped = int(dropped.sum())
+    return SimResult(
+        trials=trials,
+        n_tasks=int(base.size),
+        n=n,
+        fdr=fdr,
+        any_flag_rate=any_flag / trials,
+        false_flag_rate=false_flag / trials,
+        detection_rate=detected / trials if n_dropped else math.nan,
+        per_task_detection=dropped_flagged / (trials * n_dropped) if n_dropped else math.nan,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def simulate_aa(
+    true_rates: Sequence[float], n: int, trials: int, seed: int, fdr: float = 0.05
+) -> SimResult:
+    """A/A: both runs draw from the same true rates; every flag is a false flag."""
+    return simulate_drop(true_rates, true_rates, n, trials, seed, fdr)

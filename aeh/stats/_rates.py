@@ -1,0 +1,144 @@
+"""Per-task rates, Wilson intervals, pass^k / pass@k and the suite-level rate."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+__all__ = [
+    "Rate",
+    "SuiteRate",
+    "SUITE_RATE_METHOD",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_k_table",
+    "rate",
+    "suite_rate",
+    "wilson_interval",
+]
+
+SUITE_RATE_METHOD = (
+    "mean of per-task rates; t-interval on SE across tasks (Miller 2024), clipped to [0,1]"
+)
+
+
+def _check_counts(successes: int, n: int) -> None:
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+
+
+def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score interval for successes/n; (nan, nan) when n == 0."""
+    _check_counts(successes, n)
+    if n == 0:
+        return (math.nan, math.nan)
+    low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    return (float(low), float(high))
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate with its n and Wilson interval."""
+
+    successes: int
+    n: int
+    rate: float
+    low: float
+    high: float
+
+
+def rate(successes: int, n: int, alpha: float = 0.05) -> Rate:
+    """Point estimate k/n (nan when n == 0) plus its Wilson interval."""
+    low, high = wilson_interval(successes, n, alpha)
+    point = successes / n if n else math.nan
+    return Rate(successes=successes, n=n, rate=point, low=low, high=high)
+
+
+def _check_k(n: int, c: int, k: int) -> None:
+    _check_counts(c, n)
+    if k < 1 or k > n:
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k (tau-bench): P(k i.i.d. attempts ALL succeed) = C(c,k)/C(n,k)."""
+    _check_k(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k (Chen et al. 2021): 1 - C(n-c,k)/C(n,k)."""
+    _check_k(n, c, k)
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_k_table(
+    per_task: Mapping[str, tuple[int, int]], kmax: int | None = None
+) -> list[dict]:
+    """Mean pass^k and pass@k across tasks for k = 1..kmax.
+
+    ``per_task`` maps task id -> (n, c). ``kmax`` defaults to the smallest n, so every
+    task contributes to every row; a larger ``kmax`` (up to the largest n) excludes tasks
+    with n < k from that row, and ``tasks`` reports how many contributed.
+    """
+    counts = [(n, c) for n, c in per_task.values() if n > 0]
+    if not counts:
+        return []
+    for n, c in counts:
+        _check_counts(c, n)
+    top = max(n for n, _ in counts)
+    if kmax is None:
+        kmax = min(n for n, _ in counts)
+    if kmax < 1 or kmax > top:
+        raise ValueError(f"kmax must be in 1..{top}, got {kmax}")
+    rows = []
+    for k in range(1, kmax + 1):
+        eligible = [(n, c) for n, c in counts if n >= k]
+        rows.append(
+            {
+                "k": k,
+                "pass_hat_k": float(np.mean([pass_hat_k(n, c, k) for n, c in eligible])),
+                "pass_at_k": float(np.mean([pass_at_k(n, c, k) for n, c in eligible])),
+                "tasks": len(eligible),
+            }
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class SuiteRate:
+    """Suite rate: unweighted mean of per-task rates with a task-clustered interval."""
+
+    mean: float
+    se: float
+    low: float
+    high: float
+    n_tasks: int
+    method: str
+
+
+def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
+    """Mean of per-task rates; interval mean +/- t_{T-1} * sd(ddof=1)/sqrt(T), clipped.
+
+    Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). With one task the
+    SE and interval are nan; with none everything is nan.
+    """
+    x = np.asarray(task_rates, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("task_rates must not contain nan (drop tasks with n == 0 first)")
+    t_count = int(x.size)
+    if t_count == 0:
+        return SuiteRate(math.nan, math.nan, math.nan, math.nan, 0, SUITE_RATE_METHOD)
+    mean = float(x.mean())
+    if t_count == 1:
+        return SuiteRate(mean, math.nan, math.nan, math.nan, 1, SUITE_RATE_METHOD)
+    se = float(x.std(ddof=1) / math.sqrt(t_count))
+    half = float(stats.t.ppf(1 - alpha / 2, df=t_count - 1)) * se
+    low = float(np.clip(mean - half, 0.0, 1.0))
+    high = float(np.clip(mean + half, 0.0, 1.0))
+    return SuiteRate(mean, se, low, high, t_count, SUITE_RATE_METHOD)

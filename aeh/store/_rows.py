@@ -1,0 +1,176 @@
+"""Conversion between aeh models and SQLite rows, and the explicit schemas of the frames.
+
+Every text or JSON field goes through the redactor here, while the row is built, so the
+store's SQL never sees unredacted data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+from pydantic import BaseModel
+
+from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
+from aeh.store._redact import Redactor
+
+__all__ = [
+    "ATTEMPT_COLUMNS",
+    "ATTEMPTS_SCHEMA",
+    "GRADER_COLUMNS",
+    "GRADER_SCHEMA",
+    "RUN_COLUMNS",
+    "SPAN_COLUMNS",
+    "SPANS_SCHEMA",
+    "attempt_from_row",
+    "attempt_row",
+    "grader_rows",
+    "run_from_row",
+    "run_row",
+    "span_from_row",
+    "span_row",
+]
+
+RUN_COLUMNS: tuple[str, ...] = (
+    "run_id", "created_at", "finished_at", "status", "aeh_version", "suite", "suite_hash",
+    "adapter", "model", "seed", "attempts", "concurrency", "price_table_version",
+    "price_table_date", "judge_model", "tier2_prompt_version", "parent_run_id",
+    "fault_profile", "config",
+)  # fmt: skip
+_RUN_JSON = frozenset({"fault_profile", "config"})
+
+#: Frame schemas are explicit so dtypes are stable even for an empty run. JSON columns
+#: (tool_calls, invariant_results, attributes, evidence) are JSON strings.
+ATTEMPTS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(), "seed": pl.Int64(),
+    "success": pl.Boolean(), "clean_success": pl.Boolean(), "status": pl.String(),
+    "failure_bucket": pl.String(), "final_output": pl.String(), "error": pl.String(),
+    "tokens_in": pl.Int64(), "tokens_out": pl.Int64(), "cost_usd": pl.Float64(),
+    "latency_s": pl.Float64(), "steps": pl.Int64(), "n_tool_calls": pl.Int64(),
+    "n_injected_faults": pl.Int64(), "needs_human_review": pl.Boolean(),
+    "root_span_id": pl.String(), "tool_calls": pl.String(), "invariant_results": pl.String(),
+}  # fmt: skip
+ATTEMPT_COLUMNS: tuple[str, ...] = tuple(ATTEMPTS_SCHEMA)
+
+SPANS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(),
+    "span_id": pl.String(), "parent_span_id": pl.String(), "category": pl.String(),
+    "name": pl.String(), "start_ts": pl.Float64(), "end_ts": pl.Float64(),
+    "status": pl.String(), "attributes": pl.String(),
+}  # fmt: skip
+SPAN_COLUMNS: tuple[str, ...] = tuple(SPANS_SCHEMA)
+
+GRADER_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(), "tier": pl.Int64(),
+    "kind": pl.String(), "name": pl.String(), "passed": pl.Boolean(),
+    "evidence": pl.String(), "error": pl.String(),
+}  # fmt: skip
+GRADER_COLUMNS: tuple[str, ...] = tuple(GRADER_SCHEMA)
+
+
+def _default(obj: Any) -> Any:
+    # Never let an odd attribute value abort a run's write: models dump, the rest stringifies.
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=repr)
+    return str(obj)
+
+
+def to_json(obj: Any, redactor: Redactor) -> str:
+    """Redacted JSON text of `obj`. Odd values are made plain first so their text is redacted."""
+    text = json.dumps(obj, default=_default, ensure_ascii=False, separators=(",", ":"))
+    if not redactor.enabled:
+        return text
+    return json.dumps(redactor.redact(json.loads(text)), ensure_ascii=False, separators=(",", ":"))
+
+
+def _text(s: str | None, redactor: Redactor) -> str | None:
+    return None if s is None else redactor.redact_text(s)
+
+
+def run_row(info: RunInfo, redactor: Redactor) -> tuple[Any, ...]:
+    data = info.model_dump()
+    return tuple(encode_run_field(c, data[c], redactor) for c in RUN_COLUMNS)
+
+
+def encode_run_field(column: str, value: Any, redactor: Redactor) -> Any:
+    """The stored value of one `runs` column; JSON columns are encoded and redacted."""
+    if column == "fault_profile" and value is None:
+        return None
+    if column == "config":
+        return to_json(value or {}, redactor)
+    return to_json(value, redactor) if column in _RUN_JSON else value
+
+
+def run_from_row(row: tuple[Any, ...]) -> RunInfo:
+    data = dict(zip(RUN_COLUMNS, row, strict=True))
+    data["fault_profile"] = json.loads(data["fault_profile"]) if data["fault_profile"] else None
+    data["config"] = json.loads(data["config"] or "{}")
+    return RunInfo.model_validate(data)
+
+
+def attempt_row(a: Attempt, redactor: Redactor) -> tuple[Any, ...]:
+    calls = [tc.model_dump() for tc in a.tool_calls]
+    return (
+        a.run_id, a.task_id, a.attempt, a.seed, int(a.success), int(a.clean_success), a.status,
+        a.failure_bucket.value if a.failure_bucket is not None else None,
+        _text(a.final_output, redactor), _text(a.error, redactor),
+        a.tokens_in, a.tokens_out, a.cost_usd, a.latency_s, a.steps, len(a.tool_calls),
+        sum(tc.injected_fault is not None for tc in a.tool_calls), int(a.needs_human_review),
+        a.root_span_id, to_json(calls, redactor),
+        to_json([r.model_dump() for r in a.invariant_results], redactor),
+    )  # fmt: skip
+
+
+def grader_rows(a: Attempt, redactor: Redactor) -> list[tuple[Any, ...]]:
+    return [
+        (
+            a.run_id, a.task_id, a.attempt, g.tier, g.kind, g.name,
+            None if g.passed is None else int(g.passed),
+            to_json(g.evidence, redactor), _text(g.error, redactor),
+        )  # fmt: skip
+        for g in a.grader_results
+    ]
+
+
+def span_row(s: Span, redactor: Redactor) -> tuple[Any, ...]:
+    return (
+        s.run_id, s.task_id, s.attempt, s.span_id, s.parent_span_id, s.category, s.name,
+        s.start_ts, s.end_ts, s.status, to_json(s.attributes, redactor),
+    )  # fmt: skip
+
+
+def span_from_row(row: tuple[Any, ...]) -> Span:
+    data = dict(zip(SPAN_COLUMNS, row, strict=True))
+    data["attributes"] = json.loads(data["attributes"])
+    return Span.model_validate(data)
+
+
+def attempt_from_row(row: tuple[Any, ...], graders: list[tuple[Any, ...]]) -> Attempt:
+    """Rebuild an Attempt from its `attempts` row and its `grader_results` rows (in order)."""
+    d = dict(zip(ATTEMPT_COLUMNS, row, strict=True))
+    results = []
+    for g in graders:
+        gd = dict(zip(GRADER_COLUMNS, g, strict=True))
+        passed = None if gd["passed"] is None else bool(gd["passed"])
+        results.append(
+            GraderResult(
+                tier=gd["tier"], kind=gd["kind"], name=gd["name"], passed=passed,
+                evidence=json.loads(gd["evidence"]), error=gd["error"],
+            )  # fmt: skip
+        )
+    return Attempt(
+        run_id=d["run_id"], task_id=d["task_id"], attempt=d["attempt"], seed=d["seed"],
+        success=bool(d["success"]), status=d["status"], failure_bucket=d["failure_bucket"],
+        final_output=d["final_output"], error=d["error"], tokens_in=d["tokens_in"],
+        tokens_out=d["tokens_out"], cost_usd=d["cost_usd"], latency_s=d["latency_s"],
+        steps=d["steps"], needs_human_review=bool(d["needs_human_review"]),
+        root_span_id=d["root_span_id"],
+        tool_calls=[ToolCall.model_validate(c) for c in json.loads(d["tool_calls"])],
+        invariant_results=[
+            InvariantResult.model_validate(r) for r in json.loads(d["invariant_results"])
+        ],
+        grader_results=results,
+    )  # fmt: skip

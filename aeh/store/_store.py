@@ -1,0 +1,305 @@
+"""The run store: one SQLite file (WAL) holding runs, attempts, spans and grader results."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import polars as pl
+
+from aeh.errors import RunNotFoundError, StoreError
+from aeh.models import Attempt, RunInfo, Span
+from aeh.store import _rows as rows
+from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint
+from aeh.store._migrations import migrate
+from aeh.store._redact import Redactor
+
+__all__ = ["Store"]
+
+_MEMORY = ":memory:"
+_BUSY_TIMEOUT_S = 30.0
+_CHUNK_ROWS = 50_000
+
+
+class Store:
+    """Runs, attempts, spans and grader results in SQLite, redacted before they are written.
+
+    One connection, shared across threads behind a lock: the engine writes from its event
+    loop while a notebook may read from another thread. Use as a context manager or `close()`.
+    """
+
+    def __init__(self, path: str | Path = "runs.db", *, redactor: Redactor | None = None) -> None:
+        self.path = str(path)
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            if self.path != _MEMORY:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit mode: every transaction below is an explicit BEGIN … COMMIT.
+            conn = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+            self._conn = conn
+            conn.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            conn.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsync only at checkpoints
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: whole-run reads stay in memory
+            migrate(conn)
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise StoreError(explain(self.path, exc)) from exc
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def memory(cls, *, redactor: Redactor | None = None) -> Store:
+        """A private in-memory store, for tests and throwaway runs."""
+        return cls(_MEMORY, redactor=redactor)
+
+    def close(self) -> None:
+        """Close the connection; safe to call twice."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.path!r})"
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                raise StoreError(f"store {self.path} is closed — open a new Store({self.path!r})")
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise StoreError(explain(self.path, exc)) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; rolled back whole on any error."""
+        with self._read() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                conn.execute("ROLLBACK")
+                raise StoreError(integrity_hint(self.path, exc)) from exc
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create_run(self, info: RunInfo) -> None:
+        """Record a new run; a run id that already exists is an error."""
+        marks = ", ".join("?" * len(rows.RUN_COLUMNS))
+        with self._write() as conn:
+            conn.execute(
+                f"INSERT INTO runs ({', '.join(rows.RUN_COLUMNS)}) VALUES ({marks})",
+                rows.run_row(info, self.redactor),
+            )
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        """Change run columns, e.g. `update_run(rid, status="finished", finished_at=ts)`."""
+        bad = sorted(set(fields) - set(rows.RUN_COLUMNS[1:]))
+        if bad:
+            raise StoreError(f"cannot update run field(s) {bad}; valid: {rows.RUN_COLUMNS[1:]}")
+        if not fields:
+            return
+        values = [rows.encode_run_field(c, v, self.redactor) for c, v in fields.items()]
+        sets = ", ".join(f"{c} = ?" for c in fields)
+        with self._write() as conn:
+            cur = conn.execute(f"UPDATE runs SET {sets} WHERE run_id = ?", (*values, run_id))
+            if cur.rowcount == 0:
+                raise RunNotFoundError(run_id, self.path)
+
+    def write_attempt(self, attempt: Attempt, spans: Sequence[Span] = ()) -> None:
+        """Store one attempt with its spans and grader results in one transaction."""
+        self.write_attempts([(attempt, spans)])
+
+    def write_attempts(self, batch: Iterable[tuple[Attempt, Sequence[Span]]]) -> None:
+        """Store many attempts (bulk import) in one transaction."""
+        a_rows: list[tuple[Any, ...]] = []
+        s_rows: list[tuple[Any, ...]] = []
+        g_rows: list[tuple[Any, ...]] = []
+        for attempt, spans in batch:  # redaction happens here, before any SQL runs
+            key = (attempt.run_id, attempt.task_id, attempt.attempt)
+            for s in spans:
+                if (s.run_id, s.task_id, s.attempt) != key:
+                    raise StoreError(
+                        f"span {s.span_id} belongs to {(s.run_id, s.task_id, s.attempt)}, "
+                        f"not to attempt {key} — pass each attempt only its own spans"
+                    )
+                s_rows.append(rows.span_row(s, self.redactor))
+            a_rows.append(rows.attempt_row(attempt, self.redactor))
+            g_rows.extend(rows.grader_rows(attempt, self.redactor))
+        with self._write() as conn:
+            conn.executemany(_insert("attempts", rows.ATTEMPT_COLUMNS), a_rows)
+            conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
+            conn.executemany(_insert("grader_results", rows.GRADER_COLUMNS), g_rows)
+
+    # -- run lookup -----------------------------------------------------------------------
+
+    def resolve_run_id(self, run_id: str) -> str:
+        """The full id of the run `run_id` names exactly or by a unique prefix."""
+        with self._read() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+                return run_id
+            pattern = run_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            found = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT run_id FROM runs WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id "
+                    "LIMIT 6",
+                    (pattern,),
+                )
+                if r[0].startswith(run_id)  # LIKE ignores ASCII case; run ids do not
+            ]
+        if not run_id or not found:
+            raise RunNotFoundError(run_id, self.path)
+        if len(found) > 1:
+            raise AmbiguousRunIdError(run_id, found, self.path)
+        return found[0]
+
+    def run_info(self, run_id: str) -> RunInfo:
+        """The run's metadata; `run_id` may be a unique prefix."""
+        full = self.resolve_run_id(run_id)
+        cols = ", ".join(rows.RUN_COLUMNS)
+        with self._read() as conn:
+            row = conn.execute(f"SELECT {cols} FROM runs WHERE run_id = ?", (full,)).fetchone()
+        return rows.run_from_row(row)
+
+    def runs(self) -> list[RunInfo]:
+        """Every stored run, newest first."""
+        cols = ", ".join(rows.RUN_COLUMNS)
+        with self._read() as conn:
+            found = conn.execute(
+                f"SELECT {cols} FROM runs ORDER BY created_at DESC, rowid DESC"
+            ).fetchall()
+        return [rows.run_from_row(r) for r in found]
+
+    def latest_run_id(self) -> str | None:
+        """The newest run's id, or None for an empty store."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT run_id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1"
+            ).fetchone()
+        return row[0] if row else None
+
+    # -- frames ---------------------------------------------------------------------------
+
+    def attempts_frame(self, run_id: str) -> pl.DataFrame:
+        """One row per attempt of the run, ordered by task and attempt (schema: ATTEMPTS_SCHEMA)."""
+        full = self.resolve_run_id(run_id)
+        return self._frame(
+            f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts WHERE run_id = ? "
+            "ORDER BY task_id, attempt",
+            (full,),
+            rows.ATTEMPTS_SCHEMA,
+        )
+
+    def spans_frame(
+        self, run_id: str, task_id: str | None = None, attempt: int | None = None
+    ) -> pl.DataFrame:
+        """Spans of the run (optionally of one task / attempt), in start order (SPANS_SCHEMA)."""
+        full = self.resolve_run_id(run_id)
+        where, params = _attempt_filter(full, task_id, attempt)
+        return self._frame(
+            f"SELECT {', '.join(rows.SPAN_COLUMNS)} FROM spans WHERE {where} "
+            "ORDER BY task_id, attempt, start_ts, rowid",
+            params,
+            rows.SPANS_SCHEMA,
+        )
+
+    def grader_frame(self, run_id: str) -> pl.DataFrame:
+        """Every grader verdict of the run, in the order written (GRADER_SCHEMA)."""
+        full = self.resolve_run_id(run_id)
+        return self._frame(
+            f"SELECT {', '.join(rows.GRADER_COLUMNS)} FROM grader_results WHERE run_id = ? "
+            "ORDER BY task_id, attempt, rowid",
+            (full,),
+            rows.GRADER_SCHEMA,
+        )
+
+    def _frame(self, sql: str, params: Sequence[Any], schema: dict[str, Any]) -> pl.DataFrame:
+        # SQLite hands back 0/1 for booleans: load them as Int8, then cast in one vector op.
+        load = {c: (pl.Int8() if t == pl.Boolean() else t) for c, t in schema.items()}
+        parts = []
+        with self._read() as conn:
+            cur = conn.execute(sql, params)
+            # Chunks bound peak memory: a million spans as Python tuples would be ~1 GB.
+            while chunk := cur.fetchmany(_CHUNK_ROWS):
+                parts.append(pl.DataFrame(chunk, schema=load, orient="row"))
+        frame = pl.concat(parts, rechunk=True) if parts else pl.DataFrame(schema=load)
+        return frame.cast({c: pl.Boolean() for c, t in schema.items() if t == pl.Boolean()})
+
+    # -- records --------------------------------------------------------------------------
+
+    def attempt_record(self, run_id: str, task_id: str, attempt: int) -> Attempt:
+        """Rebuild one Attempt with its tool calls, grader and invariant results."""
+        full = self.resolve_run_id(run_id)
+        key = (full, task_id, attempt)
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts "
+                "WHERE run_id = ? AND task_id = ? AND attempt = ?",
+                key,
+            ).fetchone()
+            graders = conn.execute(
+                f"SELECT {', '.join(rows.GRADER_COLUMNS)} FROM grader_results "
+                "WHERE run_id = ? AND task_id = ? AND attempt = ? ORDER BY rowid",
+                key,
+            ).fetchall()
+        if row is None:
+            raise StoreError(
+                f"run {full} has no attempt {attempt} of task {task_id!r} in {self.path} — "
+                "see attempts_frame(run_id) for what is stored"
+            )
+        return rows.attempt_from_row(row, graders)
+
+    def attempt_spans(self, run_id: str, task_id: str, attempt: int) -> list[Span]:
+        """The attempt's spans as models, in start order."""
+        full = self.resolve_run_id(run_id)
+        where, params = _attempt_filter(full, task_id, attempt)
+        with self._read() as conn:
+            found = conn.execute(
+                f"SELECT {', '.join(rows.SPAN_COLUMNS)} FROM spans WHERE {where} "
+                "ORDER BY start_ts, rowid",
+                params,
+            ).fetchall()
+        return [rows.span_from_row(r) for r in found]
+
+
+def _insert(table: str, columns: Sequence[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+def _attempt_filter(
+    run_id: str, task_id: str | None, attempt: int | None
+) -> tuple[str, tuple[Any, ...]]:
+    where, params = "run_id = ?", [run_id]
+    if task_id is not None:
+        where, params = where + " AND task_id = ?", [*params, task_id]
+    if attempt is not None:
+        where, params = where + " AND attempt = ?", [*params, attempt]
+    return where, tuple(params)

@@ -1,0 +1,97 @@
+"""The engine's side of tools: a registry of named callables with validated arguments.
+
+Concrete tools live in suites. A tool is a function `fn(args, env)` (sync or async) where
+`args` is an instance of the tool's pydantic params model (or a plain dict when it has none)
+and `env` is a `ToolEnv` giving the attempt's workspace and the suite's live resources.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["ToolEnv", "ToolRegistry", "ToolSpec", "ToolUnavailable"]
+
+
+class ToolUnavailable(Exception):
+    """Raise from a tool that is deliberately unavailable (e.g. a suite's `broken_tool`)."""
+
+
+@dataclass
+class ToolEnv:
+    """What a tool may touch: its attempt's own workspace and the suite's resources."""
+
+    workspace: Path
+    resources: dict[str, Any] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=random.Random)
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    fn: Callable[..., Any]
+    params: type[BaseModel] | None = None
+    description: str = ""
+    timeout_s: float = 10.0
+
+    def json_schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling schema of this tool."""
+        if self.params is not None:
+            parameters = self.params.model_json_schema()
+            parameters.pop("title", None)
+        else:
+            parameters = {"type": "object", "properties": {}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description or self.name,
+                "parameters": parameters,
+            },
+        }
+
+
+class ToolRegistry:
+    """Named tools. Build one per suite; the engine wraps calls with tracing and faults."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+
+    def register(
+        self,
+        name: str,
+        fn: Callable[..., Any] | None = None,
+        *,
+        params: type[BaseModel] | None = None,
+        description: str = "",
+        timeout_s: float = 10.0,
+    ) -> Any:
+        """Register `fn` as `name`; without `fn`, return a decorator."""
+
+        def add(f: Callable[..., Any]) -> Callable[..., Any]:
+            if name in self._tools:
+                raise ValueError(f"tool {name!r} is registered twice")
+            doc = description or (f.__doc__ or "").strip().split("\n")[0]
+            self._tools[name] = ToolSpec(name, f, params, doc, timeout_s)
+            return f
+
+        return add(fn) if fn is not None else add
+
+    tool = register
+
+    def get(self, name: str) -> ToolSpec:
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def schemas(self, names: Iterable[str]) -> list[dict[str, Any]]:
+        return [self._tools[n].json_schema() for n in names if n in self._tools]

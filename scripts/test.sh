@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install aeh with its test tools into .venv and run the whole test suite.
+# Everything the tests need is set up here: the virtualenv, the package, and headless Chromium
+# for the browser tests (Debian package; needs root or sudo — CI runs as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e ".[dev]"
+
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's chromium for the browser tests…"
+    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+      || echo "warning: could not install chromium; browser tests will fail under CI=true"
+  fi
+fi
+
+# Jupyter and matplotlib write state under $HOME; keep the run clean and repeatable.
+export AEH_TEST_HOME="${AEH_TEST_HOME:-$(mktemp -d)}"
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --timeout 600 "$@"

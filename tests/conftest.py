@@ -1,0 +1,72 @@
+"""Shared test setup. Every test runs with the network blocked except loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REALDATA = REPO.parent / "shared" / "realdata"
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_loopback(address: object) -> bool:
+    if not isinstance(address, tuple) or not address:
+        return True  # AF_UNIX paths and other local families
+    host = str(address[0])
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False  # an unresolved name: refuse rather than resolve it
+
+
+class NetworkBlocked(OSError):
+    pass
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may only use loopback; blocked connect to {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may only use loopback; blocked connect to {address!r}")
+    return _real_connect_ex(self, address)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    # Keep Jupyter/matplotlib state out of $HOME so runs are clean and repeatable.
+    base = Path(os.environ.get("AEH_TEST_HOME", "/tmp/aeh-test-home"))
+    for var, sub in (("JUPYTER_CONFIG_DIR", "jupyter-config"), ("JUPYTER_DATA_DIR", "jupyter-data"),
+                     ("JUPYTER_RUNTIME_DIR", "jupyter-runtime"), ("IPYTHONDIR", "ipython"),
+                     ("MPLCONFIGDIR", "matplotlib")):
+        path = base / sub
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ.setdefault(var, str(path))
+    os.environ.pop("OPENAI_BASE_URL", None)
+    os.environ.pop("AEH_DB", None)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A fresh store path per test."""
+    return tmp_path / "runs.db"
+
+
+@pytest.fixture
+def realdata() -> Path:
+    if not REALDATA.is_dir():
+        pytest.skip(f"real recorded runs not found at {REALDATA}")
+    return REALDATA

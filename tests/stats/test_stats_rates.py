@@ -1,0 +1,116 @@
+import math
+
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from aeh.stats import (
+    SUITE_RATE_METHOD,
+    pass_at_k,
+    pass_hat_k,
+    pass_k_table,
+    rate,
+    suite_rate,
+    wilson_interval,
+)
+
+
+@pytest.mark.parametrize(
+    "k,n,expected",
+    [
+        (5, 5, (0.5655, 1.0)),
+        (0, 5, (0.0, 0.4345)),
+        (3, 5, (0.2307, 0.8824)),
+        (50, 100, (0.4038, 0.5962)),
+    ],
+)
+def test_wilson_known_values(k, n, expected):
+    low, high = wilson_interval(k, n)
+    assert round(low, 4) == expected[0]
+    assert round(high, 4) == expected[1]
+    assert (low, high) == pytest.approx(proportion_confint(k, n, method="wilson"))
+
+
+def test_wilson_matches_closed_form():
+    # center = (k + z^2/2)/(n + z^2); half = z/(n+z^2) * sqrt(k(n-k)/n + z^2/4)
+    z = 1.959963984540054
+    k, n = 3, 5
+    center = (k + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
+    assert wilson_interval(k, n) == pytest.approx((center - half, center + half))
+
+
+def test_wilson_n_zero_and_bad_counts():
+    low, high = wilson_interval(0, 0)
+    assert math.isnan(low) and math.isnan(high)
+    with pytest.raises(ValueError):
+        wilson_interval(6, 5)
+
+
+def test_rate_dataclass():
+    r = rate(3, 5)
+    assert (r.successes, r.n, r.rate) == (3, 5, 0.6)
+    assert (round(r.low, 4), round(r.high, 4)) == (0.2307, 0.8824)
+    assert math.isnan(rate(0, 0).rate)
+
+
+def test_pass_k_hand_values():
+    # n=4 attempts, c=2 successes
+    assert pass_hat_k(4, 2, 1) == pytest.approx(0.5)
+    assert pass_hat_k(4, 2, 2) == pytest.approx(1 / 6)  # C(2,2)/C(4,2)
+    assert pass_hat_k(4, 2, 3) == 0.0  # C(2,3) = 0
+    assert pass_at_k(4, 2, 1) == pytest.approx(0.5)
+    assert pass_at_k(4, 2, 2) == pytest.approx(5 / 6)  # 1 - C(2,2)/C(4,2)
+    assert pass_at_k(4, 2, 3) == 1.0  # 1 - C(2,3)/C(4,3)
+    assert pass_at_k(10, 3, 4) == pytest.approx(1 - 35 / 210)  # 1 - C(7,4)/C(10,4)
+
+
+@pytest.mark.parametrize("k", [0, -1, 5])
+def test_pass_k_bad_k(k):
+    with pytest.raises(ValueError):
+        pass_hat_k(4, 2, k)
+    with pytest.raises(ValueError):
+        pass_at_k(4, 2, k)
+
+
+def test_pass_k_table():
+    per_task = {"a": (4, 2), "b": (2, 2)}
+    rows = pass_k_table(per_task)
+    assert [r["k"] for r in rows] == [1, 2]  # default kmax = smallest n
+    assert rows[0]["pass_hat_k"] == pytest.approx(0.75)
+    assert rows[1]["pass_hat_k"] == pytest.approx((1 / 6 + 1) / 2)
+    assert rows[1]["pass_at_k"] == pytest.approx((5 / 6 + 1) / 2)
+    assert all(r["tasks"] == 2 for r in rows)
+    rows = pass_k_table(per_task, kmax=4)
+    assert [r["tasks"] for r in rows] == [2, 2, 1, 1]  # task b (n=2) excluded for k > 2
+    assert rows[2]["pass_hat_k"] == 0.0 and rows[2]["pass_at_k"] == 1.0
+    with pytest.raises(ValueError):
+        pass_k_table(per_task, kmax=5)
+
+
+def test_suite_rate_hand_example():
+    # mean 0.5; sd(ddof=1) = sqrt(0.2/3) = 0.2582; se = 0.1291; t_{3,.975} = 3.1824
+    s = suite_rate([0.2, 0.4, 0.6, 0.8])
+    assert s.mean == pytest.approx(0.5)
+    assert s.se == pytest.approx(0.129099, abs=1e-6)
+    assert s.low == pytest.approx(0.5 - 3.182446 * 0.129099, abs=1e-5)
+    assert s.high == pytest.approx(0.5 + 3.182446 * 0.129099, abs=1e-5)
+    assert s.n_tasks == 4
+    assert s.method == SUITE_RATE_METHOD and "Miller" in s.method
+
+
+def test_suite_rate_clipped_and_small():
+    s = suite_rate([1.0, 1.0, 0.8])
+    # mean .9333, se = .11547/sqrt(3) = .066667, t_{2} = 4.3027 -> high 1.22 clipped
+    assert s.high == 1.0
+    assert s.low == pytest.approx(0.933333 - 4.302653 * 0.066667, abs=1e-5)
+    one = suite_rate([0.6])
+    assert one.mean == 0.6 and math.isnan(one.se) and math.isnan(one.low)
+    assert suite_rate([]).n_tasks == 0
+
+
+def test_suite_interval_wider_than_pooled_wilson_when_tasks_differ():
+    # 4 tasks x 10 attempts: two always pass, two never. Pooled Wilson 20/40 is narrow;
+    # tasks-as-clusters interval reflects that task identity drives the outcome.
+    s = suite_rate([1.0, 1.0, 0.0, 0.0])
+    low, high = wilson_interval(20, 40)
+    assert (s.high - s.low) > 2 * (high - low)

@@ -1,0 +1,70 @@
+"""A third-party suite, pip-installed as a real package, loads through `aeh.suites` by name."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aeh.errors import SuiteLoadError
+from aeh.suite import load_suite, validate_suite
+
+PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "aeh_demo_suite"
+
+
+@pytest.fixture(scope="module")
+def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """`pip install` the demo package into a temp dir (offline) and put it on sys.path.
+
+    Installing into a --target dir, not the venv, leaves the shared environment untouched;
+    importlib.metadata finds the .dist-info (and its entry points) on sys.path.
+    """
+    target = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--no-cache-dir", "--target", str(target), str(PLUGIN)],
+        check=True, env=env, capture_output=True, timeout=120,
+    )
+    assert (target / "aeh_demo_suite-0.1.0.dist-info" / "entry_points.txt").is_file()
+    sys.path.insert(0, str(target))
+    importlib.invalidate_caches()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        for name in [m for m in sys.modules if m.split(".")[0] == "aeh_demo_suite"]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def test_plugin_suite_loads_by_name_from_a_factory(installed_plugin):
+    suite = load_suite("demo_plugin")
+    assert suite.name == "demo_plugin"
+    assert [t.id for t in suite.tasks()] == ["reverse_word", "reverse_twice"]
+    assert suite.tool_registry().names() == ["reverse"]
+    assert validate_suite(suite) == []
+
+
+def test_plugin_suite_loads_from_an_object_entry_point(installed_plugin):
+    assert load_suite("demo_plugin_object").name == "demo_plugin_object"
+
+
+def test_plugin_suites_are_validated_with_suite_and_task_in_the_file(installed_plugin):
+    with pytest.raises(SuiteLoadError) as info:
+        load_suite("demo_plugin_broken")
+    (problem,) = info.value.problems
+    assert str(problem) == ("demo_plugin_broken/reverse_word:tools[1]: unknown tool 'uppercase'"
+                            " — registered tools: reverse")
+
+
+def test_installed_plugins_are_listed_when_a_name_is_unknown(installed_plugin):
+    with pytest.raises(SuiteLoadError) as info:
+        load_suite("demo_plugn")
+    fix = info.value.problems[0].fix or ""
+    assert "demo_plugin" in fix and "smoke" in fix and "toy_math" in fix
