@@ -8,13 +8,14 @@ from typing import Any
 import pandas as pd
 
 from aeh.analysis._read import run_table
-from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference, wilson_interval
+from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
 SUITE_ROW = "<suite>"
 TEST_METHOD = ("Boschloo's exact test per task (two-sided; exact and uniformly more powerful than "
-               "Fisher's at n = 5–10), Benjamini–Hochberg q across tasks")
+               "Fisher's at n = 5–10; Fisher's exact test above 30 attempts per side), "
+               "Benjamini–Hochberg q across tasks")
 
 _WATCHED = {
     "suite_hash": "suite definition changed (suite hash {a} → {b}): task pass rates may not be comparable",
@@ -37,18 +38,20 @@ def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[
 def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row; warnings in `attrs`."""
     table_a, table_b = run_table(run_a, db), run_table(run_b, db)
-    a = table_a.set_index("task_id")
-    b = table_b.set_index("task_id")
-    task_ids = sorted(set(a.index) | set(b.index))
-    counts = [TaskCounts(t, int(a.successes.get(t, 0)), int(a.n.get(t, 0)),
-                         int(b.successes.get(t, 0)), int(b.n.get(t, 0))) for t in task_ids]
+    # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
+    a = {col: dict(zip(table_a["task_id"], table_a[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}
+    b = {col: dict(zip(table_b["task_id"], table_b[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}
+    task_ids = sorted(set(a["n"]) | set(b["n"]))
+    counts = [TaskCounts(t, int(a["successes"].get(t, 0)), int(a["n"].get(t, 0)),
+                         int(b["successes"].get(t, 0)), int(b["n"].get(t, 0))) for t in task_ids]
+    nan = math.nan
     rows = []
     for c in compare_tasks(counts, fdr=fdr):
-        low_a, high_a = wilson_interval(c.k_a, c.n_a)
-        low_b, high_b = wilson_interval(c.k_b, c.n_b)
+        low_a, high_a = a["low"].get(c.task_id, nan), a["high"].get(c.task_id, nan)
+        low_b, high_b = b["low"].get(c.task_id, nan), b["high"].get(c.task_id, nan)
         note = c.note
-        if c.task_id not in a.index or c.task_id not in b.index:
-            note = f"only in run {'B' if c.task_id not in a.index else 'A'}: not tested"
+        if c.task_id not in a["n"] or c.task_id not in b["n"]:
+            note = f"only in run {'B' if c.task_id not in a['n'] else 'A'}: not tested"
         rows.append({
             "task_id": c.task_id, "n_a": c.n_a, "k_a": c.k_a, "rate_a": c.rate_a, "low_a": low_a,
             "high_a": high_a, "n_b": c.n_b, "k_b": c.k_b, "rate_b": c.rate_b, "low_b": low_b,
@@ -56,8 +59,8 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
             "delta_high": math.nan, "p_value": c.p, "q_value": c.q, "regressed": c.regressed,
             "improved": c.improved, "note": note,
         })
-    paired = [t for t in task_ids if t in a.index and t in b.index and a.n[t] and b.n[t]]
-    diff = paired_suite_difference([float(a.rate[t]) for t in paired], [float(b.rate[t]) for t in paired])
+    paired = [t for t in task_ids if a["n"].get(t) and b["n"].get(t)]
+    diff = paired_suite_difference([float(a["rate"][t]) for t in paired], [float(b["rate"][t]) for t in paired])
     rows.append({
         "task_id": SUITE_ROW, "n_a": len(paired), "k_a": None,
         "rate_a": table_a.attrs["suite_rate"], "low_a": table_a.attrs["suite_low"],

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._run_table import run_table_from_frames
+from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
 from aeh.stats import pass_at_k, pass_hat_k
+from aeh.store import ATTEMPTS_SCHEMA
 
 __all__ = ["attempts", "load_run", "pass_k", "run_table", "runs", "spans"]
 
@@ -27,7 +28,8 @@ def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """The per-task table of a stored run (what `aeh.run` returns)."""
     store = _store(db)
     info = store.run_info(run_id)
-    return run_table_from_frames(store.attempts_frame(info.run_id), info.model_dump(mode="json"))
+    frame = store.attempts_frame(info.run_id, columns=RUN_TABLE_COLUMNS)
+    return run_table_from_frames(frame, info.model_dump(mode="json"))
 
 
 load_run = run_table
@@ -37,7 +39,8 @@ def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """One row per attempt: success, bucket, cost, tokens, latency, grader verdicts, faults."""
     store = _store(db)
     full = store.resolve_run_id(run_id)
-    frame = store.attempts_frame(full)
+    keep = [c for c in ATTEMPTS_SCHEMA if c not in ("tool_calls", "invariant_results")]
+    frame = store.attempts_frame(full, columns=keep)
     graders = store.grader_frame(full)
     if graders.height:
         verdicts = (
@@ -46,7 +49,7 @@ def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
             .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
         )
         frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
-    return frame.drop("tool_calls", "invariant_results").to_pandas()
+    return frame.to_pandas()
 
 
 def spans(run_id: str, db: StoreLike = None, task_id: str | None = None,

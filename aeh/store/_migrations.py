@@ -40,7 +40,7 @@ MigrationFn = Callable[[sqlite3.Connection], None]
 
 #: Modules that define migrations; `migrate` imports them all before applying anything, so a
 #: store opened early still gets every table. Append new modules here.
-MIGRATION_MODULES: list[str] = ["aeh.store._migrations"]
+MIGRATION_MODULES: list[str] = ["aeh.store._migrations", "aeh.store._labels"]
 
 
 @dataclass(frozen=True)

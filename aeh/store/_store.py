@@ -208,14 +208,20 @@ class Store:
 
     # -- frames ---------------------------------------------------------------------------
 
-    def attempts_frame(self, run_id: str) -> pl.DataFrame:
-        """One row per attempt of the run, ordered by task and attempt (schema: ATTEMPTS_SCHEMA)."""
+    def attempts_frame(self, run_id: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """One row per attempt of the run, ordered by task and attempt (schema: ATTEMPTS_SCHEMA).
+
+        `columns` picks a subset (readers that skip the JSON columns are much faster).
+        """
         full = self.resolve_run_id(run_id)
+        cols = list(columns or rows.ATTEMPT_COLUMNS)
+        unknown = [c for c in cols if c not in rows.ATTEMPTS_SCHEMA]
+        if unknown:
+            raise StoreError(f"unknown attempt column(s) {unknown}; known: {list(rows.ATTEMPT_COLUMNS)}")
         return self._frame(
-            f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts WHERE run_id = ? "
-            "ORDER BY task_id, attempt",
+            f"SELECT {', '.join(cols)} FROM attempts WHERE run_id = ? ORDER BY task_id, attempt",
             (full,),
-            rows.ATTEMPTS_SCHEMA,
+            {c: rows.ATTEMPTS_SCHEMA[c] for c in cols},
         )
 
     def spans_frame(

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from aeh.store import registered_migrations
 from aeh.store import Store
 
 
@@ -83,4 +84,5 @@ def test_many_stores_opening_a_fresh_file_at_once(db_path: Path) -> None:
         t.join()
     assert errors == []
     conn = sqlite3.connect(db_path)
-    assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [(1,)]
+    expected = [(m.version,) for m in registered_migrations()]
+    assert conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == expected

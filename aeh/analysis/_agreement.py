@@ -1,0 +1,61 @@
+"""`agreement(run_id)`: does the LLM judge agree with the programmatic graders? Cohen's κ.
+
+Raters: `judge` (tier-0 `judge` verdicts) and, once labels are imported with `aeh review
+--import`, `human` — each compared with the programmatic verdict on the attempts both cover.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+from aeh.stats import cohens_kappa
+from aeh.store._labels import human_label_pairs  # also registers the human_labels migration
+
+__all__ = ["agreement", "verdict_pairs"]
+
+
+def verdict_pairs(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = ("judge",)) -> pl.DataFrame:
+    """Per attempt: the programmatic verdict (all tier-0 non-judge graders passed) and the
+    judge verdict; only attempts that have both (the overlap set)."""
+    tier0 = grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null())
+    is_judge = pl.col("kind").is_in(list(judge_kinds))
+    programmatic = tier0.filter(~is_judge).group_by("task_id", "attempt").agg(
+        pl.col("passed").all().alias("programmatic"))
+    judge = tier0.filter(is_judge).group_by("task_id", "attempt").agg(
+        pl.col("passed").all().alias("judge"))
+    return programmatic.join(judge, on=["task_id", "attempt"], how="inner").sort("task_id", "attempt")
+
+
+def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
+    """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
+    from aeh.api import open_store
+
+    store = open_store(db)
+    full = store.resolve_run_id(run_id)
+    pairs = verdict_pairs(store.grader_frame(full))
+    sources = [("judge", pairs)]
+    human = human_label_pairs(store, full)  # labels imported with `aeh review --import`
+    if human.height:
+        sources.append(("human", human))
+    rows = []
+    for source, frame in sources:
+        prog = frame["programmatic"].to_list()
+        other = frame["judge"].to_list()
+        result = cohens_kappa(prog, other)
+        rows.append({
+            "run_id": full, "rater": source, "n": result.n, "kappa": result.kappa,
+            "kappa_low": result.kappa_low, "kappa_high": result.kappa_high,
+            "raw_agreement": result.raw_agreement,
+            "base_rate_programmatic": result.base_rate_programmatic,
+            "base_rate_rater": result.base_rate_judge,
+            "both_pass": result.table[0][0], "prog_pass_rater_fail": result.table[0][1],
+            "prog_fail_rater_pass": result.table[1][0], "both_fail": result.table[1][1],
+            "trusted": result.trusted, "note": result.note,
+        })
+    out = pd.DataFrame(rows)
+    out.attrs["threshold"] = 0.7
+    out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
+    return out

@@ -1,0 +1,96 @@
+"""Shared pieces of the importers: run metadata, JSON loading with clean errors, the write."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aeh._version import __version__
+from aeh.errors import Problem, ValidationError
+from aeh.models import Attempt, RunInfo, Span
+from aeh.pricing import load_price_table
+
+__all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
+
+
+def new_run_id(prefix: str) -> str:
+    """`<prefix>-YYYYmmdd-HHMMSS-xxxxxx`: sortable like engine run ids, and says where it came from."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{prefix}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def short_hash(data: bytes) -> str:
+    """First 16 hex digits of the sha256, the same length as a suite hash."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def iso_to_epoch(value: Any) -> float | None:
+    """Seconds since the epoch of an ISO-8601 string, or None when absent or unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None
+
+
+def load_json(path: Path, what: str, fix: str | None = None) -> tuple[Any, bytes]:
+    """The parsed JSON and the raw bytes of `path`; a clean ValidationError when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ValidationError([Problem(str(path), "-", "file not found",
+                                       fix or f"pass the path of an existing {what} file")], what) from None
+    except IsADirectoryError:
+        raise ValidationError([Problem(str(path), "-", "is a directory, not a file",
+                                       f"pass the {what} file itself")], what) from None
+    except OSError as exc:
+        raise ValidationError([Problem(str(path), "-", f"cannot read: {exc}",
+                                       "check the path and its permissions")], what) from None
+    try:
+        return json.loads(raw), raw
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValidationError([Problem(str(path), "-", f"not valid JSON: {exc}",
+                                       f"pass an uncut {what} (the file may be truncated)")], what) from None
+
+
+def run_info(*, run_id: str, suite: str, suite_hash: str, adapter: str, model: str | None,
+             attempts: int, concurrency: int, config: dict[str, Any]) -> RunInfo:
+    """A finished run's metadata, stamped with the shipped price table like any run."""
+    prices = load_price_table()
+    now = now_iso()
+    return RunInfo(
+        run_id=run_id, created_at=now, finished_at=now, aeh_version=__version__, suite=suite,
+        suite_hash=suite_hash, adapter=adapter, model=model, seed=0, attempts=attempts,
+        concurrency=concurrency, price_table_version=prices.version, price_table_date=prices.date,
+        status="finished", config={"imported_at": now, **config},
+    )
+
+
+def write_run(db: Any, info: RunInfo, batch: Sequence[tuple[Attempt, Sequence[Span]]]) -> str:
+    """Create the run and write every attempt in one transaction; close the store if we opened it."""
+    from aeh.api import open_store
+    from aeh.store import Store
+
+    store = open_store(db)
+    try:
+        store.create_run(info)
+        try:
+            store.write_attempts(batch)
+        except BaseException:
+            # The attempts rolled back as one; leave no half-imported run that looks finished.
+            store.update_run(info.run_id, status="failed")
+            raise
+    finally:
+        if not isinstance(db, Store):
+            store.close()
+    return info.run_id

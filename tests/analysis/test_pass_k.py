@@ -1,0 +1,46 @@
+"""pass^k and pass@k on a hand-built run with known per-task counts."""
+
+from __future__ import annotations
+
+from math import comb
+
+import pytest
+
+import aeh
+from aeh.store import Store
+
+
+def test_pass_k_on_hand_built_table(store: Store, build) -> None:
+    # task a: 3 of 4, task b: 1 of 4, task c: 2 of 2 (fewer attempts), task d: 0 of 4
+    rid = build.run(store, "pk", {"a": [True, True, True, False], "b": [False, True, False, False],
+                                  "c": [True, True], "d": [False] * 4})
+    frame = aeh.pass_k(rid, db=store)
+    row = frame.set_index(["task_id", "k"])
+    assert row.loc[("a", 1), "pass_hat_k"] == pytest.approx(0.75)
+    assert row.loc[("a", 2), "pass_hat_k"] == pytest.approx(comb(3, 2) / comb(4, 2))  # 0.5
+    assert row.loc[("a", 3), "pass_hat_k"] == pytest.approx(0.25)
+    assert row.loc[("a", 4), "pass_hat_k"] == 0.0
+    assert row.loc[("a", 2), "pass_at_k"] == pytest.approx(1 - comb(1, 2) / comb(4, 2))  # 1.0
+    assert row.loc[("b", 2), "pass_at_k"] == pytest.approx(1 - comb(3, 2) / comb(4, 2))  # 0.5
+    assert row.loc[("b", 2), "pass_hat_k"] == 0.0
+    assert row.loc[("c", 2), "pass_hat_k"] == 1.0
+    assert ("c", 3) not in row.index  # k never exceeds n
+    assert row.loc[("d", 1), "pass_at_k"] == 0.0
+    # suite rows: mean over tasks with n >= k
+    assert row.loc[("<suite>", 1), "pass_hat_k"] == pytest.approx((0.75 + 0.25 + 1.0 + 0.0) / 4)
+    assert row.loc[("<suite>", 1), "n"] == 4
+    assert row.loc[("<suite>", 3), "pass_hat_k"] == pytest.approx((0.25 + 0 + 0) / 3)
+    assert row.loc[("<suite>", 3), "n"] == 3
+    assert row.loc[("<suite>", 4), "pass_at_k"] == pytest.approx((1 + 1 + 0) / 3)
+    assert frame.attrs["run_id"] == rid
+
+
+def test_pass_k_pass_hat_falls_and_pass_at_rises(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "r.db"
+    rid = aeh.run("smoke", adapter="mock", attempts=5, seed=2, db=db, model="mock-degraded").attrs["run_id"]
+    suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").sort_values("k")
+    assert list(suite["k"]) == [1, 2, 3, 4, 5]
+    assert suite["pass_hat_k"].is_monotonic_decreasing and suite["pass_at_k"].is_monotonic_increasing
+    k1 = suite.iloc[0]
+    assert k1["pass_hat_k"] == pytest.approx(k1["pass_at_k"])
+    assert k1["pass_hat_k"] == pytest.approx(aeh.load_run(rid, db=db).attrs["suite_rate"])
