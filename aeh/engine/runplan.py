@@ -36,6 +36,10 @@ def build_run_options(
         keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
         run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
     )
+    from aeh.grading.review import default_after_failure_hooks
+
+    # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
+    options.after_failure.extend(default_after_failure_hooks())
     if fault_profile is not None or fault_rate is not None:
         from aeh.tools.faults import configure_faults
 

@@ -106,7 +106,9 @@ class GraderRegistry:
 
     def _ensure_builtin(self) -> None:
         if self is default_graders:
+            import aeh.grading.judge_grader  # noqa: F401  (registers judge)
             import aeh.grading.outcome  # noqa: F401  (registers the built-in kinds)
+            import aeh.grading.workspace_graders  # noqa: F401  (registers file and sql)
 
             self._load_entry_points()
 
