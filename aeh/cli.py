@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--task", action="append", dest="tasks", help="only this task id (repeatable)")
     r.add_argument("--fault-profile", help="faults.yaml with tool fault rates, mode and tools")
     r.add_argument("--fault-rate", type=float, help="override the profile's per-call fault rate")
+    r.add_argument("--fault-mode", choices=["uniform", "burst"], help="override the fault profile's mode")
     r.add_argument("--judge-model", help="model for the judge grader and tier-2 localization")
     r.add_argument("--price-table", help="your own price table YAML (default: the shipped one)")
     r.add_argument("--no-redact", action="store_true", help="store traces unredacted (off by default)")
@@ -129,11 +130,11 @@ def _run(args: argparse.Namespace) -> int:
 
         print(dry_run(args.suite, adapter=args.adapter, model=args.model, attempts=args.attempts,
                       price_table=args.price_table, fault_profile=args.fault_profile,
-                      fault_rate=args.fault_rate))
+                      fault_rate=args.fault_rate, fault_mode=args.fault_mode))
         return EXIT_OK
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
     options: dict[str, Any] = {}
-    for key in ("fault_profile", "fault_rate", "judge_model", "tasks"):
+    for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     table = run_sync(run_async(

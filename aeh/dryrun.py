@@ -29,12 +29,18 @@ def estimate_tokens(prompt: str, tool_schemas: list[dict[str, Any]], expected_tu
     return tokens_in, expected_turns * _OUTPUT_TOKENS_PER_TURN
 
 
+def _describe_faults(profile: dict[str, Any]) -> str:
+    rates = ", ".join(f"{k} {v:g}" for k, v in (profile.get("rates") or {}).items() if v)
+    return f"{profile.get('mode')} mode, per-call rates: {rates or 'none'}, tools: {profile.get('tools') or 'all'}"
+
+
 def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = None, attempts: int = 5,
             price_table: str | Path | None = None, fault_profile: str | None = None,
-            fault_rate: float | None = None) -> str:
+            fault_rate: float | None = None, fault_mode: str | None = None) -> str:
     """Resolve everything a run would use and return a printable plan with estimates."""
     loaded = load_suite(suite)
-    build_run_options(attempts=attempts, fault_profile=fault_profile, fault_rate=fault_rate)
+    options = build_run_options(attempts=attempts, fault_profile=fault_profile, fault_rate=fault_rate,
+                                fault_mode=fault_mode)
     agent = make_adapter(adapter, model=model) if adapter != "replay" else None
     model_name = agent.model if agent is not None else model
     prices = load_price_table(price_table)
@@ -44,7 +50,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
         f"dry run — suite {loaded.name} (hash {suite_hash(loaded)}), {len(loaded.tasks())} tasks valid",
         f"adapter {adapter}, model {model_name or '-'}, attempts {attempts} per task",
         f"price table {prices.version} ({prices.date})",
-        f"faults: {fault_profile or 'none'}" + (f", rate {fault_rate}" if fault_rate is not None else ""),
+        "faults: " + (_describe_faults(options.fault_profile) if options.fault_profile else "none"),
         "",
         f"{'task':<34} {'turns':>5} {'tokens in':>10} {'tokens out':>10} {'est. cost':>10}",
     ]

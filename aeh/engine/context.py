@@ -120,7 +120,8 @@ class AttemptContext:
                                 error=f"invalid arguments: {exc.errors(include_url=False)}")
         fault = self.faults.next_fault(name) if self.faults else None
         if fault:
-            return await self._inject(name, args, fault, spec.timeout_s)
+            timeout_s = getattr(self.faults, "timeout_s", None) or spec.timeout_s
+            return await self._inject(name, args, fault, timeout_s)
         start = time.monotonic()
         try:
             result = spec.fn(parsed, self._env)

@@ -1,0 +1,253 @@
+"""Recovery curves: success rate under injected tool faults, per fail rate and error kind.
+
+    frame = aeh.recovery_curve("core", adapter="mock", rates=(0, 0.1, 0.3, 0.5), mode="burst")
+    plot_recovery_curve(frame)
+
+For every rate r > 0 it runs the suite once per error kind (a profile injecting only that kind
+at per-call rate r) and once with all `kinds` together (r split evenly over them), through the
+normal `aeh.run` path, so every run is stored, reproducible and inspectable like any other.
+Rate 0 is run once and reported under every kind (no fault of any kind is the same condition).
+
+Success rate here is pooled over attempts (successes / n, harness errors excluded) with a
+Wilson 95% interval; with the same attempts per task this equals the suite's mean of per-task
+rates, but the interval treats attempts as independent, so it is narrower than the suite
+interval of `aeh.run` (which accounts for task-to-task spread). `suite_low`/`suite_high`
+carry that wider interval too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aeh.stats import wilson_interval
+from aeh.tools.faults import FAULT_KINDS, FaultProfile
+
+__all__ = ["format_recovery_table", "plot_recovery_curve", "recovery_by_fault", "recovery_curve",
+           "recovery_curve_async"]
+
+COLUMNS = ["mode", "rate", "error_kind", "n", "successes", "success_rate", "low", "high",
+           "suite_low", "suite_high", "tool_calls", "injected_faults", "observed_fault_rate",
+           "harness_errors", "run_id"]
+
+
+def _title(suite: Any, modes: Sequence[str], burst_length: int | None, adapter: str, model: str | None) -> str:
+    parts = []
+    for m in modes:
+        parts.append(f"burst faults (windows of {burst_length} calls)" if m == "burst" and burst_length
+                     else f"{m} faults")
+    who = f"{adapter}" + (f"/{model}" if model else "")
+    return f"Recovery curve — {suite} · {who} · {' vs '.join(parts)}"
+
+
+def _profile(mode: str, rate: float, kinds: Sequence[str], burst_length: int,
+             tools: list[str] | None, timeout_s: float | None) -> dict[str, Any]:
+    label = kinds[0] if len(kinds) == 1 else "all"
+    profile = FaultProfile(
+        name=f"recovery {mode} {label} @ {rate:g}", mode=mode,  # type: ignore[arg-type]
+        rates={k: rate / len(kinds) for k in kinds},  # type: ignore[misc]
+        burst_length=burst_length, tools=tools, timeout_s=timeout_s,
+    )
+    return profile.model_dump(mode="json")
+
+
+def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) -> dict[str, Any]:
+    n = int(table["n"].sum()) if len(table) else 0
+    k = int(table["successes"].sum()) if len(table) else 0
+    low, high = wilson_interval(k, n)
+    injected = int(table["injected_faults"].sum()) if "injected_faults" in table else 0
+    return {
+        "mode": mode, "rate": float(rate), "error_kind": kind, "n": n, "successes": k,
+        "success_rate": (k / n) if n else float("nan"), "low": low, "high": high,
+        "suite_low": table.attrs.get("suite_low"), "suite_high": table.attrs.get("suite_high"),
+        "tool_calls": calls, "injected_faults": injected,
+        "observed_fault_rate": (injected / calls) if calls else 0.0,
+        "harness_errors": int(table["harness_errors"].sum()) if "harness_errors" in table else 0,
+        "run_id": table.attrs.get("run_id"),
+    }
+
+
+def _count_calls(run_id: str, db: Any) -> int:
+    from aeh.analysis import attempts
+
+    frame = attempts(run_id, db)
+    return int(frame["n_tool_calls"].sum()) if "n_tool_calls" in frame else 0
+
+
+async def recovery_curve_async(
+    suite: str | Path | Any,
+    adapter: str | Any = "mock",
+    rates: Sequence[float] = (0, 0.1, 0.3, 0.5),
+    mode: str = "burst",
+    attempts: int = 5,
+    kinds: Sequence[str] = FAULT_KINDS,
+    seed: int = 0,
+    db: str | Path | None = None,
+    concurrency: int = 4,
+    model: str | None = None,
+    *,
+    burst_length: int = 5,
+    tools: list[str] | None = None,
+    timeout_s: float | None = None,
+    per_kind: bool = True,
+    **kw: Any,
+) -> pd.DataFrame:
+    """The async twin of `recovery_curve` (same arguments, same frame)."""
+    from aeh.api import run_async
+
+    if mode not in ("uniform", "burst"):
+        raise ValueError(f"mode must be 'uniform' or 'burst', got {mode!r}")
+    kinds = list(kinds)
+    unknown = sorted(set(kinds) - set(FAULT_KINDS))
+    if not kinds or unknown:
+        raise ValueError(f"kinds must be a non-empty subset of {FAULT_KINDS}, got {kinds}")
+    if any(not 0 <= r <= 1 for r in rates):
+        raise ValueError(f"rates must be probabilities in [0, 1], got {list(rates)}")
+    labels = ([(k, [k]) for k in kinds] if per_kind and len(kinds) > 1 else []) + [("all", kinds)]
+    if per_kind and len(kinds) == 1:
+        labels = [(kinds[0], kinds)]
+    rows: list[dict[str, Any]] = []
+    for rate in rates:
+        conditions = [("none", kinds)] if rate == 0 else labels
+        for label, chosen in conditions:
+            profile = _profile(mode, float(rate), chosen, burst_length, tools, timeout_s)
+            table = await run_async(suite, adapter, attempts=attempts, concurrency=concurrency, seed=seed,
+                                    db=db, model=model, fault_profile=profile, **kw)
+            calls = _count_calls(table.attrs["run_id"], db)
+            if rate == 0:  # no faults is one condition, shown under every kind
+                rows += [_row(table, calls, mode=mode, rate=0.0, kind=lab) for lab, _ in labels]
+            else:
+                rows.append(_row(table, calls, mode=mode, rate=float(rate), kind=label))
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    adapter_name = adapter if isinstance(adapter, str) else getattr(adapter, "name", "adapter")
+    model_name = model or (None if isinstance(adapter, str) else getattr(adapter, "model", None))
+    suite_name = suite if isinstance(suite, str | Path) else getattr(suite, "name", "suite")
+    frame.attrs.update({
+        "title": _title(suite_name, [mode], burst_length, str(adapter_name), model_name),
+        "mode": mode, "burst_length": burst_length if mode == "burst" else None,
+        "attempts": attempts, "seed": seed, "suite": str(suite_name),
+    })
+    return frame
+
+
+def recovery_curve(
+    suite: str | Path | Any,
+    adapter: str | Any = "mock",
+    rates: Sequence[float] = (0, 0.1, 0.3, 0.5),
+    mode: str = "burst",
+    attempts: int = 5,
+    kinds: Sequence[str] = FAULT_KINDS,
+    seed: int = 0,
+    db: str | Path | None = None,
+    concurrency: int = 4,
+    model: str | None = None,
+    **kw: Any,
+) -> pd.DataFrame:
+    """Success rate with Wilson intervals per fail rate and error kind (rows also for "all").
+
+    Columns: mode, rate, error_kind, n, successes, success_rate, low, high, suite_low,
+    suite_high, tool_calls, injected_faults, observed_fault_rate, harness_errors, run_id.
+    `frame.attrs["title"]` names the mode. Extra keywords (`burst_length`, `tools`,
+    `timeout_s`, `per_kind`, and anything `aeh.run` takes, e.g. `tasks`) are passed on.
+    """
+    from aeh.api import run_sync
+
+    return run_sync(recovery_curve_async(suite, adapter, rates, mode, attempts, kinds, seed, db,
+                                         concurrency, model, **kw))
+
+
+def format_recovery_table(*frames: pd.DataFrame) -> str:
+    """A Markdown table of one or more recovery frames (e.g. burst and uniform side by side)."""
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    modes = list(dict.fromkeys(frame["mode"]))
+    kinds = list(dict.fromkeys(frame["error_kind"]))
+    header = "| fail rate | error kind | " + " | ".join(f"{m}: success [95% CI]" for m in modes) + " |"
+    lines = [header, "|---|---|" + "---|" * len(modes)]
+    for rate in sorted(set(frame["rate"])):
+        for kind in kinds:
+            cells = []
+            for m in modes:
+                hit = frame[(frame["mode"] == m) & (frame["rate"] == rate) & (frame["error_kind"] == kind)]
+                if hit.empty:
+                    cells.append("—")
+                    continue
+                r = hit.iloc[0]
+                cells.append(f"{r.success_rate:.2f} [{r.low:.2f}, {r.high:.2f}] ({r.successes}/{r.n})")
+            lines.append(f"| {rate:g} | {kind} | " + " | ".join(cells) + " |")
+    titles = [f.attrs.get("title") for f in frames if f.attrs.get("title")]
+    return ("\n".join(f"**{t}**" for t in titles) + "\n\n" if titles else "") + "\n".join(lines)
+
+
+def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
+    """Success rate vs fail rate, one line per error kind with its Wilson band; returns the axes.
+
+    A frame holding several modes (e.g. `pd.concat([burst, uniform])`) is drawn one panel per
+    mode when no `ax` is given. The title says which mode(s).
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    modes = list(dict.fromkeys(frame["mode"]))
+    if ax is None:
+        fig, axes = plt.subplots(1, len(modes), figsize=(5.5 * len(modes), 4), sharey=True, squeeze=False)
+        axes = list(axes[0])
+    else:
+        axes = [ax] * len(modes)
+    palette = dict(zip(list(dict.fromkeys(frame["error_kind"])), sns.color_palette("colorblind"), strict=False))
+    for axis, mode in zip(axes, modes, strict=True):
+        part = frame[frame["mode"] == mode].sort_values("rate")
+        sns.lineplot(data=part, x="rate", y="success_rate", hue="error_kind", marker="o", ax=axis,
+                     palette=palette)
+        for kind, group in part.groupby("error_kind", sort=False):
+            axis.fill_between(group["rate"], group["low"], group["high"], alpha=0.12, color=palette[kind])
+        axis.set_xlabel("injected fault rate (share of tool calls)")
+        axis.set_ylabel("success rate (Wilson 95%)")
+        axis.set_ylim(0, 1.02)
+        burst = frame.attrs.get("burst_length") or 5
+        axis.set_title(f"{mode} faults" + (f" (windows of {burst} calls)" if mode == "burst" else ""))
+    title = frame.attrs.get("title") or f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
+    if len(modes) > 1 and " vs " not in title:
+        title = f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
+    axes[0].figure.suptitle(title)
+    axes[0].figure.tight_layout()
+    return axes[0] if len(axes) == 1 else axes
+
+
+def recovery_by_fault(run_id: str, db: Any = None) -> pd.DataFrame:
+    """Within one stored run: success rate of attempts that met each injected fault kind.
+
+    One row per kind (`timeout`, `500`, `garbage`), one for attempts hit by any injected fault
+    (`any`), and one for attempts that met none (`none`, the baseline), each with n and a Wilson
+    interval. Harness errors are left out, as everywhere. The curve across fail rates needs
+    several runs: `recovery_curve` makes them.
+    """
+    import json
+
+    from aeh.analysis._read import _store
+
+    store = _store(db)
+    full = store.resolve_run_id(run_id)
+    frame = store.attempts_frame(full, columns=["success", "failure_bucket", "tool_calls"])
+    groups: dict[str, list[bool]] = {k: [] for k in (*FAULT_KINDS, "any", "none")}
+    for success, bucket, calls in zip(frame["success"], frame["failure_bucket"], frame["tool_calls"], strict=True):
+        if bucket == "harness_error":
+            continue
+        kinds = {c.get("injected_fault") for c in json.loads(calls or "[]")} - {None}
+        for kind in kinds:
+            groups[kind].append(bool(success))
+        groups["any" if kinds else "none"].append(bool(success))
+    rows = []
+    for kind, outcomes in groups.items():
+        n, k = len(outcomes), sum(outcomes)
+        low, high = wilson_interval(k, n) if n else (float("nan"), float("nan"))
+        rows.append({"injected": kind, "n": n, "successes": k,
+                     "success_rate": k / n if n else float("nan"), "low": low, "high": high})
+    out = pd.DataFrame(rows)
+    info = store.run_info(full)
+    mode = (info.fault_profile or {}).get("mode", "none")
+    out.attrs["title"] = f"Success by injected fault kind ({mode} mode), run {full}"
+    out.attrs["run_id"] = full
+    return out

@@ -1,0 +1,40 @@
+"""Recovery inside one stored run: by injected fault kind, with n and Wilson intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import aeh
+from aeh.store import Store
+from aeh.tools.recovery import recovery_by_fault
+
+
+@pytest.fixture(scope="module")
+def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    db = tmp_path_factory.mktemp("faulty") / "runs.db"
+    table = aeh.run("smoke", attempts=6, seed=3, db=db, fault_rate=0.4, fault_mode="uniform")
+    return db, table.attrs["run_id"]
+
+
+def test_counts_match_the_stored_tool_calls(faulty_run: tuple[Path, str]) -> None:
+    db, run_id = faulty_run
+    frame = recovery_by_fault(run_id, db).set_index("injected")
+    stored = Store(db).attempts_frame(run_id)
+    hit = [any(c["injected_fault"] for c in json.loads(tc)) for tc in stored["tool_calls"]]
+    assert frame.loc["any", "n"] == sum(hit) > 0
+    assert frame.loc["none", "n"] == len(hit) - sum(hit)
+    assert frame.loc["any", "n"] + frame.loc["none", "n"] == 30
+    row = frame.loc["any"]
+    assert row.low <= row.success_rate <= row.high
+    assert "uniform mode" in recovery_by_fault(run_id, db).attrs["title"]
+
+
+def test_report_shows_recovery_section_for_a_faulty_run(faulty_run: tuple[Path, str], tmp_path: Path) -> None:
+    from aeh.report import render_run_report
+
+    db, run_id = faulty_run
+    html = render_run_report(run_id, tmp_path / "r.html", db=db).read_text()
+    assert "Recovery under injected faults (uniform mode)" in html
