@@ -1,0 +1,34 @@
+"""`aeh report --run-id ID --out report.html`: the stored run's notebook as one self-contained HTML file."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+NAME = "report"
+HELP = "render a stored run's report (papermill + nbconvert) to one self-contained HTML file; no agent re-runs"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    parser.add_argument("--run-id", help="run id or unique prefix (default: the newest run in the store)")
+    parser.add_argument("--out", help="HTML file to write (default: reports/report-RUN_ID.html)")
+    parser.add_argument("--keep-ipynb", action="store_true", help="also keep the executed notebook next to the HTML")
+    add_db(parser)
+
+
+def main(args: argparse.Namespace) -> int:
+    from aeh.api import open_store
+    from aeh.errors import RunNotFoundError
+    from aeh.report import render_run_report
+
+    with open_store(args.db) as store:
+        run_id = args.run_id or store.latest_run_id()
+        if run_id is None:
+            raise RunNotFoundError("(newest)", store.path)
+        info = store.run_info(run_id)
+    print(f"run {info.run_id}: suite {info.suite}, adapter {info.adapter}, model {info.model or '-'}, "
+          f"{info.attempts} attempts/task, seed {info.seed}, {info.status}")
+    print(f"price table {info.price_table_version} ({info.price_table_date})")
+    out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb)
+    print(f"report written to {out}")
+    return 0

@@ -1,0 +1,32 @@
+"""Where reports go and where the shipped notebooks live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["NOTEBOOKS", "REPORTS_DIR", "default_out", "notebook_path"]
+
+REPORTS_DIR = Path("reports")
+NOTEBOOKS = ("run_suite", "compare_runs", "judge_agreement", "explore")
+
+
+def default_out(name: str) -> Path:
+    """`reports/<name>` under the working directory."""
+    return REPORTS_DIR / name
+
+
+def notebooks_dir() -> Path:
+    import aeh
+
+    return Path(aeh.__file__).parent / "_bundled" / "notebooks"
+
+
+def notebook_path(name: str) -> Path:
+    """The shipped notebook `name` (with or without `.ipynb`)."""
+    from aeh.errors import ConfigError
+
+    stem = name[:-6] if name.endswith(".ipynb") else name
+    path = notebooks_dir() / f"{stem}.ipynb"
+    if not path.is_file():
+        raise ConfigError(f"no shipped notebook {stem!r} in {notebooks_dir()} — one of: {', '.join(NOTEBOOKS)}")
+    return path

@@ -1,0 +1,68 @@
+"""`render_run_report` and `render_compare_report`: papermill against stored runs, then nbconvert."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from aeh.report._execute import NotebookExecutionError, execute_notebook
+from aeh.report._export import export_html
+from aeh.report._paths import default_out
+
+__all__ = ["render_compare_report", "render_run_report"]
+
+
+def _db_path(db: Any) -> str:
+    """The store path the kernel opens (absolute: the kernel may run elsewhere)."""
+    from aeh.api import default_db
+    from aeh.store import Store
+
+    path = db.path if isinstance(db, Store) else str(db or default_db())
+    return path if path == ":memory:" else str(Path(path).resolve())
+
+
+def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
+        executed = Path(tmp) / f"{notebook}.ipynb"
+        try:
+            execute_notebook(notebook, parameters, executed)
+        except NotebookExecutionError as exc:  # keep the failing notebook next to the report
+            kept = out.parent / f"{out.stem}.failed.ipynb"
+            kept.write_bytes(executed.read_bytes())
+            raise NotebookExecutionError(exc.notebook, exc.cell, exc.ename, exc.evalue, kept) from None
+        out.write_text(export_html(executed), encoding="utf-8")
+        if keep_ipynb:
+            out.with_suffix(".ipynb").write_bytes(executed.read_bytes())
+    return out
+
+
+def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None, *,
+                      keep_ipynb: bool = False) -> Path:
+    """Render the stored run `run_id` (no agent re-execution) to one self-contained HTML file."""
+    from aeh.api import open_store
+    from aeh.errors import ConfigError
+
+    path = _db_path(db)
+    if path == ":memory:":
+        raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
+    with open_store(path) as store:  # RunNotFoundError before a kernel starts
+        full = store.resolve_run_id(run_id)
+    target = Path(out) if out else default_out(f"report-{full}.html")
+    return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb)
+
+
+def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
+                          keep_ipynb: bool = False) -> Path:
+    """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file."""
+    from aeh.api import open_store
+    from aeh.errors import ConfigError
+
+    path = _db_path(db)
+    if path == ":memory:":
+        raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
+    with open_store(path) as store:
+        full_a, full_b = store.resolve_run_id(run_a), store.resolve_run_id(run_b)
+    target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
+    return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path}, target, keep_ipynb)

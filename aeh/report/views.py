@@ -1,0 +1,388 @@
+"""What the shipped notebooks display: tables and seaborn charts over aeh's analysis frames.
+
+Every rate is shown with its n and 95% interval. Functions returning HTML return
+`IPython.display.HTML`; chart functions draw one matplotlib figure and return it.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["agreement_tables", "compare_header", "compare_table", "cost_chart", "failure_chart",
+           "failure_table", "forest_plot", "interval_chart", "latency_chart", "newcombe_interval",
+           "pass_k_chart", "pass_k_summary", "run_header", "setup", "suite_line", "task_table"]
+
+
+def setup() -> None:
+    """seaborn theme and a modest resolution, so embedded PNGs stay small."""
+    import matplotlib
+    import seaborn as sns
+
+    try:  # in a kernel, figures must render inline even when $MPLBACKEND says otherwise
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None and getattr(shell, "kernel", None) is not None:
+            shell.run_line_magic("matplotlib", "inline")
+    except ImportError:
+        pass
+    sns.set_theme(style="whitegrid", context="notebook")
+    matplotlib.rcParams.update({"figure.dpi": 90, "savefig.dpi": 90, "figure.autolayout": True})
+
+
+def _html(text: str) -> Any:
+    from IPython.display import HTML
+
+    return HTML(text)
+
+
+def _num(value: Any, fmt: str = "{:.2f}") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "—"
+    return fmt.format(value)
+
+
+def fmt_rate(rate: float, k: Any, n: Any, low: float, high: float) -> str:
+    """`0.67 (2/3) [0.21, 0.94]`."""
+    if not n:
+        return f"— (0/{n or 0})"
+    counts = f"{int(k)}/{int(n)}" if k is not None and not pd.isna(k) else f"n={int(n)}"
+    return f"{_num(rate)} ({counts}) [{_num(low)}, {_num(high)}]"
+
+
+def _money(value: Any) -> str:
+    return _num(value, "${:.5f}")
+
+
+# -- run report ---------------------------------------------------------------------------
+
+
+def run_header(table: pd.DataFrame) -> Any:
+    """Banner (harness errors above 2%), title, the run's metadata and the price table."""
+    a = table.attrs
+    run = a.get("run", {})
+    parts = []
+    if a.get("invalid_measurement"):
+        parts.append(
+            f'<div class="aeh-banner warn" id="harness-error-banner" style="padding:12px 16px;'
+            f'background:#fdecea;border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px">'
+            f"⚠ NOT A VALID MEASUREMENT: {a['harness_errors']} of {a['attempts_total']} attempts "
+            f"({a['harness_error_rate']:.1%}) were harness errors, above the 2% limit. "
+            "Fix the harness and re-run before reading these numbers.</div>")
+    parts.append(f"<h1>Run report: {escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}</h1>")
+    fields = [("run id", run.get("run_id")), ("status", run.get("status")),
+              ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
+              ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
+              ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
+              ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
+              ("seed", run.get("seed")),
+              ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
+              ("judge model / tier-2 prompt", f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
+              ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
+              ("harness errors", f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
+                                 f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)"),
+              ("aeh version", run.get("aeh_version"))]
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
+                   f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
+    parts.append(f'<table id="run-metadata">{rows}</table>')
+    return _html("\n".join(parts))
+
+
+def suite_line(table: pd.DataFrame) -> Any:
+    a = table.attrs
+    if not a.get("n_tasks"):
+        return _html("<p><b>Suite rate:</b> no task has a valid attempt.</p>")
+    return _html(
+        f"<p id='suite-rate'><b>Suite rate {a['suite_rate']:.3f}</b>, 95% CI [{a['suite_low']:.3f}, "
+        f"{a['suite_high']:.3f}], n = {a['n_tasks']} tasks ({a['attempts_total'] - a['harness_errors']} "
+        f"valid attempts) — {escape(a['suite_rate_method'])}</p>")
+
+
+def task_table(table: pd.DataFrame) -> Any:
+    """Per task: n, successes, rate with its Wilson interval, clean successes, errors, cost, latency."""
+    rows = pd.DataFrame({
+        "task": table["task_id"],
+        "n": table["n"],
+        "k": table["successes"],
+        "rate": [_num(r) for r in table["rate"]],
+        "Wilson 95%": [f"[{_num(lo)}, {_num(hi)}]" if n else "—"
+                       for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)],
+        "clean k": table["clean_successes"],
+        "harness errors": table["harness_errors"],
+        "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
+        "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
+        "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
+    })
+    return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True))
+
+
+def interval_chart(table: pd.DataFrame) -> Any:
+    """Each task's pass rate with its Wilson interval; the suite rate and its interval as a band."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = table[table["n"] > 0].sort_values("rate")
+    fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(data), 2) + 1.2))
+    labels = [f"{t} (n={n})" for t, n in zip(data["task_id"], data["n"], strict=True)]
+    ax.hlines(labels, data["low"], data["high"], color=sns.color_palette()[0], lw=3, alpha=0.6)
+    sns.scatterplot(x=data["rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3, color=sns.color_palette()[0])
+    a = table.attrs
+    if a.get("n_tasks"):
+        ax.axvspan(a["suite_low"], a["suite_high"], color="grey", alpha=0.15, label="suite 95% CI")
+        ax.axvline(a["suite_rate"], color="grey", ls="--", lw=1, label=f"suite {a['suite_rate']:.2f}")
+        ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("pass rate with Wilson 95% interval")
+    ax.set_title("Per-task pass rate")
+    return fig
+
+
+def recovery_chart(recovery: pd.DataFrame) -> Any:
+    """Success rate by injected fault kind (and none), each with n and its Wilson interval."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = recovery[recovery["n"] > 0]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * max(len(data), 2) + 1.2))
+    labels = [f"{k} (n={n})" for k, n in zip(data["injected"], data["n"], strict=True)]
+    ax.hlines(labels, data["low"], data["high"], color=sns.color_palette()[1], lw=3, alpha=0.6)
+    sns.scatterplot(x=data["success_rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3,
+                    color=sns.color_palette()[1])
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("success rate with Wilson 95% interval")
+    ax.set_title(recovery.attrs.get("title", "Success by injected fault kind"))
+    return fig
+
+
+def failure_table(table: pd.DataFrame) -> Any:
+    """Failed attempts by root-cause bucket: count, share of valid attempts with its interval."""
+    from aeh.stats import wilson_interval
+
+    cols = [c for c in table.columns if c.startswith("fail_")]
+    n = int(table["n"].sum())
+    rows = []
+    for c in cols:
+        k = int(table[c].sum())
+        if k:
+            lo, hi = wilson_interval(k, n)
+            rows.append({"bucket": c[5:], "attempts": k, "share of valid attempts": fmt_rate(k / n, k, n, lo, hi),
+                         "tasks": ", ".join(table.loc[table[c] > 0, "task_id"])})
+    if table["harness_errors"].sum():
+        rows.append({"bucket": "harness_error (excluded from n)", "attempts": int(table["harness_errors"].sum()),
+                     "share of valid attempts": "—", "tasks": ", ".join(table.loc[table["harness_errors"] > 0, "task_id"])})
+    if not rows:
+        return _html("<p>No failed attempts.</p>")
+    return _html(pd.DataFrame(rows).to_html(index=False, table_id="failure-buckets", border=0))
+
+
+def failure_chart(table: pd.DataFrame) -> Any:
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    cols = [c for c in table.columns if c.startswith("fail_")]
+    long = table.melt(id_vars="task_id", value_vars=cols, var_name="bucket", value_name="count")
+    long = long[long["count"] > 0]
+    if long.empty:
+        return None
+    long["bucket"] = long["bucket"].str[5:]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * long["task_id"].nunique() + 1.4))
+    sns.barplot(data=long, y="task_id", x="count", hue="bucket", ax=ax, orient="h")
+    ax.legend(title="bucket", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    ax.set_title("Failed attempts by bucket")
+    ax.set_ylabel("")
+    return fig
+
+
+def cost_chart(table: pd.DataFrame) -> Any:
+    """Cost per attempt vs cost per success (what a success really costs)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if not table.attrs.get("priced", True):
+        return None
+    long = table.melt(id_vars="task_id", value_vars=["cost_per_attempt_usd", "cost_per_success_usd"],
+                      var_name="measure", value_name="usd").dropna()
+    if long.empty:
+        return None
+    long["measure"] = long["measure"].map({"cost_per_attempt_usd": "per attempt", "cost_per_success_usd": "per success"})
+    fig, ax = plt.subplots(figsize=(8, 0.5 * table["task_id"].nunique() + 1.4))
+    sns.barplot(data=long, y="task_id", x="usd", hue="measure", ax=ax, orient="h")
+    ax.legend(title="", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    ax.set_title("Cost per task: per attempt vs per success (USD)")
+    ax.set_ylabel("")
+    return fig
+
+
+def latency_chart(attempts: pd.DataFrame) -> Any:
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if attempts.empty:
+        return None
+    data = attempts.assign(outcome=attempts["success"].map({True: "success", False: "failure"}))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * data["task_id"].nunique() + 1.4))
+    sns.boxplot(data=data, y="task_id", x="latency_s", ax=ax, color="#dde5f0", fliersize=0, orient="h")
+    sns.stripplot(data=data, y="task_id", x="latency_s", hue="outcome", ax=ax, orient="h",
+                  palette={"success": "#2f8f6d", "failure": "#c0392b"}, size=5)
+    ax.set_title("Latency per attempt (s)")
+    ax.set_ylabel("")
+    return fig
+
+
+def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
+    """Suite pass^k and pass@k per k: mean over tasks with its t-interval, n = tasks with n ≥ k."""
+    from aeh.stats import suite_rate
+
+    tasks = pk[pk["task_id"] != "<suite>"]
+    rows = []
+    for k, group in tasks.groupby("k"):
+        for col, label in (("pass_hat_k", "pass^k"), ("pass_at_k", "pass@k")):
+            s = suite_rate(group[col].astype(float).tolist())
+            rows.append({"k": int(k), "measure": label, "rate": s.mean, "low": s.low, "high": s.high,
+                         "n tasks": len(group)})
+    return pd.DataFrame(rows)
+
+
+def pass_k_chart(summary: pd.DataFrame) -> Any:
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if summary.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    sns.lineplot(data=summary, x="k", y="rate", hue="measure", marker="o", ax=ax)
+    for (_, group), color in zip(summary.groupby("measure", sort=True), sns.color_palette(), strict=False):
+        ax.fill_between(group["k"], group["low"], group["high"], alpha=0.15, color=color)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xticks(sorted(summary["k"].unique()))
+    ax.set_title("pass^k (all k succeed) and pass@k (any of k), with 95% intervals")
+    return fig
+
+
+# -- comparison ---------------------------------------------------------------------------
+
+
+def newcombe_interval(p_a: float, lo_a: float, hi_a: float, p_b: float, lo_b: float, hi_b: float) -> tuple[float, float]:
+    """95% interval of p_b − p_a from the two Wilson intervals (Newcombe 1998, method 10)."""
+    d = p_b - p_a
+    return (d - math.sqrt((p_b - lo_b) ** 2 + (hi_a - p_a) ** 2),
+            d + math.sqrt((hi_b - p_b) ** 2 + (p_a - lo_a) ** 2))
+
+
+def with_task_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fill per-task delta_low/delta_high (Newcombe) where the frame has none (the suite row has its own)."""
+    out = frame.copy()
+    for i, r in out.iterrows():
+        if r["task_id"] != "<suite>" and r["n_a"] and r["n_b"] and pd.isna(r["delta_low"]):
+            out.at[i, "delta_low"], out.at[i, "delta_high"] = newcombe_interval(
+                r["rate_a"], r["low_a"], r["high_a"], r["rate_b"], r["low_b"], r["high_b"])
+    return out
+
+
+def compare_header(frame: pd.DataFrame) -> Any:
+    a = frame.attrs
+    parts = [f"<h1>Comparison: B = {escape(a['run_b'])} vs baseline A = {escape(a['run_a'])}</h1>"]
+    for w in a["warnings"]:
+        parts.append(f'<div class="aeh-banner warn" style="padding:10px 14px;background:#fdecea;'
+                     f'border:1px solid #e0a5a0;color:#8a1f17;border-radius:6px;margin:4px 0">⚠ {escape(w)}</div>')
+    ia, ib = a["run_a_info"], a["run_b_info"]
+    rows = "".join(
+        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(str(ia.get(k)))}</td><td>{escape(str(ib.get(k)))}</td></tr>"
+        for k in ("suite", "suite_hash", "adapter", "model", "attempts", "seed", "judge_model",
+                  "tier2_prompt_version", "price_table_version", "price_table_date", "status", "created_at"))
+    parts.append(f"<table id='runs-compared'><tr><th></th><th>A (baseline)</th><th>B (new)</th></tr>{rows}</table>")
+    verdict = (f"<b>Regressed ({len(a['regressed'])}):</b> {escape(', '.join(a['regressed']))}" if a["regressed"]
+               else "No task regressed significantly after Benjamini–Hochberg.")
+    parts.append(f"<p>{verdict} Method: {escape(a['method'])}; FDR {a['fdr']}.</p>")
+    return _html("\n".join(parts))
+
+
+def compare_table(frame: pd.DataFrame) -> Any:
+    f = with_task_intervals(frame)
+    rows = pd.DataFrame({
+        "task": f["task_id"],
+        "A rate (k/n) [95%]": [fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a) for r in f.itertuples()],
+        "B rate (k/n) [95%]": [fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b) for r in f.itertuples()],
+        "delta [95%]": [f"{_num(r.delta, '{:+.2f}')} [{_num(r.delta_low, '{:+.2f}')}, {_num(r.delta_high, '{:+.2f}')}]"
+                        for r in f.itertuples()],
+        "p": [_num(v, "{:.3f}") for v in f["p_value"]],
+        "q (BH)": [_num(v, "{:.3f}") for v in f["q_value"]],
+        "verdict": ["REGRESSED" if r.regressed else "improved" if r.improved else (r.note or "")
+                    for r in f.itertuples()],
+    })
+    return _html(rows.to_html(index=False, table_id="compare-table", border=0))
+
+
+def forest_plot(frame: pd.DataFrame) -> Any:
+    """Per-task delta (B − A) with its 95% interval, coloured by BH verdict; the suite row last."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    f = with_task_intervals(frame)
+    f = f[(f["n_a"] > 0) & (f["n_b"] > 0)].dropna(subset=["delta"])
+    if f.empty:
+        return None
+    f = pd.concat([f[f.task_id != "<suite>"].sort_values("delta"), f[f.task_id == "<suite>"]])
+    f["verdict"] = ["regressed" if r else "improved" if i else "no significant change"
+                    for r, i in zip(f["regressed"], f["improved"], strict=True)]
+    labels = [("SUITE (paired)" if t == "<suite>" else t) for t in f["task_id"]]
+    palette = {"regressed": "#c0392b", "improved": "#2f8f6d", "no significant change": "#555"}
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(f) + 1.4))
+    for y, (lo, hi, v) in zip(labels, zip(f["delta_low"], f["delta_high"], f["verdict"], strict=True), strict=True):
+        ax.hlines(y, lo, hi, color=palette[v], lw=3, alpha=0.6)
+    sns.scatterplot(x=f["delta"].to_numpy(), y=labels, hue=f["verdict"].to_numpy(), palette=palette, ax=ax, s=60, zorder=3)
+    ax.axvline(0, color="black", lw=1)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_xlabel("delta in pass rate, B − A (95% interval; tasks: Newcombe, suite: paired)")
+    ax.set_title("Per-task deltas")
+    return fig
+
+
+def newly_failing(frame: pd.DataFrame) -> Any:
+    names = frame.attrs["newly_failing"]
+    if not names:
+        return _html("<p id='newly-failing'>No newly failing task (none was 100% in A and below 100% in B).</p>")
+    rows = frame[frame.task_id.isin(names)]
+    items = "".join(f"<li>{escape(r.task_id)}: A {fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a)} → "
+                    f"B {fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b)}</li>" for r in rows.itertuples())
+    return _html(f"<div id='newly-failing'><b>Newly failing (was 100% in A):</b><ul>{items}</ul></div>")
+
+
+# -- agreement ----------------------------------------------------------------------------
+
+
+def agreement_tables(frame: pd.DataFrame) -> Any:
+    """κ with its interval and n, raw agreement, base rates with intervals, and the 2×2 table."""
+    from aeh.stats import wilson_interval
+
+    usable = frame[(frame["n"] > 0) & frame["kappa"].notna()] if len(frame) else frame
+    if usable.empty:
+        return _html("<p id='no-judge'><b>No judge verdicts in this run</b>: no attempt has both a judge and a "
+                     "programmatic verdict, so there is no agreement to measure. Run with a judge grader "
+                     "(e.g. <code>--judge-model</code>) to get κ.</p>")
+    parts = []
+    for r in usable.itertuples():
+        n = int(r.n)
+
+        def base(p: float) -> str:
+            k = round(p * n)
+            lo, hi = wilson_interval(k, n)
+            return fmt_rate(p, k, n, lo, hi)
+
+        trusted = "trusted" if r.trusted else f"NOT trusted (κ below {frame.attrs.get('threshold', 0.7)} or too few)"
+        parts.append(
+            f"<h3>{escape(r.rater)} vs programmatic graders</h3>"
+            f"<p><b>κ = {_num(r.kappa)}</b> [{_num(r.kappa_low)}, {_num(r.kappa_high)}], n = {n} attempts, "
+            f"raw agreement {_num(r.raw_agreement)} — {trusted}. {escape(str(r.note or ''))}</p>"
+            f"<table class='kappa-table' border='1' style='border-collapse:collapse'>"
+            f"<tr><th></th><th>{escape(r.rater)} pass</th><th>{escape(r.rater)} fail</th></tr>"
+            f"<tr><th>programmatic pass</th><td>{r.both_pass}</td><td>{r.prog_pass_rater_fail}</td></tr>"
+            f"<tr><th>programmatic fail</th><td>{r.prog_fail_rater_pass}</td><td>{r.both_fail}</td></tr></table>"
+            f"<p>Base rates (pass): programmatic {base(r.base_rate_programmatic)}, "
+            f"{escape(r.rater)} {base(r.base_rate_rater)}. With very unequal base rates κ is low even "
+            "when raw agreement is high.</p>")
+    return _html("\n".join(parts))

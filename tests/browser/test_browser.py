@@ -1,0 +1,51 @@
+"""A real browser opens the report and a trace from disk: no network, the table is there, nodes expand."""
+
+from __future__ import annotations
+
+import pytest
+
+from aeh.report import render_run_report, render_trace_html
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _offline_page(browser):
+    page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    fetched: list[str] = []
+
+    def block(route):
+        fetched.append(route.request.url)
+        route.abort()
+
+    page.route("http*://**", block)  # anything off the file system would be a bug
+    return page, fetched
+
+
+def test_report_and_trace_in_chromium(browser, mock_db, tmp_path, artifacts):
+    db, _, run_b = mock_db
+    report = render_run_report(run_b, tmp_path / "report.html", db=db)
+    trace = render_trace_html(run_b, "add_then_multiply", 0, tmp_path / "trace.html", db=db)
+
+    page, fetched = _offline_page(browser)
+    page.goto(report.as_uri())
+    table = page.locator("#per-task-table")
+    table.wait_for()
+    assert table.locator("tbody tr").count() == 3
+    assert "add_then_multiply" in table.inner_text()
+    assert page.locator("img[src^='data:image/png;base64,']").count() >= 4
+    page.screenshot(path=str(artifacts / "report.png"), full_page=False)
+
+    page.goto(trace.as_uri())
+    agent = page.locator("li.node[data-name='agent']").first
+    children = agent.locator(":scope > ul > li.node").first
+    assert not children.is_visible()  # collapsed below the root
+    agent.locator(":scope > .row").click()
+    assert "open" in agent.get_attribute("class")
+    children.wait_for(state="visible")
+    assert agent.locator(":scope > .detail").is_visible()
+    agent.locator(":scope > .row").click()  # and closes again
+    assert not children.is_visible()
+    agent.locator(":scope > .row").click()
+    page.screenshot(path=str(artifacts / "trace.png"), full_page=True)
+    assert fetched == []
+    page.close()

@@ -1,0 +1,58 @@
+"""CI executes every shipped notebook with papermill on a small mock run; any cell error fails."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import aeh
+from aeh.report import NOTEBOOKS, execute_notebook, notebooks_dir
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _text(nb) -> str:
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            data = out.get("data", {})
+            parts.append(data.get("text/html", "") + data.get("text/plain", ""))
+    return "\n".join(p if isinstance(p, str) else "".join(p) for p in parts)
+
+
+def test_notebooks_ship_inside_the_package():
+    folder = Path(aeh.__file__).parent / "_bundled" / "notebooks"
+    assert folder == notebooks_dir()
+    assert sorted(p.stem for p in folder.glob("*.ipynb")) == sorted(NOTEBOOKS)
+    for name in NOTEBOOKS:
+        nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1 and nb.cells[0] is tagged[0], name
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{name} is stored with outputs"
+
+
+def test_every_notebook_executes(mock_db, tmp_path):
+    db, run_a, run_b = mock_db
+    jobs = {
+        "run_suite": {"suite": "toy_math", "adapter": "mock", "attempts": 3, "seed": 5, "db": str(db)},
+        "compare_runs": {"run_a": run_a, "run_b": run_b, "db": str(db)},
+        "judge_agreement": {"run_id": run_b, "db": str(db)},
+        "explore": {"run_id": run_b, "db": str(db), "only_failed": True},
+    }
+    assert set(jobs) == set(NOTEBOOKS)
+    with ThreadPoolExecutor(max_workers=2) as pool:  # kernels are separate processes
+        futures = {name: pool.submit(execute_notebook, name, params, tmp_path / f"{name}.ipynb")
+                   for name, params in jobs.items()}
+        done = {name: nbformat.read(f.result(), as_version=4) for name, f in futures.items()}
+
+    run = _text(done["run_suite"])
+    assert "per-task-table" in run and "Wilson 95%" in run and "Suite rate" in run
+    assert len(aeh.runs(str(db))) == 3  # run mode executed the agent and stored a new run
+    assert "Per-task deltas" in "".join(c.source for c in done["compare_runs"].cells)
+    assert "compare-table" in _text(done["compare_runs"])
+    assert "No judge verdicts in this run" in _text(done["judge_agreement"])
+    assert "TraceBrowser" in _text(done["explore"]) or "application/vnd.jupyter.widget-view+json" in str(done["explore"])

@@ -1,0 +1,66 @@
+"""TraceBrowser driven by simulated clicks: task → attempt → span tree, details, failed filter."""
+
+from __future__ import annotations
+
+import aeh
+from aeh.store import Store
+
+
+def _labels(browser) -> list[str]:
+    return [b.description for b in browser.tree.children]
+
+
+def test_lazy_attribute_and_initial_view(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    assert type(browser).__module__ == "aeh.widgets._browser"
+    assert [v for _, v in browser.task_select.options] == ["add_then_multiply", "average_to_two_decimals",
+                                                           "split_the_bill"]
+    assert browser.task_select.value == "add_then_multiply"
+    assert browser.attempt_select.value == 0
+    labels = _labels(browser)
+    assert labels[0].startswith("▾ [scheduler] attempt")  # root open, its children shown collapsed
+    assert any("] agent" in label and label.startswith("▸") for label in labels)
+    assert "add_then_multiply #0" in browser.summary.value
+
+
+def test_click_expands_collapses_and_shows_details(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    agent = next(sid for sid, n in browser.nodes.items() if n.span.name == "agent")
+    before = len(browser.tree.children)
+    browser.node_buttons[agent].click()
+    assert browser.selected == agent and agent in browser.expanded
+    assert len(browser.tree.children) == before + len(browser.nodes[agent].children)
+    assert any("model:call" in label for label in _labels(browser))
+    assert "agent" in browser.detail.value and "adapter" in browser.detail.value  # attributes shown
+    tool = next(sid for sid, n in browser.nodes.items() if n.span.category == "tools")
+    browser.node_buttons[tool].click()
+    assert "args" in browser.detail.value
+    browser.node_buttons[agent].click()  # collapse again
+    assert len(browser.tree.children) == before
+    browser.expand_all.click()
+    assert len(browser.tree.children) == len(browser.nodes)
+    browser.collapse_all.click()
+    assert len(browser.tree.children) == 1
+
+
+def test_failed_filter_and_attempt_choice(degraded_run):
+    db, run = degraded_run
+    with Store(db) as store:
+        frame = store.attempts_frame(run)
+    failed = {(t, a) for t, a, ok in zip(frame["task_id"], frame["attempt"], frame["success"], strict=True) if not ok}
+    browser = aeh.TraceBrowser(run, db=db)
+    browser.failed_only.value = True
+    shown = set()
+    for _, task in browser.task_select.options:
+        browser.task_select.value = task
+        for _, attempt in browser.attempt_select.options:
+            browser.attempt_select.value = attempt
+            shown.add((task, attempt))
+            assert "FAILED" in browser.summary.value
+    assert shown == failed
+    browser.failed_only.value = False
+    assert len(browser.attempt_select.options) == 3
+    browser.attempt_select.value = 2
+    assert f"{browser.task_select.value} #2" in browser.summary.value
