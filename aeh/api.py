@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from aeh.adapters.base import Adapter, make_adapter
-from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
+from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.pricing import load_price_table
 from aeh.store import Redactor, Store
 from aeh.suite.contract import EvalSuite

@@ -65,6 +65,17 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "runs.db"
 
 
+@pytest.fixture(scope="session")
+def mock_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """A store with two toy_math runs: A (mock-strong) and B (mock-degraded), 3 attempts each."""
+    import aeh
+
+    db = tmp_path_factory.mktemp("store") / "runs.db"
+    a = aeh.run("toy_math", adapter="mock", attempts=3, seed=1, db=str(db)).attrs["run_id"]
+    b = aeh.run("toy_math", adapter="mock", attempts=3, seed=2, db=str(db), model="mock-degraded").attrs["run_id"]
+    return db, a, b
+
+
 @pytest.fixture
 def realdata() -> Path:
     if not REALDATA.is_dir():

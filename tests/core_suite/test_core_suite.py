@@ -8,7 +8,6 @@ import importlib.util
 import json
 import socket
 import sqlite3
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any

@@ -67,7 +67,7 @@ def test_success_runs_no_later_tier(db, fake_openai):
 
 
 def test_failure_without_golden_and_without_judge_is_flagged_with_a_packet(db):
-    info, store = run_tiny(db, Agent(f"84 boxes, mail me at ann@example.com", WRONG))
+    info, store = run_tiny(db, Agent("84 boxes, mail me at ann@example.com", WRONG))
     attempts = by_task(store, info.run_id)
     plain, golden = attempts["no_golden"], attempts["with_golden"]
     assert plain.success is False and plain.needs_human_review is True
@@ -122,7 +122,7 @@ def test_injected_trace_cannot_flip_a_programmatic_fail(db, fake_openai):
     """The judge is scripted to say pass to everything; the numeric grader still fails."""
     server = fake_openai(judge_replies())
     suite = TinySuite([{"kind": "judge", "rubric": "says 126 boxes"}])
-    info, store = run_tiny(db, Agent(f"84 boxes. {INJECTION}", ("17 + 25", f"1 + 1")),
+    info, store = run_tiny(db, Agent(f"84 boxes. {INJECTION}", ("17 + 25", "1 + 1")),
                            judge_model="gpt-4o-mini", suite=suite)
     for a in by_task(store, info.run_id).values():
         numeric, judged = results(a, 0)
