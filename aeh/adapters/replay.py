@@ -1,0 +1,239 @@
+"""`replay`: re-execute a stored run from its recorded trajectories, calling no model.
+
+For every (task_id, attempt) the adapter reads the ORIGINAL attempt from the store and plays it
+back through the engine:
+
+- each recorded model turn becomes a `model` span with `replayed_from` = the original span id,
+  carrying the original response (`gen_ai.output.messages`) and token usage (priced again, so
+  cost per task and token/cost caps behave as they did);
+- each recorded tool call (name + arguments) is re-executed through `ctx.call_tool`, so tools,
+  the allowlist, argument validation, seeded faults and the step budget run for real (a call
+  whose arguments were not a JSON object is re-sent as the same raw value → invalid_args);
+- the attempt ends as the original agent ended it: the same final output and status
+  (`budget_exhausted` is re-raised with the original reason; a harness error stays one).
+
+Model turns and tool calls are interleaved in their original order (from the span tree). The
+graders, invariants and analysis are those of the suite loaded NOW, so changing a grader and
+replaying shows exactly which verdicts the change flips on identical trajectories. Works for
+any original adapter — mock, react, single_shot or an imported run — as long as its attempts
+are in the store.
+
+Caveat: stored traces are redacted on write; a replayed argument or answer holds the redacted
+text (e.g. `[REDACTED:email]`) where the original held a secret or personal data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aeh.engine.budget import BudgetExceeded
+from aeh.engine.context import AttemptContext
+from aeh.errors import ConfigError
+from aeh.models import AgentOutcome, Attempt, Span, Task, ToolCall
+
+__all__ = ["ReplayAdapter", "replay_run", "replay_run_async", "verdict_differences"]
+
+_AGENT_STATUSES = ("answered", "declined", "gave_up", "budget_exhausted", "harness_error")
+
+
+def _open(db: Any) -> Any:
+    from aeh.api import open_store
+    from aeh.store import Store
+
+    return db if isinstance(db, Store) else open_store(db)
+
+
+class ReplayAdapter:
+    """Plays back the attempts of `source_run_id` from the store `db` (path or Store)."""
+
+    name = "replay"
+
+    def __init__(self, model: str | None = None, source_run_id: str | None = None,
+                 db: Any = None, **options: Any) -> None:
+        if options:
+            raise ConfigError(f"unknown replay adapter option(s): {', '.join(sorted(options))}")
+        if not source_run_id:
+            raise ConfigError(
+                "the replay adapter needs the run to replay — use `aeh replay --run-id ID`, or "
+                "adapter_options={'source_run_id': ID} from Python"
+            )
+        self._store = _open(db)
+        self._owns_store = self._store is not db
+        self.source_run_id = self._store.resolve_run_id(source_run_id)
+        self.source = self._store.run_info(self.source_run_id)
+        self.model = model or self.source.model
+
+    async def aclose(self) -> None:
+        # The engine closes adapters at run end; a store we opened ourselves is ours to close.
+        if self._owns_store:
+            self._store.close()
+            self._owns_store = False
+
+    # -- reading the original ------------------------------------------------------------------
+    def _original(self, task_id: str, attempt: int) -> tuple[Attempt, list[Span]]:
+        record = self._store.attempt_record(self.source_run_id, task_id, attempt)
+        spans = self._store.attempt_spans(self.source_run_id, task_id, attempt)
+        return record, spans
+
+    @staticmethod
+    def _agent_spans(spans: list[Span]) -> tuple[Span | None, list[Span]]:
+        """The original `agent` span and everything under it (not grading's judge calls)."""
+        agent = next((s for s in spans if s.name == "agent" and s.category == "scheduler"), None)
+        if agent is None:
+            return None, [s for s in spans if s.category != "grading"]
+        children: dict[str | None, list[Span]] = {}
+        for s in spans:
+            children.setdefault(s.parent_span_id, []).append(s)
+        out, stack = [], [agent.span_id]
+        while stack:
+            for child in children.get(stack.pop(), []):
+                out.append(child)
+                stack.append(child.span_id)
+        return agent, out
+
+    @classmethod
+    def plan(cls, record: Attempt, spans: list[Span]) -> tuple[Span | None, list[tuple[str, Any]]]:
+        """The original's steps in order: ("model", Span) and ("tool", ToolCall)."""
+        agent, under = cls._agent_spans(spans)
+        order = {s.span_id: i for i, s in enumerate(spans)}
+        under.sort(key=lambda s: (s.start_ts, order[s.span_id]))
+        by_span = {c.span_id: c for c in record.tool_calls if c.span_id}
+        steps: list[tuple[str, Any]] = []
+        used: set[int] = set()
+        for s in under:
+            if s.category == "model" and s.name == "model:call":
+                steps.append(("model", s))
+            elif s.category == "tools" and s.span_id in by_span:
+                call = by_span[s.span_id]
+                steps.append(("tool", call))
+                used.add(id(call))
+        # Tool calls without a matching span (an imported run stores no span tree): in order, last.
+        steps.extend(("tool", c) for c in record.tool_calls if id(c) not in used)
+        return agent, steps
+
+    # -- playing it back ---------------------------------------------------------------------
+    async def _model_turn(self, ctx: AttemptContext, original: Span) -> None:
+        attrs = original.attributes
+        requested = attrs.get("gen_ai.request.model") or self.model
+        extra = {k: attrs[k] for k in ("turn", "gen_ai.output.messages", "gen_ai.response.finish_reasons",
+                                       "gen_ai.request.messages") if k in attrs}
+        with ctx.model_call(requested, replayed_from=original.span_id, **extra) as span:
+            tokens_in = attrs.get("gen_ai.usage.input_tokens")
+            tokens_out = attrs.get("gen_ai.usage.output_tokens")
+            if tokens_in is None and tokens_out is None:
+                return
+            responded = attrs.get("gen_ai.response.model") or requested
+            priced_as = requested if ctx.prices.lookup(requested) is not None else responded
+            try:
+                ctx.record_usage(span, priced_as, int(tokens_in or 0), int(tokens_out or 0))
+            finally:
+                span.set(**{"gen_ai.response.model": responded})
+
+    @staticmethod
+    async def _tool_call(ctx: AttemptContext, original: ToolCall) -> None:
+        args: Any = original.args
+        if original.error_kind == "invalid_args" and set(args) == {"_raw"}:
+            args = args["_raw"]  # the model sent something that was not a JSON object: send it again
+        await ctx.call_tool(original.name, args)
+
+    async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        record, spans = self._original(task.id, ctx.attempt)
+        agent, steps = self.plan(record, spans)
+        ctx.recorder.event("replay", "scheduler", source_run_id=self.source_run_id,
+                           source_root_span_id=record.root_span_id, steps=len(steps))
+        for kind, item in steps:
+            if kind == "model":
+                await self._model_turn(ctx, item)
+            else:
+                await self._tool_call(ctx, item)
+        # How the AGENT ended (the agent span), not the attempt's final status, which a crashed
+        # grader may have turned into harness_error: the graders are re-run now.
+        status = record.status
+        final_output = record.final_output
+        error = record.error
+        if agent is not None:
+            status = agent.attributes.get("status", status)
+            final_output = agent.attributes.get("final_output", final_output)
+            error = agent.attributes.get("error", error) if agent.status == "error" else None
+        if status not in _AGENT_STATUSES:
+            status = record.status
+        if status == "budget_exhausted":
+            reason = f"replayed: {error or 'budget exhausted in the original attempt'}"
+            ctx.budget.exhausted = reason
+            raise BudgetExceeded(reason)
+        if status == "harness_error":
+            return AgentOutcome(final_output=final_output, status="harness_error",
+                                error=f"replayed harness error: {error or 'unknown'}")
+        return AgentOutcome(final_output=final_output, status=status)
+
+
+# -- a whole run --------------------------------------------------------------------------------
+
+
+async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any = None, *,
+                           concurrency: int | None = None, **options: Any) -> str:
+    """Replay stored run `run_id` into a new run (parent_run_id = run_id); returns its id.
+
+    The suite is `suite`, else the original run's `config["suite_spec"]`. Same seed, attempts,
+    tasks and fault profile as the original. Extra `options` go to `aeh.api.run_async`.
+    """
+    from aeh.api import default_db, run_async
+
+    path = str(db or default_db())
+    reader = _open(path)
+    try:
+        info = reader.run_info(run_id)
+    except BaseException:
+        reader.close()
+        raise
+    spec = suite if suite is not None else info.config.get("suite_spec")
+    if spec is None:
+        reader.close()
+        raise ConfigError(
+            f"run {info.run_id} did not record which suite it ran (no config.suite_spec) — "
+            "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
+        )
+    adapter = ReplayAdapter(model=info.model, source_run_id=info.run_id, db=reader)
+    config = {"replay_of": info.run_id, "source_adapter": info.adapter,
+              "source_suite_hash": info.suite_hash, **dict(options.pop("config", None) or {})}
+    try:
+        table = await run_async(
+            spec, adapter, attempts=info.attempts,
+            concurrency=concurrency or info.concurrency, seed=info.seed, db=path,
+            parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.get("tasks"),
+            fault_profile=info.fault_profile, config=config, **options,
+        )
+    finally:
+        reader.close()
+    return str(table.attrs["run_id"])
+
+
+def replay_run(run_id: str, db: str | Path | None = None, suite: Any = None, **options: Any) -> str:
+    """Sync twin of `replay_run_async` (works in scripts and in Jupyter); returns the new run id."""
+    from aeh.api import run_sync
+
+    return run_sync(replay_run_async(run_id, db, suite, **options))
+
+
+def verdict_differences(original_run_id: str, replay_run_id: str,
+                        db: str | Path | None = None) -> list[dict[str, Any]]:
+    """Attempts whose verdict (success, failure bucket) differs between two runs."""
+    from aeh.api import default_db
+
+    store = _open(str(db or default_db()))
+    try:
+        def verdicts(run_id: str) -> dict[tuple[str, int], tuple[bool, str | None]]:
+            frame = store.attempts_frame(run_id)
+            return {(r["task_id"], int(r["attempt"])): (bool(r["success"]), r["failure_bucket"])
+                    for r in frame.iter_rows(named=True)}
+
+        a, b = verdicts(original_run_id), verdicts(replay_run_id)
+    finally:
+        store.close()
+    out = []
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) != b.get(key):
+            out.append({"task_id": key[0], "attempt": key[1],
+                        "original": a.get(key), "replay": b.get(key)})
+    return out

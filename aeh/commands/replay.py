@@ -1,0 +1,52 @@
+"""`aeh replay --run-id ID`: re-run a stored run's trajectories (no model calls) into a new run.
+
+Graders, invariants and analysis are those of the suite as it is now, so a changed grader shows
+exactly which verdicts it flips on identical trajectories. Prints the new run's table and how
+many (task, attempt) verdicts differ from the original (0 when nothing that grades changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+NAME = "replay"
+HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    parser.add_argument("--run-id", required=True, help="the run to replay (id or unique prefix)")
+    parser.add_argument("--suite", help="suite to grade with (default: the one the original run recorded)")
+    parser.add_argument("--concurrency", type=int, help="attempts in flight (default: the original's)")
+    parser.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
+    parser.add_argument("--show-diffs", type=int, default=20, metavar="N",
+                        help="list at most N differing verdicts (default 20)")
+    add_db(parser)
+
+
+def main(args: argparse.Namespace) -> int:
+    from aeh.adapters.replay import replay_run, verdict_differences
+    from aeh.analysis import format_run_table, run_table
+    from aeh.api import default_db
+    from aeh.logs import RunLogger
+
+    db = args.db or default_db()
+    new_id = replay_run(args.run_id, db=db, suite=args.suite, concurrency=args.concurrency,
+                        progress=RunLogger(args.log_level))
+    table = run_table(new_id, db)
+    print(format_run_table(table))
+    original = table.attrs["run"].get("parent_run_id") or args.run_id
+    diffs = verdict_differences(original, new_id, db)
+    total = int(table.attrs.get("attempts_total", 0))
+    print(f"replay of {original}: {len(diffs)} of {total} verdicts differ from the original")
+    for d in diffs[: max(0, args.show_diffs)]:
+        def show(v: object) -> str:
+            if v is None:
+                return "missing"
+            ok, bucket = v  # type: ignore[misc]
+            return "success" if ok else f"fail ({bucket})"
+
+        print(f"  {d['task_id']} #{d['attempt']}: {show(d['original'])} → {show(d['replay'])}")
+    if len(diffs) > args.show_diffs:
+        print(f"  … and {len(diffs) - args.show_diffs} more")
+    return 3 if table.attrs.get("invalid_measurement") else 0
