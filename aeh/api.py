@@ -73,13 +73,16 @@ async def run_async(
     loaded = load_suite(suite)
     if isinstance(adapter, str):
         adapter = make_adapter(adapter, model=model, **(adapter_options or {}))
+    preflight = getattr(adapter, "preflight", None)
+    if callable(preflight):
+        preflight()  # one clear error for a missing key, not a harness error per attempt
     prices = load_price_table(price_table)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
     store = open_store(db, secrets=suite_secrets, redact=redact)
     config = dict(options.pop("config", None) or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
-    config.setdefault("adapter_options", dict(adapter_options or {}))
+    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
     run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
                                     tasks=tasks, config=config, **options)
     logger = progress or RunLogger(level=log_level)

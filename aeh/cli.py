@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--suite", required=True, help="shipped name (smoke, toy_math, core), entry point, or directory")
     r.add_argument("--adapter", default="mock", help="mock | react | single_shot | replay | an installed adapter")
     r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
+    r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
     r.add_argument("--attempts", type=int, default=5, help="attempts per task (default 5)")
     r.add_argument("--concurrency", type=int, default=4, help="attempts in flight at once (default 4)")
     r.add_argument("--seed", type=int, help="run seed; same seed, same trajectories (default: random, stamped)")
@@ -133,6 +135,7 @@ def _run(args: argparse.Namespace) -> int:
                       fault_rate=args.fault_rate, fault_mode=args.fault_mode))
         return EXIT_OK
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
+    adapter_options = _key_values(args.adapter_option, "--adapter-option")
     options: dict[str, Any] = {}
     for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks"):
         if getattr(args, key) is not None:
@@ -141,10 +144,25 @@ def _run(args: argparse.Namespace) -> int:
         args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
         seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
         redact=not args.no_redact, secrets=args.secrets, progress=logger,
-        keep_workspaces=args.keep_workspaces, **options,
+        keep_workspaces=args.keep_workspaces, adapter_options=adapter_options, **options,
     ))
     print(format_run_table(table))
     return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
+
+
+def _key_values(items: list[str], flag: str) -> dict[str, Any]:
+    """KEY=VALUE pairs; values are parsed as YAML scalars (256 → int, true → bool)."""
+    import yaml
+
+    from aeh.errors import ConfigError
+
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{flag} {item!r} is not KEY=VALUE — e.g. {flag} max_output_tokens=256")
+        parsed[key.strip()] = yaml.safe_load(value)
+    return parsed
 
 
 @command("runs")

@@ -29,6 +29,16 @@ def estimate_tokens(prompt: str, tool_schemas: list[dict[str, Any]], expected_tu
     return tokens_in, expected_turns * _OUTPUT_TOKENS_PER_TURN
 
 
+def _offered_schemas(adapter: str, registry: Any, tools: list[str]) -> list[dict[str, Any]]:
+    """The function schemas a request carries: live adapters add their `decline` tool, and
+    single_shot offers nothing else."""
+    if adapter not in ("react", "single_shot"):
+        return registry.schemas(tools)
+    from aeh.adapters._chat import DECLINE_TOOL
+
+    return [DECLINE_TOOL] if adapter == "single_shot" else [*registry.schemas(tools), DECLINE_TOOL]
+
+
 def _describe_faults(profile: dict[str, Any]) -> str:
     rates = ", ".join(f"{k} {v:g}" for k, v in (profile.get("rates") or {}).items() if v)
     return f"{profile.get('mode')} mode, per-call rates: {rates or 'none'}, tools: {profile.get('tools') or 'all'}"
@@ -58,7 +68,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
     for task in loaded.tasks():
         steps = len(task.plan) or (len(goldens[task.golden].steps) if task.golden in goldens else 0)
         turns = (1 if adapter == "single_shot" else max(2, steps + 1))
-        t_in, t_out = estimate_tokens(task.prompt, registry.schemas(task.tools), turns)
+        t_in, t_out = estimate_tokens(task.prompt, _offered_schemas(adapter, registry, task.tools), turns)
         cost = prices.price(model_name, t_in, t_out)
         total_in += t_in
         total_out += t_out

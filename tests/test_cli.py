@@ -120,3 +120,20 @@ def test_help_and_version(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc, redirect_stdout(io.StringIO()):
         main(argv)
     assert exc.value.code == 0
+
+
+def test_adapter_options_are_parsed_and_checked(db: Path) -> None:
+    code, _, err = run_cli("run", "--suite", "toy_math", "--db", str(db), "--adapter-option", "oops")
+    assert code == 2 and "is not KEY=VALUE" in err
+    code, _, err = run_cli("run", "--suite", "toy_math", "--db", str(db), "--adapter-option", "p_wrong=0.9",
+                           "--adapter-option", "colour=blue")
+    assert code == 2 and "unknown mock adapter option(s): colour" in err
+
+
+def test_live_adapter_without_key_fails_once_and_clearly(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    code, _, err = run_cli("run", "--suite", "toy_math", "--adapter", "react", "--model", "gpt-4o-mini",
+                           "--db", str(db))
+    assert code == 2 and "OPENAI_API_KEY" in err
+    assert not db.exists() or "harness" not in err

@@ -23,7 +23,7 @@ from aeh.engine.budget import BudgetTracker
 from aeh.engine.spans import SpanHandle, SpanRecorder
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
-from aeh.tools.registry import ToolEnv, ToolRegistry, ToolUnavailable
+from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
 
@@ -130,6 +130,9 @@ class AttemptContext:
         except TimeoutError:
             return ToolCall(name=name, args=args, error_kind="timeout",
                             error=f"tool timed out after {spec.timeout_s}s",
+                            latency_s=time.monotonic() - start)
+        except ToolInputError as exc:
+            return ToolCall(name=name, args=args, error_kind="invalid_args", error=str(exc),
                             latency_s=time.monotonic() - start)
         except ToolUnavailable as exc:
             return ToolCall(name=name, args=args, error_kind="unavailable", error=str(exc),

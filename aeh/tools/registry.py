@@ -15,11 +15,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["ToolEnv", "ToolRegistry", "ToolSpec", "ToolUnavailable"]
+__all__ = ["ToolEnv", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable"]
 
 
 class ToolUnavailable(Exception):
     """Raise from a tool that is deliberately unavailable (e.g. a suite's `broken_tool`)."""
+
+
+class ToolInputError(ValueError):
+    """Raise from a tool whose arguments fit the schema but make no sense (`1 +* 2`).
+
+    The engine records it as `invalid_args`: the agent's malformed call, not a tool failure.
+    """
 
 
 @dataclass

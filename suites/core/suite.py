@@ -36,10 +36,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from pydantic import BaseModel, Field
 
-import aeh.grading.workspace_graders  # noqa: F401  (registers the `file` and `sql` grader kinds)
 from aeh.grading.workspace_graders import check_read_only_sql, connect_read_only
 from aeh.models import TraceView
-from aeh.tools.registry import ToolEnv, ToolRegistry, ToolUnavailable
+from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 
 name = "core"
 tools = ToolRegistry()
@@ -106,7 +105,7 @@ def read_file(args: PathArgs, env: ToolEnv) -> str:
     if not target.is_file():
         raise FileNotFoundError(f"no file {args.path!r} in the workspace")
     if target.suffix == ".db":
-        raise ValueError(f"{args.path!r} is a database; use sql_query")
+        raise ToolInputError(f"{args.path!r} is a database; use sql_query")
     return target.read_text(encoding="utf-8", errors="replace")[:_MAX_READ_CHARS]
 
 
@@ -173,14 +172,14 @@ def update_ticket(args: UpdateTicketArgs, env: ToolEnv) -> dict[str, Any]:
     """Change a ticket's status, priority and/or assignee in the support database."""
     changes = {k: v for k, v in args.model_dump().items() if k != "ticket_id" and v is not None}
     if not changes:
-        raise ValueError("give at least one of status, priority, assignee")
+        raise ToolInputError("give at least one of status, priority, assignee")
     db = inside_workspace(env, DATABASE)
     conn = sqlite3.connect(db)
     try:
         if "assignee" in changes and not conn.execute(
             "SELECT 1 FROM agents WHERE name = ?", (changes["assignee"],)
         ).fetchone():
-            raise ValueError(f"no agent named {changes['assignee']!r}")
+            raise ToolInputError(f"no agent named {changes['assignee']!r}")
         sets = ", ".join(f"{k} = ?" for k in changes)  # keys come from the params model only
         cur = conn.execute(f"UPDATE tickets SET {sets} WHERE ticket_id = ?",
                            (*changes.values(), args.ticket_id))
@@ -255,11 +254,11 @@ def _walk(node: ast.AST) -> float:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _walk(node.left), _walk(node.right)
         if isinstance(node.op, ast.Div) and right == 0:
-            raise ValueError("division by zero")
+            raise ToolInputError("division by zero")
         return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_walk(node.operand))
-    raise ValueError(f"unsupported syntax: {type(node).__name__}")
+    raise ToolInputError(f"unsupported syntax: {type(node).__name__}")
 
 
 class CalculatorArgs(BaseModel):
@@ -272,7 +271,7 @@ def calculator(args: CalculatorArgs, env: ToolEnv) -> dict[str, Any]:
     try:
         tree = ast.parse(args.expression.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ValueError(f"not an arithmetic expression: {exc.msg}") from None
+        raise ToolInputError(f"not an arithmetic expression: {exc.msg}") from None
     return {"expression": args.expression, "result": round(float(_walk(tree.body)), 10)}
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from aeh.grading.outcome import extract_last_number
 from aeh.models import TraceView
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry
 
 name = "toy_math"
 tools = ToolRegistry()
@@ -27,11 +27,11 @@ _MAX_CHARS = 200  # a calculator, not a compute service: bound the work one call
 def evaluate(expression: str) -> float:
     """Evaluate + - * / ( ) over numbers by walking the AST; anything else is refused (no eval)."""
     if len(expression) > _MAX_CHARS:
-        raise ValueError(f"expression longer than {_MAX_CHARS} characters")
+        raise ToolInputError(f"expression longer than {_MAX_CHARS} characters")
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ValueError(f"not an arithmetic expression: {exc.msg}") from None
+        raise ToolInputError(f"not an arithmetic expression: {exc.msg}") from None
     return float(_walk(tree.body))
 
 
@@ -41,11 +41,11 @@ def _walk(node: ast.AST) -> float:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _walk(node.left), _walk(node.right)
         if isinstance(node.op, ast.Div) and right == 0:
-            raise ValueError("division by zero")
+            raise ToolInputError("division by zero")
         return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_walk(node.operand))
-    raise ValueError(f"unsupported syntax: {type(node).__name__} (only numbers, + - * / and parentheses)")
+    raise ToolInputError(f"unsupported syntax: {type(node).__name__} (only numbers, + - * / and parentheses)")
 
 
 class CalculatorArgs(BaseModel):

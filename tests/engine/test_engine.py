@@ -161,3 +161,23 @@ def test_run_inside_a_running_event_loop(db: Path) -> None:
 def test_bad_suite_name_is_a_clear_error(db: Path) -> None:
     with pytest.raises(aeh.SuiteLoadError, match="nope"):
         aeh.run("nope", db=db)
+
+
+def test_tool_input_error_is_the_agents_malformed_call(db: Path) -> None:
+    from aeh.tools import ToolInputError
+
+    class Strict(MemorySuite):
+        def tool_registry(self):
+            registry = super().tool_registry()
+
+            @registry.tool("parse", description="parse a number")
+            def parse(args: dict, env) -> float:
+                raise ToolInputError(f"not a number: {args.get('text')!r}")
+
+            return registry
+
+    suite = Strict([task(tools=["parse"], plan=[], graders=[{"kind": "contains", "substring": "x"}])])
+    table = aeh.run(suite, adapter=ScriptedAdapter(calls=[("parse", {"text": "1 +* 2"})]), attempts=1,
+                    seed=1, db=db)
+    row = _attempts(table.attrs["run_id"], db).loc[0]
+    assert row["failure_bucket"] == "malformed_tool_call"
