@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from aeh.analysis._read import run_table
-from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference
+from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference, two_sample_test
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
@@ -33,6 +33,21 @@ def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[
         if info.get("status") not in (None, "finished"):
             warnings.append(f"run {label} ({info['run_id']}) is {info.get('status')}, not finished")
     return warnings
+
+
+def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
+    """Say so when even the most extreme outcome (all pass in A, all fail in B) could not
+    survive Benjamini–Hochberg for a lone task: then "no regression" means "could not tell"."""
+    tested = [c for c in counts if c.n_a and c.n_b]
+    if not tested:
+        return None
+    best = min(two_sample_test(c.n_a, c.n_a, 0, c.n_b) for c in tested)
+    if best * len(tested) < fdr:
+        return None
+    n = max(max(c.n_a, c.n_b) for c in tested)
+    return (f"underpowered: with at most {n} attempts per task and {len(tested)} tasks, the smallest "
+            f"possible p ({best:.4f}) cannot pass BH at FDR {fdr} for a single task — a lone regressed "
+            "task cannot be flagged; plan attempts with aeh.power()")
 
 
 def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.DataFrame:
@@ -78,6 +93,9 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
         if attrs["invalid_measurement"]:
             warnings.append(f"run {label} has {attrs['harness_error_rate']:.1%} harness errors (> 2%): "
                             "not a valid measurement")
+    power_note = _underpowered(counts, fdr)
+    if power_note:
+        warnings.append(power_note)
     task_rows = frame[frame.task_id != SUITE_ROW]
     frame.attrs.update({
         "run_a": info_a["run_id"], "run_b": info_b["run_id"], "run_a_info": info_a, "run_b_info": info_b,

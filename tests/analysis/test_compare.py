@@ -103,3 +103,17 @@ def test_se_is_nan_on_task_rows(mock_pair: tuple[str, str, str]) -> None:
     db, strong, degraded = mock_pair
     frame = aeh.compare(strong, degraded, db=db)
     assert all(math.isnan(v) for v in frame[frame.task_id != SUITE_ROW].se)
+
+
+def test_compare_warns_when_no_single_task_could_be_flagged(tmp_path) -> None:
+    import aeh
+
+    db = tmp_path / "runs.db"
+    # 3 tasks × 2 attempts: the most extreme table (2/2 vs 0/2) has p = 0.25 > 0.05.
+    a = aeh.run("toy_math", attempts=2, seed=1, db=db).attrs["run_id"]
+    b = aeh.run("toy_math", attempts=2, seed=2, db=db).attrs["run_id"]
+    warnings = aeh.compare(a, b, db=db).attrs["warnings"]
+    assert any(w.startswith("underpowered:") and "3 tasks" in w for w in warnings)
+    c = aeh.run("toy_math", attempts=12, seed=1, db=db).attrs["run_id"]
+    d = aeh.run("toy_math", attempts=12, seed=2, db=db).attrs["run_id"]
+    assert not any(w.startswith("underpowered") for w in aeh.compare(c, d, db=db).attrs["warnings"])
