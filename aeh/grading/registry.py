@@ -65,7 +65,8 @@ class _Kind:
 class GraderRegistry:
     def __init__(self) -> None:
         self._kinds: dict[str, _Kind] = {}
-        self._entry_points_loaded = False
+        self._entry_points_seen: set[str] = set()
+        self._scanned = False
 
     def register(self, kind: str, config: type[GraderConfig]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def add(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,22 +76,26 @@ class GraderRegistry:
         return add
 
     def _load_entry_points(self) -> None:
-        if self._entry_points_loaded:
-            return
-        self._entry_points_loaded = True
+        """Import every `aeh.graders` entry point not imported yet (plugins installed later too)."""
         for ep in entry_points(group="aeh.graders"):
-            ep.load()
+            key = f"{ep.name}={ep.value}"
+            if key not in self._entry_points_seen:
+                self._entry_points_seen.add(key)
+                ep.load()
 
     def kinds(self) -> list[str]:
-        self._ensure_builtin()
+        self._ensure_builtin(rescan=True)
         return sorted(self._kinds)
 
     def __contains__(self, kind: object) -> bool:
         self._ensure_builtin()
+        if kind not in self._kinds:
+            self._ensure_builtin(rescan=True)  # a plugin may have been installed since
         return kind in self._kinds
 
     def config_model(self, kind: str) -> type[GraderConfig]:
-        self._ensure_builtin()
+        if kind not in self:
+            raise KeyError(kind)
         return self._kinds[kind].config
 
     def validate(self, spec: GraderSpec) -> GraderConfig:
@@ -104,13 +109,15 @@ class GraderRegistry:
             result = await result
         return result
 
-    def _ensure_builtin(self) -> None:
-        if self is default_graders:
-            import aeh.grading.judge_grader  # noqa: F401  (registers judge)
-            import aeh.grading.outcome  # noqa: F401  (registers the built-in kinds)
-            import aeh.grading.workspace_graders  # noqa: F401  (registers file and sql)
+    def _ensure_builtin(self, rescan: bool = False) -> None:
+        if self is not default_graders or (self._scanned and not rescan):
+            return
+        import aeh.grading.judge_grader  # noqa: F401  (registers judge)
+        import aeh.grading.outcome  # noqa: F401  (registers the built-in kinds)
+        import aeh.grading.workspace_graders  # noqa: F401  (registers file and sql)
 
-            self._load_entry_points()
+        self._load_entry_points()
+        self._scanned = True
 
 
 default_graders = GraderRegistry()

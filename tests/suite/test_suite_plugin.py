@@ -68,3 +68,27 @@ def test_installed_plugins_are_listed_when_a_name_is_unknown(installed_plugin):
         load_suite("demo_plugn")
     fix = info.value.problems[0].fix or ""
     assert "demo_plugin" in fix and "smoke" in fix and "toy_math" in fix
+
+
+def test_plugin_grader_kind_loads_through_aeh_graders(installed_plugin, tmp_path):
+    import aeh
+    from aeh.grading.registry import default_graders
+
+    suite = load_suite("demo_plugin")  # validating it needs the plugin's `palindrome_verdict` kind
+    assert "palindrome_verdict" in default_graders
+    table = aeh.run(suite, attempts=3, seed=1, db=tmp_path / "runs.db", model="mock-strong",
+                    adapter_options={"p_wrong": 0.0, "p_give_up": 0.0, "p_decline": 0.0,
+                                     "p_hallucinate": 0.0, "p_bad_args": 0.0, "p_loop": 0.0})
+    graded = aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")
+    assert graded["grader:palindrome_verdict"].dropna().astype(bool).all()
+
+
+def test_plugin_adapter_loads_through_aeh_adapters(installed_plugin, tmp_path):
+    import aeh
+    from aeh.adapters import adapter_names
+
+    assert "echo" in adapter_names()
+    table = aeh.run("demo_plugin", adapter="echo", attempts=2, seed=1, db=tmp_path / "runs.db")
+    assert table["successes"].sum() == 0
+    assert set(aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")["failure_bucket"]) == {"wrong_answer"}
+    assert aeh.runs(tmp_path / "runs.db").iloc[0].model == "echo-1"

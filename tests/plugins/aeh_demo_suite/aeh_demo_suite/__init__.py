@@ -23,7 +23,8 @@ _TASKS = [
         "tools": ["reverse"],
         "plan": [{"tool": "reverse", "args": {"text": "level"}}],
         "reference_answer": "Yes, 'level' is a palindrome.",
-        "graders": [{"kind": "contains", "all_of": ["palindrome"]}],
+        "graders": [{"kind": "contains", "all_of": ["palindrome"]},
+                    {"kind": "palindrome_verdict", "word": "level"}],
     },
 ]
 
