@@ -75,7 +75,10 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
             "improved": c.improved, "note": note,
         })
     paired = [t for t in task_ids if a["n"].get(t) and b["n"].get(t)]
-    diff = paired_suite_difference([float(a["rate"][t]) for t in paired], [float(b["rate"][t]) for t in paired])
+    diff = paired_suite_difference(
+        [float(a["rate"][t]) for t in paired], [float(b["rate"][t]) for t in paired],
+        counts=[(int(a["successes"][t]), int(a["n"][t]), int(b["successes"][t]), int(b["n"][t])) for t in paired],
+    )
     rows.append({
         "task_id": SUITE_ROW, "n_a": len(paired), "k_a": None,
         "rate_a": table_a.attrs["suite_rate"], "low_a": table_a.attrs["suite_low"],

@@ -4,6 +4,7 @@ from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
 from ._calibration import SimResult, simulate_aa, simulate_drop
 from ._compare import (
     PAIRED_DIFF_METHOD,
+    PAIRED_DIFF_WITHIN_METHOD,
     PairedDiff,
     TaskComparison,
     TaskCounts,
@@ -18,6 +19,7 @@ from ._power import (
     rejection_region,
 )
 from ._rates import (
+    SUITE_RATE_DEGENERATE_METHOD,
     SUITE_RATE_METHOD,
     Rate,
     SuiteRate,
@@ -32,6 +34,8 @@ from ._rates import (
 __all__ = [
     "KAPPA_TRUST_THRESHOLD",
     "PAIRED_DIFF_METHOD",
+    "PAIRED_DIFF_WITHIN_METHOD",
+    "SUITE_RATE_DEGENERATE_METHOD",
     "SUITE_RATE_METHOD",
     "Agreement",
     "PairedDiff",

@@ -15,6 +15,7 @@ from statsmodels.stats.multitest import multipletests
 
 __all__ = [
     "PAIRED_DIFF_METHOD",
+    "PAIRED_DIFF_WITHIN_METHOD",
     "PairedDiff",
     "TaskComparison",
     "TaskCounts",
@@ -24,6 +25,10 @@ __all__ = [
     "BOSCHLOO_MAX_N",
 ]
 
+PAIRED_DIFF_WITHIN_METHOD = (
+    "mean of per-task differences (B - A); every task moved by the same amount, so the SE across "
+    "tasks is 0: normal interval and z-test on the within-task sampling SE (Agresti-Caffo)"
+)
 PAIRED_DIFF_METHOD = (
     "mean of per-task differences (B - A); t-interval on SE across tasks; "
     "paired t-test (scipy.stats.ttest_rel)"
@@ -143,7 +148,8 @@ class PairedDiff:
 
 
 def paired_suite_difference(
-    rates_a: Sequence[float], rates_b: Sequence[float], alpha: float = 0.05
+    rates_a: Sequence[float], rates_b: Sequence[float], alpha: float = 0.05,
+    counts: Sequence[tuple[int, int, int, int]] | None = None,
 ) -> PairedDiff:
     """Mean per-task difference B - A, SE = sd(diffs, ddof=1)/sqrt(T), t-interval, paired t p."""
     a = np.asarray(rates_a, dtype=float)
@@ -159,9 +165,30 @@ def paired_suite_difference(
     mean = float(diffs.mean())
     se = float(diffs.std(ddof=1) / math.sqrt(t_count))
     if se == 0.0:
-        # identical differences: t statistic undefined; no spread means no uncertainty.
-        p = 1.0 if mean == 0.0 else 0.0
-        return PairedDiff(mean, 0.0, mean, mean, p, t_count, PAIRED_DIFF_METHOD)
+        # Every task moved by exactly the same amount: zero spread is not certainty. Fall back
+        # on the sampling noise inside each task (needs the counts).
+        return _within_task_difference(mean, t_count, counts, alpha)
     half = float(stats.t.ppf(1 - alpha / 2, df=t_count - 1)) * se
     p = float(stats.ttest_rel(b, a).pvalue)
     return PairedDiff(mean, se, mean - half, mean + half, p, t_count, PAIRED_DIFF_METHOD)
+
+
+def _within_task_difference(mean: float, t_count: int,
+                            counts: Sequence[tuple[int, int, int, int]] | None,
+                            alpha: float) -> PairedDiff:
+    """SE of the mean difference from each task's binomial noise, with Agresti-Caffo's
+    add-one smoothing so that 0/n and n/n still carry uncertainty."""
+    if not counts:
+        # No change at all is no evidence of change (p = 1); its width is still unknown.
+        return PairedDiff(mean, math.nan, math.nan, math.nan, 1.0 if mean == 0 else math.nan, t_count,
+                          "every task moved by the same amount and no counts were given: "
+                          "no interval")
+    var = 0.0
+    for k_a, n_a, k_b, n_b in counts:
+        pa, pb = (k_a + 1) / (n_a + 2), (k_b + 1) / (n_b + 2)
+        var += pa * (1 - pa) / (n_a + 2) + pb * (1 - pb) / (n_b + 2)
+    se = math.sqrt(var) / len(counts)
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    p = float(2 * stats.norm.sf(abs(mean) / se)) if se > 0 else 1.0
+    return PairedDiff(mean, se, max(-1.0, mean - z * se), min(1.0, mean + z * se), p, t_count,
+                      PAIRED_DIFF_WITHIN_METHOD)

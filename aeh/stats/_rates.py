@@ -25,6 +25,10 @@ __all__ = [
 SUITE_RATE_METHOD = (
     "mean of per-task rates; t-interval on SE across tasks (Miller 2024), clipped to [0,1]"
 )
+SUITE_RATE_DEGENERATE_METHOD = (
+    "mean of per-task rates; every task scored the same, so the SE across tasks is 0 and a "
+    "t-interval would collapse: Wilson interval with each task as one observation"
+)
 
 
 def _check_counts(successes: int, n: int) -> None:
@@ -125,8 +129,10 @@ class SuiteRate:
 def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
     """Mean of per-task rates; interval mean +/- t_{T-1} * sd(ddof=1)/sqrt(T), clipped.
 
-    Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). With one task the
-    SE and interval are nan; with none everything is nan.
+    Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). When every task has the
+    same rate the spread is 0 and the t-interval would collapse to a point, so the interval is
+    then Wilson's with each task as one observation. With one task the SE and interval are nan;
+    with none everything is nan.
     """
     x = np.asarray(task_rates, dtype=float)
     if np.isnan(x).any():
@@ -138,6 +144,11 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
     if t_count == 1:
         return SuiteRate(mean, math.nan, math.nan, math.nan, 1, SUITE_RATE_METHOD)
     se = float(x.std(ddof=1) / math.sqrt(t_count))
+    if se == 0.0:
+        # All tasks at the same rate (typically all 0 or all 1): zero spread is not certainty.
+        # Treat each task as one observation, as Wilson does for attempts at the extremes.
+        low, high = proportion_confint(mean * t_count, t_count, alpha=alpha, method="wilson")
+        return SuiteRate(mean, se, float(low), float(high), t_count, SUITE_RATE_DEGENERATE_METHOD)
     half = float(stats.t.ppf(1 - alpha / 2, df=t_count - 1)) * se
     low = float(np.clip(mean - half, 0.0, 1.0))
     high = float(np.clip(mean + half, 0.0, 1.0))

@@ -114,3 +114,19 @@ def test_p_value_cache_hits():
         stats.boschloo_exact(np.array([[7, 2], [2, 7]])).pvalue
     )
     assert _boschloo_p.cache_info().hits == before + 1
+
+
+def test_paired_difference_does_not_claim_certainty_when_all_tasks_move_alike() -> None:
+    from aeh.stats import PAIRED_DIFF_WITHIN_METHOD
+
+    # Three tasks, each 5/5 → 4/5: the spread across tasks is 0, yet this is hardly certain.
+    diff = paired_suite_difference([1.0] * 3, [0.8] * 3, counts=[(5, 5, 4, 5)] * 3)
+    assert diff.mean_delta == pytest.approx(-0.2)
+    assert diff.method == PAIRED_DIFF_WITHIN_METHOD
+    assert diff.se > 0 and diff.low < -0.2 < diff.high and diff.p > 0.05
+    # Hand check: Agresti-Caffo p̃_a = 6/7, p̃_b = 5/7; var per task = p(1-p)/7 for each side.
+    pa, pb = 6 / 7, 5 / 7
+    assert diff.se == pytest.approx(math.sqrt(3 * (pa * (1 - pa) / 7 + pb * (1 - pb) / 7)) / 3)
+    no_counts = paired_suite_difference([1.0] * 3, [0.8] * 3)
+    assert math.isnan(no_counts.low) and math.isnan(no_counts.p)
+    assert paired_suite_difference([0.5, 0.7], [0.5, 0.7]).p == 1.0

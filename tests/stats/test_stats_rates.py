@@ -114,3 +114,17 @@ def test_suite_interval_wider_than_pooled_wilson_when_tasks_differ():
     s = suite_rate([1.0, 1.0, 0.0, 0.0])
     low, high = wilson_interval(20, 40)
     assert (s.high - s.low) > 2 * (high - low)
+
+
+def test_suite_interval_does_not_collapse_when_every_task_scores_the_same() -> None:
+    from aeh.stats import SUITE_RATE_DEGENERATE_METHOD
+    from statsmodels.stats.proportion import proportion_confint
+
+    zero = suite_rate([0.0] * 5)
+    assert (zero.mean, zero.se, zero.low) == (0.0, 0.0, 0.0)
+    assert zero.high == pytest.approx(proportion_confint(0, 5, method="wilson")[1])  # 0.4345
+    assert zero.high > 0.4 and zero.method == SUITE_RATE_DEGENERATE_METHOD
+    full = suite_rate([1.0] * 5)
+    assert full.low == pytest.approx(0.5655, abs=1e-4) and full.high == 1.0
+    mixed = suite_rate([0.5] * 4)
+    assert mixed.low < 0.5 < mixed.high
