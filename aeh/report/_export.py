@@ -35,5 +35,7 @@ def export_html(ipynb: str | Path) -> str:
         template_file="aeh_report.html.j2", embed_images=True, exclude_input=True,
         exclude_input_prompt=True, exclude_output_prompt=True,
     )
+    # Charts are described by the text around them; nbconvert's alt-text nag is noise here.
+    exporter.log.setLevel("ERROR")
     body, _ = exporter.from_notebook_node(nb)
     return body
