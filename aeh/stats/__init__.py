@@ -1,6 +1,7 @@
 """Statistics for aeh: rates and intervals, regression tests, agreement, power, calibration."""
 
 from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
+from ._drift import DRIFT_METHOD, DriftTrend, drift_trend
 from ._calibration import SimResult, simulate_aa, simulate_drop
 from ._compare import (
     PAIRED_DIFF_METHOD,
@@ -32,6 +33,9 @@ from ._rates import (
 )
 
 __all__ = [
+    "DRIFT_METHOD",
+    "DriftTrend",
+    "drift_trend",
     "KAPPA_TRUST_THRESHOLD",
     "PAIRED_DIFF_METHOD",
     "PAIRED_DIFF_WITHIN_METHOD",
