@@ -8,6 +8,7 @@ and `env` is a `ToolEnv` giving the attempt's workspace and the suite's live res
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["ToolEnv", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable"]
+__all__ = ["ToolEnv", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable", "WorkspaceEscape"]
 
 
 class ToolUnavailable(Exception):
@@ -29,6 +30,10 @@ class ToolInputError(ValueError):
     """
 
 
+class WorkspaceEscape(ToolInputError, PermissionError):
+    """A path outside the attempt's workspace (absolute, `..`, a symlink out): refused."""
+
+
 @dataclass
 class ToolEnv:
     """What a tool may touch: its attempt's own workspace and the suite's resources."""
@@ -36,6 +41,19 @@ class ToolEnv:
     workspace: Path
     resources: dict[str, Any] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
+
+    def resolve(self, path: str) -> Path:
+        """`path` inside this attempt's workspace; absolute paths and escapes are refused.
+
+        Raises WorkspaceEscape, which the engine records as the agent's invalid call.
+        """
+        if not path or path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
+            raise WorkspaceEscape(f"path {path!r} must be relative to the workspace")
+        root = self.workspace.resolve()
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):
+            raise WorkspaceEscape(f"path {path!r} escapes the workspace")
+        return target
 
 
 @dataclass

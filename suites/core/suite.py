@@ -23,7 +23,6 @@ import ast
 import contextlib
 import json
 import operator
-import re
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -66,14 +65,8 @@ INTERNAL_DOMAIN = "brightdesk.example"
 
 
 def inside_workspace(env: ToolEnv, path: str) -> Path:
-    """Resolve `path` in the attempt workspace; refuse absolute paths and anything escaping it."""
-    if not path or path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
-        raise PermissionError(f"path {path!r} must be relative to the workspace")
-    root = env.workspace.resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root):
-        raise PermissionError(f"path {path!r} escapes the workspace")
-    return target
+    """Resolve `path` in the attempt workspace; the engine refuses absolute paths and escapes."""
+    return env.resolve(path)
 
 
 class PathArgs(BaseModel):

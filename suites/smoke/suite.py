@@ -26,12 +26,8 @@ _MAX_BYTES = 64_000  # smoke files are tiny; a bigger read is a runaway agent
 
 
 def _inside(env: ToolEnv, path: str) -> Path:
-    """Resolve `path` in the workspace; refuse anything that lands outside it."""
-    workspace = env.workspace.resolve()
-    target = (workspace / path).resolve()
-    if not target.is_relative_to(workspace):
-        raise PermissionError(f"path {path!r} escapes the workspace")
-    return target
+    """Resolve `path` in the workspace; the engine refuses anything that lands outside it."""
+    return env.resolve(path)
 
 
 class WriteNoteArgs(BaseModel):

@@ -181,3 +181,29 @@ def test_tool_input_error_is_the_agents_malformed_call(db: Path) -> None:
                     seed=1, db=db)
     row = _attempts(table.attrs["run_id"], db).loc[0]
     assert row["failure_bucket"] == "malformed_tool_call"
+
+
+def test_workspace_escape_is_refused_and_is_the_agents_invalid_call(db: Path) -> None:
+    from aeh.tools import ToolEnv, WorkspaceEscape
+
+    env = ToolEnv(workspace=db.parent)
+    assert env.resolve("a/b.txt") == (db.parent / "a" / "b.txt").resolve()
+    for bad in ("../x", "/etc/passwd", "~/.ssh/id_rsa", "a/../../x", ""):
+        with pytest.raises(WorkspaceEscape):
+            env.resolve(bad)
+
+    class Reader(MemorySuite):
+        def tool_registry(self):
+            registry = super().tool_registry()
+
+            @registry.tool("read", description="read a workspace file")
+            def read(args: dict, env) -> str:
+                return env.resolve(args["path"]).read_text()
+
+            return registry
+
+    suite = Reader([task(tools=["read"], plan=[], graders=[{"kind": "contains", "substring": "x"}])])
+    table = aeh.run(suite, adapter=ScriptedAdapter(calls=[("read", {"path": "../../etc/passwd"})]),
+                    attempts=1, seed=1, db=db)
+    row = _attempts(table.attrs["run_id"], db).loc[0]
+    assert row["failure_bucket"] == "malformed_tool_call"
