@@ -39,14 +39,25 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
     Uses the `python3` kernel, which in an aeh install is the same Python (see docs/notebooks.md).
     """
     import papermill as pm  # heavy: imported only when a report is rendered
+    from jupyter_client.manager import AsyncKernelManager
 
     src = Path(name) if str(name).endswith(".ipynb") and Path(name).is_file() else notebook_path(str(name))
     out = Path(out_ipynb)
     out.parent.mkdir(parents=True, exist_ok=True)
+    kernel_log = out.with_suffix(".kernel.log")
+
+    class LoggedKernelManager(AsyncKernelManager):
+        # The kernel's own stderr (start-up notices, crashes) goes to a log beside the executed
+        # notebook instead of the user's terminal.
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> Any:
+            with kernel_log.open("ab") as log:  # the child keeps its own copy of the descriptor
+                kw["stderr"] = log
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
     try:
         pm.execute_notebook(str(src), str(out), parameters=dict(parameters), kernel_name="python3",
                             language="python", progress_bar=False, log_output=False,
-                            cwd=str(Path.cwd()), execution_timeout=timeout)
+                            cwd=str(Path.cwd()), execution_timeout=timeout,
+                            kernel_manager_class=LoggedKernelManager)
     except pm.PapermillExecutionError as exc:
         raise NotebookExecutionError(src.name, _cell_name(exc), exc.ename, exc.evalue, out) from None
     return out
