@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--fault-rate", type=float, help="override the profile's per-call fault rate")
     r.add_argument("--fault-mode", choices=["uniform", "burst"], help="override the fault profile's mode")
     r.add_argument("--judge-model", help="model for the judge grader and tier-2 localization")
+    r.add_argument("--judge-all", action="store_true",
+                   help="also have the judge grade every attempt (shadow: never counts toward success), "
+                        "so judge-agreement has attempts graded both ways")
     r.add_argument("--price-table", help="your own price table YAML (default: the shipped one)")
     r.add_argument("--no-redact", action="store_true", help="store traces unredacted (off by default)")
     r.add_argument("--secret", action="append", dest="secrets", default=[], help="a value to redact from stored traces (repeatable)")
@@ -140,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
     for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
+    if args.judge_all:
+        options["judge_all"] = True
     table = run_sync(run_async(
         args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
         seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,

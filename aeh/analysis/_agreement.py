@@ -17,7 +17,8 @@ from aeh.store._labels import human_label_pairs  # also registers the human_labe
 __all__ = ["agreement", "verdict_pairs"]
 
 
-def verdict_pairs(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = ("judge",)) -> pl.DataFrame:
+def verdict_pairs(grader_rows: pl.DataFrame,
+                  judge_kinds: tuple[str, ...] = ("judge", "judge_shadow")) -> pl.DataFrame:
     """Per attempt: the programmatic verdict (all tier-0 non-judge graders passed) and the
     judge verdict; only attempts that have both (the overlap set)."""
     tier0 = grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null())

@@ -51,6 +51,7 @@ class AttemptSetup:
     """Callable (task, attempt_seed) -> FaultSource | None, when faults are injected."""
     judge: Any = None
     after_failure: list[FailureHook] = field(default_factory=list)
+    after_grading: list[FailureHook] = field(default_factory=list)
 
 
 def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> Path:
@@ -104,7 +105,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                                  judge=setup.judge, recorder=recorder,
                                  golden=setup.goldens.get(task.golden) if task.golden else None)
         graded = await grade_attempt(grade_ctx, setup.invariants, recorder,
-                                     after_failure=setup.after_failure)
+                                     after_failure=setup.after_failure,
+                                     after_grading=setup.after_grading)
         status, error = outcome.status, outcome.error
         crashed_grader = grader_error(graded.grader_results)
         if crashed_grader and status != "harness_error":

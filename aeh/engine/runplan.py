@@ -23,6 +23,7 @@ def build_run_options(
     fault_rate: float | None = None,
     fault_mode: str | None = None,
     judge_model: str | None = None,
+    judge_all: bool = False,
     run_id: str | None = None,
     parent_run_id: str | None = None,
     config: dict[str, Any] | None = None,
@@ -48,4 +49,11 @@ def build_run_options(
         from aeh.grading.judge import configure_judge
 
         configure_judge(options, judge_model)
+        if judge_all:
+            from aeh.grading.shadow import shadow_judge_hook
+
+            options.after_grading.append(shadow_judge_hook)
+            options.config["judge_all"] = True
+    elif judge_all:
+        raise ConfigError("--judge-all needs a judge: add --judge-model MODEL")
     return options

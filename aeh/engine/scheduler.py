@@ -61,6 +61,7 @@ class RunOptions:
     judge_model: str | None = None
     tier2_prompt_version: str | None = None
     after_failure: list[Any] = field(default_factory=list)
+    after_grading: list[Any] = field(default_factory=list)
     parent_run_id: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
     task_ids: list[str] | None = None
@@ -107,6 +108,7 @@ async def execute_run(
                 secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
                 fault_factory=options.fault_factory, judge=options.judge,
                 after_failure=list(options.after_failure),
+                after_grading=list(options.after_grading),
             )
             await _run_all(setup, tasks, options, store, progress)
         status = "finished"

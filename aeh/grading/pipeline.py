@@ -40,6 +40,7 @@ async def grade_attempt(
     *,
     registry: GraderRegistry = default_graders,
     after_failure: Sequence[FailureHook] = (),
+    after_grading: Sequence[FailureHook] = (),
 ) -> GradingOutcome:
     """Grade one finished attempt in tier order, each step recorded as a `grading` span."""
     results: list[GraderResult] = []
@@ -68,6 +69,8 @@ async def grade_attempt(
         if not success:
             for hook in after_failure:
                 await hook(ctx, outcome)
+        for hook in after_grading:  # every attempt, e.g. the shadow judge
+            await hook(ctx, outcome)
         outcome.success = success  # hooks refine; they never overturn tier 0
     return outcome
 
@@ -75,6 +78,6 @@ async def grade_attempt(
 def grader_error(results: Sequence[GraderResult]) -> str | None:
     """The first grader crash, if any: such an attempt is a harness error, not an agent failure."""
     for r in results:
-        if r.passed is None and r.error and r.tier == 0:
+        if r.passed is None and r.error and r.tier == 0 and not r.evidence.get("shadow"):
             return f"grader {r.name} failed: {r.error}"
     return None

@@ -181,7 +181,7 @@ def labels_frame(store: Any, run_id: str) -> pl.DataFrame:
 
 
 def human_label_pairs(store: Any, run_id: str,
-                      judge_kinds: tuple[str, ...] = ("judge",)) -> pl.DataFrame:
+                      judge_kinds: tuple[str, ...] = ("judge", "judge_shadow")) -> pl.DataFrame:
     """Per labelled attempt: `programmatic` (all tier-0 non-judge graders passed) and `judge`
     (the human label) — the shape `verdict_pairs` gives, so κ treats a person as a rater."""
     full = store.resolve_run_id(run_id)
