@@ -2,7 +2,7 @@
 
 Exit codes:
     0   success
-    1   `aeh compare` found at least one regressed task
+    1   `aeh compare` found at least one regressed task, or `aeh drift` a significant decline
     2   bad input: a suite, option, file or run id that does not validate (message says which)
     3   the run finished but is not a valid measurement (harness-error rate above 2%)
     130 interrupted
@@ -44,7 +44,7 @@ def _add_db(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
-        epilog="Exit codes: 0 ok · 1 compare found a regression · 2 bad input · "
+        epilog="Exit codes: 0 ok · 1 compare found a regression / drift found a decline · 2 bad input · "
                "3 run not a valid measurement (harness errors > 2%) · 130 interrupted",
     )
     from aeh._version import __version__
