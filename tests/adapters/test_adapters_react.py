@@ -132,10 +132,9 @@ def test_max_turns_ends_as_budget_exhausted(server, run_live):
 
 
 def test_slow_model_hits_wall_clock_timeout(server, run_live):
-    srv = server([Reply.text("126", delay_s=2.0)])
-    start = time.monotonic()
+    srv = server([Reply.text("126", delay_s=6.0)])
     a = run_live(srv, [calc_task(timeout_s=0.5)]).attempt()
-    assert time.monotonic() - start < 1.9  # the attempt was cut off, not waited out
+    assert a.latency_s < 4.0  # the attempt was cut off at 0.5 s, not waited out (6 s); slack for load
     assert a.status == "budget_exhausted" and "timeout_s=0.5" in a.error
 
 
