@@ -56,3 +56,14 @@ def test_every_notebook_executes(mock_db, tmp_path):
     assert "compare-table" in _text(done["compare_runs"])
     assert "No judge verdicts in this run" in _text(done["judge_agreement"])
     assert "TraceBrowser" in _text(done["explore"]) or "application/vnd.jupyter.widget-view+json" in str(done["explore"])
+
+
+def test_run_notebook_draws_a_recovery_curve_when_asked(tmp_path):
+    # core's tools time out after 0.3 s, so injected timeouts stay cheap.
+    params = {"suite": "core", "attempts": 1, "seed": 2, "db": str(tmp_path / "runs.db"),
+              "recovery_rates": "0,0.5"}
+    out = execute_notebook("run_suite", params, tmp_path / "curve.ipynb")
+    text = _text(nbformat.read(out, as_version=4))
+    assert "Recovery curve" in text and "burst" in text and "uniform" in text
+    runs = aeh.runs(tmp_path / "runs.db")
+    assert len(runs) == 1 + 4, "the suite run plus one run per (mode, rate)"
