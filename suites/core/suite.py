@@ -19,10 +19,8 @@ timeouts keep fault-injection runs and recovery curves fast.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import json
-import operator
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -37,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from aeh.grading.workspace_graders import check_read_only_sql, connect_read_only
 from aeh.models import TraceView
+from aeh.tools.arithmetic import evaluate_arithmetic
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 
 name = "core"
@@ -237,23 +236,6 @@ async def http_get(args: HttpGetArgs, env: ToolEnv) -> Any:
 
 # --- calculator and the broken tool -------------------------------------------------------------
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _walk(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _walk(node.left), _walk(node.right)
-        if isinstance(node.op, ast.Div) and right == 0:
-            raise ToolInputError("division by zero")
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_walk(node.operand))
-    raise ToolInputError(f"unsupported syntax: {type(node).__name__}")
-
-
 class CalculatorArgs(BaseModel):
     expression: str = Field(max_length=200, description="Arithmetic with numbers, + - * / and parentheses.")
 
@@ -261,11 +243,7 @@ class CalculatorArgs(BaseModel):
 @tools.tool("calculator", params=CalculatorArgs, timeout_s=TOOL_TIMEOUT_S)
 def calculator(args: CalculatorArgs, env: ToolEnv) -> dict[str, Any]:
     """Evaluate an arithmetic expression (numbers, + - * / and parentheses)."""
-    try:
-        tree = ast.parse(args.expression.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ToolInputError(f"not an arithmetic expression: {exc.msg}") from None
-    return {"expression": args.expression, "result": round(float(_walk(tree.body)), 10)}
+    return {"expression": args.expression, "result": round(evaluate_arithmetic(args.expression), 10)}
 
 
 class CrmArgs(BaseModel):

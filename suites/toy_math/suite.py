@@ -5,47 +5,18 @@ It exists to prove the engine is domain-blind: nothing here is about workspaces,
 
 from __future__ import annotations
 
-import ast
 import math
-import operator
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from aeh.grading.outcome import extract_last_number
 from aeh.models import TraceView
-from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry
+from aeh.tools.arithmetic import evaluate_arithmetic
+from aeh.tools.registry import ToolEnv, ToolRegistry
 
 name = "toy_math"
 tools = ToolRegistry()
-
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_MAX_CHARS = 200  # a calculator, not a compute service: bound the work one call can ask for
-
-
-def evaluate(expression: str) -> float:
-    """Evaluate + - * / ( ) over numbers by walking the AST; anything else is refused (no eval)."""
-    if len(expression) > _MAX_CHARS:
-        raise ToolInputError(f"expression longer than {_MAX_CHARS} characters")
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ToolInputError(f"not an arithmetic expression: {exc.msg}") from None
-    return float(_walk(tree.body))
-
-
-def _walk(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _walk(node.left), _walk(node.right)
-        if isinstance(node.op, ast.Div) and right == 0:
-            raise ToolInputError("division by zero")
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_walk(node.operand))
-    raise ToolInputError(f"unsupported syntax: {type(node).__name__} (only numbers, + - * / and parentheses)")
 
 
 class CalculatorArgs(BaseModel):
@@ -55,7 +26,7 @@ class CalculatorArgs(BaseModel):
 @tools.tool("calculator", params=CalculatorArgs)
 def calculator(args: CalculatorArgs, env: ToolEnv) -> dict[str, Any]:
     """Evaluate an arithmetic expression (numbers, + - * / and parentheses)."""
-    return {"expression": args.expression, "result": evaluate(args.expression)}
+    return {"expression": args.expression, "result": evaluate_arithmetic(args.expression)}
 
 
 def answer_from_calculator(trace: TraceView) -> tuple[bool, str] | bool:
