@@ -179,29 +179,31 @@ def failure_table(table: pd.DataFrame) -> Any:
     return _html(pd.DataFrame(rows).to_html(index=False, table_id="failure-buckets", border=0))
 
 
-def failure_chart(table: pd.DataFrame) -> Any:
+def _task_bars(long: pd.DataFrame, x: str, hue: str, *, title: str, legend: str, row_in: float) -> Any:
+    """Horizontal bars per task, one colour per `hue`, legend outside the axes."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    fig, ax = plt.subplots(figsize=(8, row_in * long["task_id"].nunique() + 1.4))
+    sns.barplot(data=long, y="task_id", x=x, hue=hue, ax=ax, orient="h")
+    ax.legend(title=legend, bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    ax.set_title(title)
+    ax.set_ylabel("")
+    return fig
+
+
+def failure_chart(table: pd.DataFrame) -> Any:
     cols = [c for c in table.columns if c.startswith("fail_")]
     long = table.melt(id_vars="task_id", value_vars=cols, var_name="bucket", value_name="count")
     long = long[long["count"] > 0]
     if long.empty:
         return None
     long["bucket"] = long["bucket"].str[5:]
-    fig, ax = plt.subplots(figsize=(8, 0.45 * long["task_id"].nunique() + 1.4))
-    sns.barplot(data=long, y="task_id", x="count", hue="bucket", ax=ax, orient="h")
-    ax.legend(title="bucket", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
-    ax.set_title("Failed attempts by bucket")
-    ax.set_ylabel("")
-    return fig
+    return _task_bars(long, "count", "bucket", title="Failed attempts by bucket", legend="bucket", row_in=0.45)
 
 
 def cost_chart(table: pd.DataFrame) -> Any:
     """Cost per attempt vs cost per success (what a success really costs)."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
     if not table.attrs.get("priced", True):
         return None
     long = table.melt(id_vars="task_id", value_vars=["cost_per_attempt_usd", "cost_per_success_usd"],
@@ -209,12 +211,8 @@ def cost_chart(table: pd.DataFrame) -> Any:
     if long.empty:
         return None
     long["measure"] = long["measure"].map({"cost_per_attempt_usd": "per attempt", "cost_per_success_usd": "per success"})
-    fig, ax = plt.subplots(figsize=(8, 0.5 * table["task_id"].nunique() + 1.4))
-    sns.barplot(data=long, y="task_id", x="usd", hue="measure", ax=ax, orient="h")
-    ax.legend(title="", bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
-    ax.set_title("Cost per task: per attempt vs per success (USD)")
-    ax.set_ylabel("")
-    return fig
+    return _task_bars(long, "usd", "measure", title="Cost per task: per attempt vs per success (USD)",
+                      legend="", row_in=0.5)
 
 
 def latency_chart(attempts: pd.DataFrame) -> Any:
