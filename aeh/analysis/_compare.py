@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._read import run_table
+from aeh.analysis._read import _store, run_table
 from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference, two_sample_test
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
@@ -52,7 +52,8 @@ def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
 
 def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row; warnings in `attrs`."""
-    table_a, table_b = run_table(run_a, db), run_table(run_b, db)
+    store = _store(db)  # one connection for both runs
+    table_a, table_b = run_table(run_a, store), run_table(run_b, store)
     # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
     a = {col: dict(zip(table_a["task_id"], table_a[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}
     b = {col: dict(zip(table_b["task_id"], table_b[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}

@@ -71,10 +71,9 @@ def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) 
 
 
 def _count_calls(run_id: str, db: Any) -> int:
-    from aeh.analysis import attempts
+    from aeh.analysis._read import _store
 
-    frame = attempts(run_id, db)
-    return int(frame["n_tool_calls"].sum()) if "n_tool_calls" in frame else 0
+    return int(_store(db).attempts_frame(run_id, columns=["n_tool_calls"])["n_tool_calls"].sum())
 
 
 async def recovery_curve_async(
