@@ -16,7 +16,7 @@ from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext, FaultSource
 from aeh.engine.spans import SpanRecorder, SpanSink
 from aeh.grading.classify import classify_failure
-from aeh.grading.pipeline import FailureHook, grade_attempt, grader_error
+from aeh.grading.pipeline import FailureHook, grade_attempt
 from aeh.grading.registry import GradeContext
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
@@ -108,9 +108,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                                      after_failure=setup.after_failure,
                                      after_grading=setup.after_grading)
         status, error = outcome.status, outcome.error
-        crashed_grader = grader_error(graded.grader_results)
-        if crashed_grader and status != "harness_error":
-            status, error = "harness_error", crashed_grader
+        if graded.grader_crash and status != "harness_error":
+            status, error = "harness_error", graded.grader_crash
         success = graded.success and status != "harness_error"
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
                                   final_output=outcome.final_output)

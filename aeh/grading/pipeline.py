@@ -25,6 +25,8 @@ class GradingOutcome:
     grader_results: list[GraderResult] = field(default_factory=list)
     invariant_results: list[InvariantResult] = field(default_factory=list)
     needs_human_review: bool = False
+    grader_crash: str | None = None
+    """A deciding (tier-0) grader that could not decide: the attempt is a harness error."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,7 +59,10 @@ async def grade_attempt(
                     span.fail(result.error or "failed", passed=result.passed)
             results.append(result)
         success = bool(results) and all(r.passed is True for r in results)
-        outcome = GradingOutcome(success=success, grader_results=results)
+        # Only the graders that decide success can make an attempt a harness error; results that
+        # hooks append later (tier 2, 3, the shadow judge) never do.
+        outcome = GradingOutcome(success=success, grader_results=results,
+                                 grader_crash=grader_error(results))
 
         with recorder.span("invariants", "grading", tier=1) as span:
             outcome.invariant_results = check_invariants(ctx.task.invariants, invariants, ctx.trace)
@@ -78,6 +83,6 @@ async def grade_attempt(
 def grader_error(results: Sequence[GraderResult]) -> str | None:
     """The first grader crash, if any: such an attempt is a harness error, not an agent failure."""
     for r in results:
-        if r.passed is None and r.error and r.tier == 0 and not r.evidence.get("shadow"):
+        if r.passed is None and r.error and r.tier == 0:
             return f"grader {r.name} failed: {r.error}"
     return None
