@@ -117,7 +117,3 @@ class SpanRecorder:
             handle.span.status = "error"
         self._close(handle)
         return handle.span
-
-    @property
-    def current_span_id(self) -> str | None:
-        return _current_span.get()
