@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,7 +13,7 @@ import pandas as pd
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.pricing import load_price_table
-from aeh.store import Redactor, Store
+from aeh.store import Store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 
@@ -24,15 +23,18 @@ T = TypeVar("T")
 
 
 def default_db() -> str:
-    """`$AEH_DB`, else `runs.db` in the working directory."""
-    return os.environ.get("AEH_DB", "runs.db")
+    """The store path by the one rule (see `aeh.store.resolve_db_path`)."""
+    from aeh.store import resolve_db_path
+
+    return str(resolve_db_path())
 
 
 def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | None = None,
-               redact: bool = True) -> Store:
-    if isinstance(db, Store):
-        return db
-    return Store(db or default_db(), redactor=Redactor(secrets or [], enabled=redact))
+               redact: bool = True, must_exist: bool = False) -> Store:
+    """`aeh.store.open_store`; kept here for existing imports. Readers should pass `must_exist=True`."""
+    from aeh.store import open_store as _open_store
+
+    return _open_store(db, secrets=secrets, redact=redact, must_exist=must_exist)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -78,7 +80,7 @@ async def run_async(
         preflight()  # one clear error for a missing key, not a harness error per attempt
     prices = load_price_table(price_table)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
-    store = open_store(db, secrets=suite_secrets, redact=redact)
+    store = open_store(db, secrets=suite_secrets, redact=redact, must_exist=False)  # a run creates it
     config = dict(options.pop("config", None) or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite

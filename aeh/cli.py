@@ -38,7 +38,8 @@ def _csv(value: str) -> list[str]:
 
 
 def _add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", help="SQLite store (default: $AEH_DB or ./runs.db)")
+    p.add_argument("--db", help="SQLite store (default: $AEH_DB, else the nearest runs.db walking up "
+                                "from the working directory, else ./runs.db)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,9 +173,9 @@ def _key_values(items: list[str], flag: str) -> dict[str, Any]:
 
 @command("runs")
 def _runs(args: argparse.Namespace) -> int:
-    from aeh.api import open_store
+    from aeh.store import open_store
 
-    with open_store(args.db) as store:
+    with open_store(args.db, must_exist=True) as store:
         for info in store.runs():
             print(f"{info.run_id}  {info.created_at}  {info.suite:<12} {info.adapter:<11} "
                   f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}")

@@ -41,7 +41,7 @@ def _open(db: Any) -> Any:
     from aeh.api import open_store
     from aeh.store import Store
 
-    return db if isinstance(db, Store) else open_store(db)
+    return db if isinstance(db, Store) else open_store(db, must_exist=True)  # replays read a stored run
 
 
 class ReplayAdapter:

@@ -34,7 +34,7 @@ def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
     """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
     from aeh.api import open_store
 
-    store = open_store(db)
+    store = open_store(db, must_exist=True)
     full = store.resolve_run_id(run_id)
     pairs = verdict_pairs(store.grader_frame(full))
     sources = [("judge", pairs)]

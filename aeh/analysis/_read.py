@@ -18,9 +18,10 @@ StoreLike = Any  # aeh.store.Store, a path, or None for the default db
 
 
 def _store(db: StoreLike) -> Any:
-    from aeh.api import open_store
+    """The store to read; a missing file is an error, never a new empty store."""
+    from aeh.store import open_store
 
-    return open_store(db)
+    return open_store(db, must_exist=True)
 
 
 def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:

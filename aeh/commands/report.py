@@ -21,7 +21,7 @@ def main(args: argparse.Namespace) -> int:
     from aeh.errors import RunNotFoundError
     from aeh.report import render_run_report
 
-    with open_store(args.db) as store:
+    with open_store(args.db, must_exist=True) as store:
         run_id = args.run_id or store.latest_run_id()
         if run_id is None:
             raise RunNotFoundError("(newest)", store.path)

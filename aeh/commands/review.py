@@ -29,7 +29,7 @@ def main(args: argparse.Namespace) -> int:
     from aeh.api import open_store
     from aeh.store._labels import import_labels, review_packets, write_review_jsonl
 
-    with open_store(args.db) as store:
+    with open_store(args.db, must_exist=True) as store:
         run_id = store.resolve_run_id(args.run_id)
         if args.import_path:
             n = import_labels(store, args.import_path)

@@ -47,7 +47,7 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
-    with open_store(path) as store:  # RunNotFoundError before a kernel starts
+    with open_store(path, must_exist=True) as store:  # RunNotFoundError before a kernel starts
         full = store.resolve_run_id(run_id)
     target = Path(out) if out else default_out(f"report-{full}.html")
     return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb)
@@ -62,7 +62,7 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
-    with open_store(path) as store:
+    with open_store(path, must_exist=True) as store:
         full_a, full_b = store.resolve_run_id(run_a), store.resolve_run_id(run_b)
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
     return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path}, target, keep_ipynb)

@@ -122,7 +122,7 @@ def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path |
     from aeh.api import open_store
     from aeh.errors import ConfigError
 
-    store = open_store(db)
+    store = open_store(db, must_exist=True)
     info = store.run_info(run_id)
     frame = store.attempts_frame(info.run_id)
     keys = set(zip(frame["task_id"].to_list(), frame["attempt"].to_list(), strict=True))

@@ -25,7 +25,7 @@ class TraceBrowser(w.VBox):
     def __init__(self, run_id: str, db: Any = None) -> None:
         from aeh.api import open_store
 
-        self.store = open_store(db)
+        self.store = open_store(db, must_exist=True)
         self.info = self.store.run_info(run_id)
         self.run_id = self.info.run_id
         frame = self.store.attempts_frame(self.run_id)
