@@ -12,6 +12,7 @@ import pandas as pd
 
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.engine.scheduler import RunProgress, execute_run
+from aeh.errors import ConfigError
 from aeh.pricing import load_price_table
 from aeh.store import Store
 from aeh.suite.contract import EvalSuite
@@ -35,6 +36,39 @@ def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | Non
     from aeh.store import open_store as _open_store
 
     return _open_store(db, secrets=secrets, redact=redact, must_exist=must_exist)
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    """Refuse unknown keywords with the valid names, instead of a TypeError deep in the engine."""
+    import difflib
+    import inspect
+
+    from aeh.engine.runplan import build_run_options
+
+    allowed = ({n for n in inspect.signature(run_async).parameters if n not in ("options", "suite")}
+               | set(inspect.signature(build_run_options).parameters))
+    unknown = sorted(set(options) - allowed)
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, sorted(allowed), n=1)
+        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ConfigError(f"aeh.run got unknown option(s) {', '.join(hints)} — valid options: "
+                      f"{', '.join(sorted(allowed))}")
+
+
+def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunProgress:
+    from aeh._progress import BarProgress, interactive
+    from aeh.logs import RunLogger
+
+    if progress is not None and not isinstance(progress, bool):
+        return progress  # any observer with RunProgress's methods
+    if log_level != "silent" or progress is False:
+        return RunLogger(level=log_level)
+    if progress is True or interactive():
+        return BarProgress()
+    return RunLogger(level="silent")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -61,17 +95,23 @@ async def run_async(
     redact: bool = True,
     secrets: list[str] | None = None,
     log_level: str = "silent",
-    progress: RunProgress | None = None,
+    progress: RunProgress | bool | None = None,
     sinks: list[Any] | None = None,
     tasks: list[str] | None = None,
     adapter_options: dict[str, Any] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run."""
+    """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
+
+    `progress`: None shows a bar in Jupyter or on a terminal and nothing elsewhere; True/False
+    force it on/off; a RunProgress observes the run itself. `log_level` other than "silent"
+    logs lines to stderr as the CLI does. An unknown keyword is a ConfigError naming the valid ones.
+    """
     from aeh.analysis import run_table
     from aeh.engine.runplan import build_run_options
     from aeh.logs import RunLogger
 
+    _check_options(options)
     loaded = load_suite(suite)
     if isinstance(adapter, str):
         adapter = make_adapter(adapter, model=model, **(adapter_options or {}))
@@ -87,7 +127,7 @@ async def run_async(
     config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
     run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
                                     tasks=tasks, config=config, **options)
-    logger = progress or RunLogger(level=log_level)
+    logger = _progress_for(progress, log_level)
     span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
     info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                              progress=logger)
@@ -103,5 +143,8 @@ def run(
     db: str | Path | Store | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Execute a suite and return its per-task table (works in scripts and in Jupyter)."""
+    """Execute a suite and return its per-task table (works in scripts and in Jupyter).
+
+    Keyword options are those of `run_async` (model, progress, log_level, fault_profile, …).
+    """
     return run_sync(run_async(suite, adapter, attempts, concurrency, seed, db, **options))
