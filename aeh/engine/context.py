@@ -3,6 +3,8 @@
 Adapters never touch a tool directly. Every call goes through `AttemptContext.call_tool`, which
 checks the allowlist, validates arguments, injects faults, enforces the step budget, times the
 call and records it as a `tools` span — so what the report says happened is what happened.
+Sync tools run in worker threads (`toolthreads`), so their `timeout_s` holds and a blocking
+tool never stalls the other attempts on the loop.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from aeh.engine.budget import BudgetTracker
 from aeh.engine.spans import SpanHandle, SpanRecorder
+from aeh.engine.toolthreads import run_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
@@ -45,6 +48,20 @@ def _jsonable(value: Any) -> Any:
         if hasattr(value, "model_dump"):
             return value.model_dump(mode="json")
         return json.loads(json.dumps(value, default=str))
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
+    """Call a tool: async ones on the loop, sync ones in a worker thread (see toolthreads)."""
+    if _is_async(fn):
+        return await fn(args, env)
+    result = await run_in_worker(fn, args, env)
+    if inspect.isawaitable(result):  # a sync wrapper around an async tool
+        result = await result
+    return result
 
 
 class AttemptContext:
@@ -124,9 +141,7 @@ class AttemptContext:
             return await self._inject(name, args, fault, timeout_s)
         start = time.monotonic()
         try:
-            result = spec.fn(parsed, self._env)
-            if inspect.isawaitable(result):
-                result = await asyncio.wait_for(result, spec.timeout_s)
+            result = await asyncio.wait_for(_invoke(spec.fn, parsed, self._env), spec.timeout_s)
         except TimeoutError:
             return ToolCall(name=name, args=args, error_kind="timeout",
                             error=f"tool timed out after {spec.timeout_s}s",

@@ -3,6 +3,12 @@
 Concrete tools live in suites. A tool is a function `fn(args, env)` (sync or async) where
 `args` is an instance of the tool's pydantic params model (or a plain dict when it has none)
 and `env` is a `ToolEnv` giving the attempt's workspace and the suite's live resources.
+
+Async tools run on the engine's event loop. Sync tools run in a worker thread, so they may block
+(a blocking client, a subprocess) without stalling other attempts; they must therefore be safe
+to call from a thread other than the loop's. `timeout_s` is enforced for both: the attempt sees a
+`timeout` at once, but a sync tool that overruns cannot be killed and keeps its thread until it
+returns (give blocking clients their own timeouts too).
 """
 
 from __future__ import annotations

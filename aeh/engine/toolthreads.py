@@ -1,0 +1,115 @@
+"""Run synchronous tool functions off the event loop, so one blocking tool stalls nobody else.
+
+A sync tool that blocks on the loop would freeze every attempt in flight: their timeouts could
+not fire and their wall-clock budgets would be charged for another attempt's wait. So sync tools
+run in worker threads and the loop only awaits their result, under the tool's `timeout_s`.
+
+A Python thread cannot be killed. A tool that overruns its timeout is abandoned: the attempt
+sees a tool timeout at once, but the tool keeps its worker thread until it returns. Workers are
+daemon threads, so an abandoned one never keeps a finished run (or the process) from exiting,
+and fresh workers are started as needed, so abandoned ones never make other calls queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["run_in_worker"]
+
+_IDLE_EXIT_S = 30.0
+_MAX_IDLE = 16
+
+_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context,
+             Callable[..., Any], tuple[Any, ...]]
+
+
+class _Pool:
+    """Daemon workers, reused while idle; a call never waits for a busy (or stuck) worker."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+
+    def submit(self, job: _Job) -> None:
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is None:
+            worker = _Worker(self)
+            worker.start()
+        worker.inbox.put(job)
+
+    def park(self, worker: _Worker) -> bool:
+        """Offer an idle worker for reuse; False tells it to exit (enough are idle)."""
+        with self._lock:
+            if len(self._idle) >= _MAX_IDLE:
+                return False
+            self._idle.append(worker)
+            return True
+
+    def retire(self, worker: _Worker) -> bool:
+        """True when an idle worker may exit: nobody has taken it for a job meanwhile."""
+        with self._lock:
+            if worker in self._idle:
+                self._idle.remove(worker)
+                return True
+            return False
+
+
+class _Worker(threading.Thread):
+    def __init__(self, pool: _Pool) -> None:
+        super().__init__(name="aeh-tool", daemon=True)
+        self.pool = pool
+        self.inbox: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            try:
+                job = self.inbox.get(timeout=_IDLE_EXIT_S)
+            except queue.Empty:
+                if self.pool.retire(self):
+                    return
+                continue  # taken for a job just now: its job is on the way
+            _execute(job)
+            del job  # drop references to the tool's arguments and result while idle
+            if not self.pool.park(self):
+                return
+
+
+def _execute(job: _Job) -> None:
+    loop, future, ctx, fn, args = job
+    try:
+        result, error = ctx.run(fn, *args), None
+    except BaseException as exc:  # handed to the awaiting attempt, which classifies it
+        result, error = None, exc
+    try:
+        loop.call_soon_threadsafe(_settle, future, result, error)
+    except RuntimeError:
+        pass  # the run's loop is closed: an abandoned tool returned after the run ended
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the awaiting attempt timed out or was cancelled: nobody wants this
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+_POOL = _Pool()
+
+
+async def run_in_worker(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)` in a worker thread (with the caller's context variables); awaits its result.
+
+    Cancelling the await (a timeout) abandons the call; the thread finishes it in the background.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    _POOL.submit((loop, future, contextvars.copy_context(), fn, args))
+    return await future
