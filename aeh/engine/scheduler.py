@@ -1,4 +1,8 @@
-"""Runs tasks × attempts on one event loop with bounded concurrency, writing each to the store."""
+"""Runs tasks × attempts on one event loop with bounded concurrency, writing each to the store.
+
+Finished attempts go to the store through a background writer thread (`AttemptWriter`), so
+redaction and SQLite commits never hold up the attempts still running on the loop.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.spans import SpanSink
 from aeh.models import Attempt, RunInfo, Task
 from aeh.pricing import PriceTable
+from aeh.store._writer import AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 
@@ -96,6 +101,7 @@ async def execute_run(
     progress = progress or RunProgress()
     progress.run_started(info, tasks)
     work_root = Path(tempfile.mkdtemp(prefix=f"aeh-{info.run_id}-", dir=options.work_dir))
+    writer = AttemptWriter(store)
     status = "failed"
     try:
         lifespan = suite_lifespan(suite)
@@ -110,12 +116,16 @@ async def execute_run(
                 after_failure=list(options.after_failure),
                 after_grading=list(options.after_grading),
             )
-            await _run_all(setup, tasks, options, store, progress)
+            await _run_all(setup, tasks, options, writer, progress)
+        # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
+        await asyncio.to_thread(writer.close)
         status = "finished"
     except (asyncio.CancelledError, KeyboardInterrupt):
         status = "interrupted"
         raise
     finally:
+        # Interrupted or failed: still store every attempt that finished (nothing lost on Ctrl-C).
+        writer.close(raise_errors=False)
         info.status = status  # type: ignore[assignment]
         info.finished_at = _now()
         store.update_run(info.run_id, status=status, finished_at=info.finished_at)
@@ -129,15 +139,15 @@ async def execute_run(
     return info
 
 
-async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions, store: Any,
-                   progress: RunProgress) -> None:
+async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions,
+                   writer: AttemptWriter, progress: RunProgress) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
     done: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
 
     async def one(task: Task, index: int) -> None:
         async with semaphore:
             record, spans = await run_attempt(setup, task, index)
-        store.write_attempt(record, spans)
+        writer.submit(record, spans)
         progress.attempt_finished(record)
         done[task.id].append(record)
         if len(done[task.id]) == options.attempts:

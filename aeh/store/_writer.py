@@ -1,0 +1,99 @@
+"""Background writes of finished attempts, so redaction and SQLite never block the event loop.
+
+The engine hands each finished attempt to an `AttemptWriter`; one thread takes them off a queue
+and writes whatever has piled up as one transaction (fewer commits when attempts finish
+together). `close()` writes everything still queued — the engine calls it at run end and on
+cancellation, so a Ctrl-C loses no finished attempt.
+
+The thread writes through the Store's own connection (it is opened for cross-thread use and
+guarded by the Store's lock) rather than a second connection: a `:memory:` store has no second
+connection to the same database, and one writer needs no more.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from aeh.errors import StoreError
+from aeh.models import Attempt, Span
+
+__all__ = ["AttemptWriter"]
+
+_STOP = object()
+_MAX_BATCH = 64
+
+
+class AttemptWriter:
+    """Writes attempts to `store` from one background thread, batching those that queue up."""
+
+    def __init__(self, store: Any, *, max_batch: int = _MAX_BATCH) -> None:
+        self.store = store
+        self.max_batch = max(1, max_batch)
+        self.written = 0
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._drain, name="aeh-store-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, attempt: Attempt, spans: Sequence[Span] = ()) -> None:
+        """Queue one attempt; raises at once if an earlier write failed (stop spending on a run
+        that cannot be stored)."""
+        if self._error is not None:
+            raise StoreError(f"writing attempts to {self._where()} failed: {self._error}") from self._error
+        if self._closed:
+            raise StoreError("the attempt writer is closed")
+        self._queue.put((attempt, list(spans)))
+
+    def close(self, *, raise_errors: bool = True) -> None:
+        """Write everything queued, stop the thread, and raise the first write error (if any).
+
+        Safe to call twice; the second call only reports.
+        """
+        if not self._closed:
+            self._closed = True
+            self._queue.put(_STOP)
+        self._thread.join()  # also when a first close() was interrupted mid-flush
+        if raise_errors and self._error is not None:
+            raise StoreError(f"writing attempts to {self._where()} failed: {self._error}") from self._error
+
+    def _where(self) -> str:
+        return str(getattr(self.store, "path", "the store"))
+
+    def _drain(self) -> None:
+        stopping = False
+        while not stopping:
+            batch: list[tuple[Attempt, list[Span]]] = []
+            item = self._queue.get()
+            while True:
+                if item is _STOP:
+                    stopping = True
+                    break
+                batch.append(item)
+                if len(batch) >= self.max_batch:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                self._write(batch)
+
+    def _write(self, batch: list[tuple[Attempt, list[Span]]]) -> None:
+        bulk = getattr(self.store, "write_attempts", None)
+        if bulk is not None and len(batch) > 1:
+            try:
+                bulk(batch)
+                self.written += len(batch)
+                return
+            except Exception:  # noqa: BLE001
+                pass  # one bad attempt rolls back its whole batch: write them one by one
+        for attempt, spans in batch:
+            try:
+                self.store.write_attempt(attempt, spans)
+                self.written += 1
+            except Exception as exc:  # noqa: BLE001 — reported by submit/close on the loop's side
+                self._error = self._error or exc
