@@ -1,4 +1,5 @@
-"""`compare(run_a, run_b)`: per-task exact tests with Benjamini–Hochberg, and a paired suite row."""
+"""`compare(run_a, run_b)`: per-task exact tests with Benjamini–Hochberg, a paired suite row, and the
+two-level regression verdict (`attrs["verdict"]`) that the CLI, its exit code and the report read."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from aeh.analysis._read import _store, run_table
-from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference, two_sample_test
+from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
@@ -47,11 +48,13 @@ def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
     n = max(max(c.n_a, c.n_b) for c in tested)
     return (f"underpowered: with at most {n} attempts per task and {len(tested)} tasks, the smallest "
             f"possible p ({best:.4f}) cannot pass BH at FDR {fdr} for a single task — a lone regressed "
-            "task cannot be flagged; plan attempts with aeh.power()")
+            "task cannot be flagged and the suite-level test decides alone; plan attempts with aeh.power()")
 
 
-def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.DataFrame:
-    """One row per task (A = baseline, B = new) plus a `<suite>` row; warnings in `attrs`."""
+def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
+            suite_alpha: float = SUITE_ALPHA) -> pd.DataFrame:
+    """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
+    tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`."""
     store = _store(db)  # one connection for both runs
     table_a, table_b = run_table(run_a, store), run_table(run_b, store)
     # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
@@ -61,8 +64,9 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
     counts = [TaskCounts(t, int(a["successes"].get(t, 0)), int(a["n"].get(t, 0)),
                          int(b["successes"].get(t, 0)), int(b["n"].get(t, 0))) for t in task_ids]
     nan = math.nan
+    gate = regression_gate(counts, fdr=fdr, suite_alpha=suite_alpha)
     rows = []
-    for c in compare_tasks(counts, fdr=fdr):
+    for c in gate.tasks:
         low_a, high_a = a["low"].get(c.task_id, nan), a["high"].get(c.task_id, nan)
         low_b, high_b = b["low"].get(c.task_id, nan), b["high"].get(c.task_id, nan)
         note = c.note
@@ -71,24 +75,33 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
         rows.append({
             "task_id": c.task_id, "n_a": c.n_a, "k_a": c.k_a, "rate_a": c.rate_a, "low_a": low_a,
             "high_a": high_a, "n_b": c.n_b, "k_b": c.k_b, "rate_b": c.rate_b, "low_b": low_b,
-            "high_b": high_b, "delta": c.delta, "se": math.nan, "delta_low": math.nan,
-            "delta_high": math.nan, "p_value": c.p, "q_value": c.q, "regressed": c.regressed,
+            "high_b": high_b, "delta": c.delta, "se": math.nan, "delta_low": c.delta_low,
+            "delta_high": c.delta_high, "p_value": c.p, "q_value": c.q, "regressed": c.regressed,
             "improved": c.improved, "note": note,
         })
-    paired = [t for t in task_ids if a["n"].get(t) and b["n"].get(t)]
-    diff = paired_suite_difference(
-        [float(a["rate"][t]) for t in paired], [float(b["rate"][t]) for t in paired],
-        counts=[(int(a["successes"][t]), int(a["n"][t]), int(b["successes"][t]), int(b["n"][t])) for t in paired],
-    )
+    # The suite row shows the rates its paired delta is computed from: the mean over the tasks
+    # both runs tested, not each run's own suite rate (which may cover other tasks).
+    paired = set(gate.paired)
+    shared_a = suite_rate([c.rate_a for c in gate.tasks if c.task_id in paired])
+    shared_b = suite_rate([c.rate_b for c in gate.tasks if c.task_id in paired])
+    dropped = {
+        "only_in_a": sorted(t for t in task_ids if t not in b["n"]),
+        "only_in_b": sorted(t for t in task_ids if t not in a["n"]),
+        "no_valid_attempts": sorted(t for t in task_ids if t in a["n"] and t in b["n"] and t not in paired),
+    }
+    n_dropped = sum(len(v) for v in dropped.values())
+    dropped_note = (f"{n_dropped} tasks dropped: only in A ({len(dropped['only_in_a'])}), only in B "
+                    f"({len(dropped['only_in_b'])}), no valid attempts ({len(dropped['no_valid_attempts'])})")
+    diff = gate.suite
     rows.append({
         "task_id": SUITE_ROW, "n_a": len(paired), "k_a": None,
-        "rate_a": table_a.attrs["suite_rate"], "low_a": table_a.attrs["suite_low"],
-        "high_a": table_a.attrs["suite_high"], "n_b": len(paired), "k_b": None,
-        "rate_b": table_b.attrs["suite_rate"], "low_b": table_b.attrs["suite_low"],
-        "high_b": table_b.attrs["suite_high"], "delta": diff.mean_delta, "se": diff.se,
+        "rate_a": shared_a.mean, "low_a": shared_a.low, "high_a": shared_a.high,
+        "n_b": len(paired), "k_b": None,
+        "rate_b": shared_b.mean, "low_b": shared_b.low, "high_b": shared_b.high,
+        "delta": diff.mean_delta, "se": diff.se,
         "delta_low": diff.low, "delta_high": diff.high, "p_value": diff.p, "q_value": math.nan,
-        "regressed": bool(diff.high < 0), "improved": bool(diff.low > 0),
-        "note": f"paired over {diff.n_tasks} tasks; n = tasks; {diff.method}",
+        "regressed": gate.suite_level, "improved": gate.suite_improved,
+        "note": f"paired over {diff.n_tasks} tasks; n = tasks; {dropped_note}; {diff.method}",
     })
     frame = pd.DataFrame(rows)
     info_a, info_b = table_a.attrs["run"], table_b.attrs["run"]
@@ -100,6 +113,7 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
     power_note = _underpowered(counts, fdr)
     if power_note:
         warnings.append(power_note)
+    mde = per_task_mde(counts, fdr=fdr)
     task_rows = frame[frame.task_id != SUITE_ROW]
     frame.attrs.update({
         "run_a": info_a["run_id"], "run_b": info_b["run_id"], "run_a_info": info_a, "run_b_info": info_b,
@@ -109,5 +123,16 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05) -> pd.Dat
         "newly_failing": task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
         "suite_a": {k: table_a.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
         "suite_b": {k: table_b.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
+        "suite_dropped": dropped,
+        "suite_dropped_note": dropped_note,
+        "verdict": {
+            "regressed": gate.regressed, "headline": gate.headline, "reasons": list(gate.reasons),
+            "task_level": list(gate.task_level), "suite_level": gate.suite_level,
+            "fdr": fdr, "suite_alpha": suite_alpha,
+            "mde": None if mde is None else {
+                "drop": mde.drop, "n": mde.n, "base_rate": mde.base_rate, "n_tasks": mde.n_tasks,
+                "power": mde.power, "lone_task_flaggable": mde.lone_task_flaggable, "text": mde.text,
+            },
+        },
     })
     return frame

@@ -1,4 +1,4 @@
-"""`aeh compare RUN_A RUN_B`: per-task regression tests; exit 1 when any task regressed."""
+"""`aeh compare RUN_A RUN_B`: the two-level regression gate; exit 1 when either level regressed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Callable
 import pandas as pd
 
 NAME = "compare"
-HELP = "compare a new run (B) against a baseline (A); exits 1 when any task regressed"
+HELP = ("compare a new run (B) against a baseline (A); exits 1 when a task regressed after "
+        "Benjamini–Hochberg or the paired suite-level test finds a drop")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -41,14 +42,19 @@ def format_comparison(frame: pd.DataFrame) -> str:
             f"{_f(row.q_value, '{:.3f}'):>6}  {verdict or row.note}"
         )
     s = frame[frame.task_id == "<suite>"].iloc[0]
-    lines += ["", f"suite  A {_f(s.rate_a, '{:.3f}')} → B {_f(s.rate_b, '{:.3f}')}   paired delta "
-                  f"{_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, 95% CI [{_f(s.delta_low, '{:+.3f}')}, "
-                  f"{_f(s.delta_high, '{:+.3f}')}], p {_f(s.p_value, '{:.3f}')}, {s.n_a} tasks)",
-              f"method: {a['method']}; FDR {a['fdr']}"]
-    if a["regressed"]:
-        lines.append(f"REGRESSED ({len(a['regressed'])}): {', '.join(a['regressed'])}")
-    else:
-        lines.append("no task regressed significantly after Benjamini–Hochberg")
+    verdict = a["verdict"]
+    # The rates printed are the ones the paired delta is computed from (tasks in both runs).
+    lines += ["", f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
+                  f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
+                  f"{1 - verdict['suite_alpha']:.0%} CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
+                  f"p {_f(s.p_value, '{:.3f}')})",
+              f"       {a['suite_dropped_note']}; each run's own suite rate: A "
+              f"{_f(a['suite_a']['suite_rate'], '{:.3f}')}, B {_f(a['suite_b']['suite_rate'], '{:.3f}')}",
+              f"method: {a['method']}; FDR {a['fdr']}", "",
+              f"VERDICT: {verdict['headline']}"]
+    lines += [f"  {reason}" for reason in verdict["reasons"]]
+    if verdict["mde"]:
+        lines.append(f"  {verdict['mde']['text']}")
     if a["newly_failing"]:
         lines.append(f"newly failing (was 100% in A): {', '.join(a['newly_failing'])}")
     for warning in a["warnings"]:
@@ -66,4 +72,4 @@ def main(args: argparse.Namespace) -> int:
 
         out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db)
         print(f"report written to {out}")
-    return 1 if frame.attrs["regressed"] else 0
+    return 1 if frame.attrs["verdict"]["regressed"] else 0

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["agreement_tables", "compare_header", "compare_table", "cost_chart", "failure_chart",
-           "failure_table", "forest_plot", "interval_chart", "latency_chart", "newcombe_interval",
+           "failure_table", "forest_plot", "interval_chart", "latency_chart", "verdict_html",
            "pass_k_chart", "pass_k_summary", "run_header", "setup", "suite_line", "task_table"]
 
 
@@ -264,23 +264,6 @@ def pass_k_chart(summary: pd.DataFrame) -> Any:
 # -- comparison ---------------------------------------------------------------------------
 
 
-def newcombe_interval(p_a: float, lo_a: float, hi_a: float, p_b: float, lo_b: float, hi_b: float) -> tuple[float, float]:
-    """95% interval of p_b − p_a from the two Wilson intervals (Newcombe 1998, method 10)."""
-    d = p_b - p_a
-    return (d - math.sqrt((p_b - lo_b) ** 2 + (hi_a - p_a) ** 2),
-            d + math.sqrt((hi_b - p_b) ** 2 + (p_a - lo_a) ** 2))
-
-
-def with_task_intervals(frame: pd.DataFrame) -> pd.DataFrame:
-    """Fill per-task delta_low/delta_high (Newcombe) where the frame has none (the suite row has its own)."""
-    out = frame.copy()
-    for i, r in out.iterrows():
-        if r["task_id"] != "<suite>" and r["n_a"] and r["n_b"] and pd.isna(r["delta_low"]):
-            out.at[i, "delta_low"], out.at[i, "delta_high"] = newcombe_interval(
-                r["rate_a"], r["low_a"], r["high_a"], r["rate_b"], r["low_b"], r["high_b"])
-    return out
-
-
 def compare_header(frame: pd.DataFrame) -> Any:
     a = frame.attrs
     parts = [f"<h1>Comparison: B = {escape(a['run_b'])} vs baseline A = {escape(a['run_a'])}</h1>"]
@@ -293,14 +276,28 @@ def compare_header(frame: pd.DataFrame) -> Any:
         for k in ("suite", "suite_hash", "adapter", "model", "attempts", "seed", "judge_model",
                   "tier2_prompt_version", "price_table_version", "price_table_date", "status", "created_at"))
     parts.append(f"<table id='runs-compared'><tr><th></th><th>A (baseline)</th><th>B (new)</th></tr>{rows}</table>")
-    verdict = (f"<b>Regressed ({len(a['regressed'])}):</b> {escape(', '.join(a['regressed']))}" if a["regressed"]
-               else "No task regressed significantly after Benjamini–Hochberg.")
-    parts.append(f"<p>{verdict} Method: {escape(a['method'])}; FDR {a['fdr']}.</p>")
+    parts.append(verdict_html(frame))
+    parts.append(f"<p>Method: {escape(a['method'])}; FDR {a['fdr']}.</p>")
     return _html("\n".join(parts))
 
 
+def verdict_html(frame: pd.DataFrame) -> str:
+    """The gate's verdict as `aeh.compare` computed it (`attrs["verdict"]`): headline, one reason
+    per level, the per-task MDE, and which tasks the suite row leaves out."""
+    v = frame.attrs["verdict"]
+    colour = "#8a1f17" if v["regressed"] else "#1f5f3f"
+    items = "".join(f"<li>{escape(r)}</li>" for r in v["reasons"])
+    if v["mde"]:
+        items += f"<li>{escape(v['mde']['text'])}</li>"
+    items += f"<li>suite row: {escape(frame.attrs['suite_dropped_note'])}</li>"
+    return (f"<div id='verdict' data-regressed='{str(bool(v['regressed'])).lower()}'>"
+            f"<h2 style='color:{colour}'>Verdict: {escape(v['headline'])}</h2><ul>{items}</ul></div>")
+
+
 def compare_table(frame: pd.DataFrame) -> Any:
-    f = with_task_intervals(frame)
+    """Per-task rows and the suite row as `aeh.compare` returns them (Newcombe intervals per task,
+    the paired interval on the suite row over the tasks both runs tested)."""
+    f = frame
     rows = pd.DataFrame({
         "task": f["task_id"],
         "A rate (k/n) [95%]": [fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a) for r in f.itertuples()],
@@ -320,8 +317,7 @@ def forest_plot(frame: pd.DataFrame) -> Any:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    f = with_task_intervals(frame)
-    f = f[(f["n_a"] > 0) & (f["n_b"] > 0)].dropna(subset=["delta"])
+    f = frame[(frame["n_a"] > 0) & (frame["n_b"] > 0)].dropna(subset=["delta"])
     if f.empty:
         return None
     f = pd.concat([f[f.task_id != "<suite>"].sort_values("delta"), f[f.task_id == "<suite>"]])

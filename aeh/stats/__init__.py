@@ -2,8 +2,14 @@
 
 from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
 from ._drift import DRIFT_METHOD, DriftTrend, drift_trend
-from ._calibration import SimResult, simulate_aa, simulate_drop
+from ._calibration import GateSimResult, SimResult, simulate_aa, simulate_drop, simulate_gate
 from ._compare import (
+    SUITE_ALPHA,
+    GateVerdict,
+    TaskMDE,
+    per_task_mde,
+    regression_gate,
+    task_difference_interval,
     PAIRED_DIFF_METHOD,
     PAIRED_DIFF_WITHIN_METHOD,
     PairedDiff,
@@ -33,6 +39,14 @@ from ._rates import (
 )
 
 __all__ = [
+    "SUITE_ALPHA",
+    "GateSimResult",
+    "GateVerdict",
+    "TaskMDE",
+    "per_task_mde",
+    "regression_gate",
+    "simulate_gate",
+    "task_difference_interval",
     "DRIFT_METHOD",
     "DriftTrend",
     "drift_trend",

@@ -1,4 +1,5 @@
-"""Per-task regression tests (Boschloo + BH) and the paired suite-level difference."""
+"""Per-task regression tests (Boschloo + BH), the paired suite-level difference, and the
+two-level regression gate that combines them."""
 
 from __future__ import annotations
 
@@ -12,8 +13,15 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 __all__ = [
+    "SUITE_ALPHA",
+    "GateVerdict",
+    "TaskMDE",
+    "per_task_mde",
+    "regression_gate",
+    "task_difference_interval",
     "PAIRED_DIFF_METHOD",
     "PAIRED_DIFF_WITHIN_METHOD",
     "PairedDiff",
@@ -100,6 +108,26 @@ class TaskComparison:
     regressed: bool
     improved: bool
     note: str = ""
+    delta_low: float = math.nan
+    delta_high: float = math.nan
+
+
+def task_difference_interval(k_a: int, n_a: int, k_b: int, n_b: int,
+                             alpha: float = 0.05) -> tuple[float, float]:
+    """(1 - alpha) Newcombe hybrid-score interval of rate_b - rate_a (statsmodels'
+    ``confint_proportions_2indep(method="newcomb")``, built from the two Wilson intervals);
+    (nan, nan) if either n is 0. Cached on the integers."""
+    return _newcombe(int(k_a), int(n_a), int(k_b), int(n_b), float(alpha))
+
+
+@lru_cache(maxsize=65536)
+def _newcombe(k_a: int, n_a: int, k_b: int, n_b: int, alpha: float) -> tuple[float, float]:
+    if n_a == 0 or n_b == 0:
+        return math.nan, math.nan
+    # statsmodels' "diff" is count1/nobs1 - count2/nobs2, so B goes first for B - A.
+    low, high = confint_proportions_2indep(k_b, n_b, k_a, n_a, method="newcomb",
+                                           compare="diff", alpha=alpha)
+    return float(low), float(high)
 
 
 def compare_tasks(rows: Sequence[TaskCounts], fdr: float = 0.05) -> list[TaskComparison]:
@@ -122,13 +150,14 @@ def compare_tasks(rows: Sequence[TaskCounts], fdr: float = 0.05) -> list[TaskCom
         delta = rate_b - rate_a
         significant = not math.isnan(q) and q < fdr
         note = "" if not math.isnan(q) else "n == 0 on one side: not tested, excluded from BH"
+        low, high = task_difference_interval(r.k_a, r.n_a, r.k_b, r.n_b)
         out.append(
             TaskComparison(
                 task_id=r.task_id, k_a=r.k_a, n_a=r.n_a, k_b=r.k_b, n_b=r.n_b,
                 rate_a=rate_a, rate_b=rate_b, delta=delta, p=p, q=q,
                 regressed=significant and delta < 0,
                 improved=significant and delta > 0,
-                note=note,
+                note=note, delta_low=low, delta_high=high,
             )
         )
     return out
@@ -192,3 +221,133 @@ def _within_task_difference(mean: float, t_count: int,
     p = float(2 * stats.norm.sf(abs(mean) / se)) if se > 0 else 1.0
     return PairedDiff(mean, se, max(-1.0, mean - z * se), min(1.0, mean + z * se), p, t_count,
                       PAIRED_DIFF_WITHIN_METHOD)
+
+
+# -- the two-level regression gate --------------------------------------------------------
+
+#: Two-sided level of the suite-level paired interval. The suite regresses when the whole
+#: (1 - SUITE_ALPHA) interval lies below 0: a one-sided test at SUITE_ALPHA / 2. Together with
+#: BH at FDR 0.05 this keeps the A/A false-alarm rate of the whole gate under 5%
+#: (benchmarks/gate_calibration.py; docs/statistics.md, "The regression gate").
+SUITE_ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """The regression verdict of B against baseline A, at both levels.
+
+    regressed: task_level or suite_level; this is what `aeh compare` exits 1 on.
+    task_level: tasks regressed after Benjamini-Hochberg at ``fdr``.
+    suite_level: the paired suite difference's (1 - suite_alpha) interval lies below 0.
+    paired: tasks with attempts in both runs (the BH family and the suite's pairs).
+    reasons: one sentence per level; headline: one line naming the levels that regressed.
+    """
+
+    regressed: bool
+    task_level: tuple[str, ...]
+    suite_level: bool
+    improved: tuple[str, ...]
+    suite_improved: bool
+    tasks: tuple[TaskComparison, ...]
+    suite: PairedDiff
+    paired: tuple[str, ...]
+    fdr: float
+    suite_alpha: float
+    reasons: tuple[str, ...]
+    headline: str
+
+
+def regression_gate(rows: Sequence[TaskCounts], fdr: float = 0.05,
+                    suite_alpha: float = SUITE_ALPHA) -> GateVerdict:
+    """Per-task Boschloo + BH at ``fdr`` and the paired suite test at ``suite_alpha``; B has
+    regressed when either level finds a drop. The suite level decides alone when no single
+    task can reach significance (few attempts, many tasks)."""
+    tasks = tuple(compare_tasks(rows, fdr=fdr))
+    paired = [c for c in tasks if c.n_a > 0 and c.n_b > 0]
+    suite = paired_suite_difference(
+        [c.rate_a for c in paired], [c.rate_b for c in paired], alpha=suite_alpha,
+        counts=[(c.k_a, c.n_a, c.k_b, c.n_b) for c in paired],
+    )
+    # nan bounds (fewer than 2 paired tasks) compare False: no suite-level verdict.
+    suite_level = bool(suite.high < 0)
+    task_level = tuple(c.task_id for c in tasks if c.regressed)
+    reasons = (_task_reason(task_level, len(paired), fdr), _suite_reason(suite, suite_level, suite_alpha))
+    levels = [name for name, hit in (("task", bool(task_level)), ("suite", suite_level)) if hit]
+    if len(levels) == 2:
+        headline = f"REGRESSED at the task level ({len(task_level)} tasks) and the suite level"
+    elif levels == ["task"]:
+        headline = f"REGRESSED at the task level ({len(task_level)} tasks after Benjamini–Hochberg)"
+    elif levels == ["suite"]:
+        headline = "REGRESSED at the suite level (no single task significant after Benjamini–Hochberg)"
+    else:
+        headline = "no regression at either level (per task after Benjamini–Hochberg, paired suite test)"
+    return GateVerdict(
+        regressed=bool(levels), task_level=task_level, suite_level=suite_level,
+        improved=tuple(c.task_id for c in tasks if c.improved), suite_improved=bool(suite.low > 0),
+        tasks=tasks, suite=suite, paired=tuple(c.task_id for c in paired), fdr=fdr,
+        suite_alpha=suite_alpha, reasons=reasons, headline=headline,
+    )
+
+
+def _task_reason(task_level: tuple[str, ...], n_tested: int, fdr: float) -> str:
+    if task_level:
+        return (f"task level: {len(task_level)} of {n_tested} tasks regressed after Benjamini–Hochberg "
+                f"(FDR {fdr}): {', '.join(task_level)}")
+    return f"task level: no task regressed significantly after Benjamini–Hochberg (FDR {fdr}, {n_tested} tasks)"
+
+
+def _suite_reason(suite: PairedDiff, suite_level: bool, alpha: float) -> str:
+    if math.isnan(suite.high):
+        return f"suite level: not tested ({suite.n_tasks} task(s) in both runs; needs 2)"
+    level = f"{1 - alpha:.0%}"
+    interval = (f"paired delta {suite.mean_delta:+.3f}, {level} CI [{suite.low:+.3f}, {suite.high:+.3f}], "
+                f"p {suite.p:.3f}, over {suite.n_tasks} tasks")
+    if suite_level:
+        return f"suite level: REGRESSED — {interval}; the interval lies below 0"
+    return f"suite level: no significant drop — {interval}"
+
+
+@dataclass(frozen=True)
+class TaskMDE:
+    """The smallest per-task drop the design detects with ``power`` (nan: no drop can).
+
+    base_rate: mean baseline rate over the tested tasks, the rate the drop is taken from.
+    n: attempts per side (median over tested tasks of min(n_a, n_b)).
+    lone_task_flaggable: False when even all-pass vs all-fail cannot survive BH for a
+    single task; then only the suite level can flag a regression.
+    """
+
+    drop: float
+    n: int
+    base_rate: float
+    n_tasks: int
+    power: float
+    fdr: float
+    lone_task_flaggable: bool
+    text: str
+
+
+def per_task_mde(rows: Sequence[TaskCounts], fdr: float = 0.05, power: float = 0.8) -> TaskMDE | None:
+    """What size of per-task drop this comparison could detect; None if no task was tested.
+
+    Uses ``minimum_detectable_drop`` (exact Boschloo power with alpha = fdr / tasks, the
+    conservative bound for one lone regressed task under BH)."""
+    from ._power import minimum_detectable_drop  # _power imports this module
+
+    tested = [r for r in (TaskCounts(*r) for r in rows) if r.n_a > 0 and r.n_b > 0]
+    if not tested:
+        return None
+    n_tasks = len(tested)
+    n = max(1, int(np.median([min(r.n_a, r.n_b) for r in tested])))
+    base = round(float(np.mean([r.k_a / r.n_a for r in tested])), 2)
+    best = min(two_sample_test(r.n_a, r.n_a, 0, r.n_b) for r in tested)
+    flaggable = best * n_tasks < fdr
+    drop = minimum_detectable_drop(base, n, power=power, fdr=fdr, n_tasks=n_tasks) if base > 0 else math.nan
+    where = f"at n = {n} ({power:.0%} power, from the mean baseline rate {base:.2f}, BH over {n_tasks} tasks at FDR {fdr})"
+    if math.isnan(drop):
+        text = (f"per task, this design cannot detect any drop {where}; "
+                "only the suite-level test can flag a regression")
+    else:
+        text = f"per task, this design can only detect drops of ≥ {drop:.2f} {where}"
+    return TaskMDE(drop=drop, n=n, base_rate=base, n_tasks=n_tasks, power=power, fdr=fdr,
+                   lone_task_flaggable=flaggable, text=text)

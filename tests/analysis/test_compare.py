@@ -86,7 +86,8 @@ def test_cli_exit_1_on_regression_and_0_without(mock_pair: tuple[str, str, str],
     db, strong, degraded = mock_pair
     assert cli_main(["compare", strong, degraded, "--db", db]) == 1
     out = capsys.readouterr().out
-    assert "REGRESSED (3)" in out and "paired delta" in out
+    assert "VERDICT: REGRESSED at the task level (3 tasks) and the suite level" in out and "paired delta" in out
+    assert "task level: 3 of 3 tasks regressed" in out
     assert cli_main(["compare", strong, strong, "--db", db]) == 0
     assert "no task regressed" in capsys.readouterr().out
     # the reverse direction is an improvement, not a regression

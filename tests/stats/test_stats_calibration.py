@@ -58,3 +58,17 @@ def test_simulation_agrees_with_exact_power():
     dr = simulate_drop([0.9], [0.5], n=10, trials=trials, seed=22)
     exact = power_of_comparison(0.9, 0.5, 10)
     assert abs(dr.detection_rate - exact) < 4 * math.sqrt(exact * (1 - exact) / trials)
+
+
+def test_two_level_gate_aa_and_collapse_small():
+    # The full calibration (>= 1,000 trials) lives in benchmarks/gate_calibration.py; this is a
+    # seeded smoke check that the gate's A/A rate stays near its calibrated level and that a
+    # uniform collapse, invisible per task at n = 5, is caught at the suite level.
+    from aeh.stats import simulate_gate
+
+    rates = np.linspace(0.5, 0.98, 32)
+    aa = simulate_gate(rates, rates, n=5, trials=200, seed=5)
+    assert aa.gate_rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 200)
+    assert aa.gate_rate >= max(aa.task_level_rate, aa.suite_level_rate)
+    drop = simulate_gate(rates, np.clip(rates - 0.3, 0, 1), n=5, trials=100, seed=6)
+    assert drop.suite_level_rate > 0.9 and drop.gate_rate >= drop.suite_level_rate

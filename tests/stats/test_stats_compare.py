@@ -130,3 +130,20 @@ def test_paired_difference_does_not_claim_certainty_when_all_tasks_move_alike() 
     no_counts = paired_suite_difference([1.0] * 3, [0.8] * 3)
     assert math.isnan(no_counts.low) and math.isnan(no_counts.p)
     assert paired_suite_difference([0.5, 0.7], [0.5, 0.7]).p == 1.0
+
+
+def test_task_difference_interval_is_statsmodels_newcombe():
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from aeh.stats import task_difference_interval, wilson_interval
+
+    low, high = task_difference_interval(5, 5, 3, 5)  # B - A = -0.4
+    assert (low, high) == pytest.approx(confint_proportions_2indep(3, 5, 5, 5, method="newcomb"))
+    # Newcombe's method 10 from the two Wilson intervals, by hand
+    la, ha = wilson_interval(5, 5)
+    lb, hb = wilson_interval(3, 5)
+    assert low == pytest.approx(-0.4 - math.sqrt((0.6 - lb) ** 2 + (ha - 1.0) ** 2))
+    assert high == pytest.approx(-0.4 + math.sqrt((hb - 0.6) ** 2 + (1.0 - la) ** 2))
+    assert all(math.isnan(v) for v in task_difference_interval(0, 0, 3, 5))
+    c = compare_tasks([TaskCounts("t", 5, 5, 3, 5)])[0]
+    assert (c.delta_low, c.delta_high) == pytest.approx((low, high))
