@@ -211,8 +211,28 @@ def cost_chart(table: pd.DataFrame) -> Any:
     if long.empty:
         return None
     long["measure"] = long["measure"].map({"cost_per_attempt_usd": "per attempt", "cost_per_success_usd": "per success"})
-    return _task_bars(long, "usd", "measure", title="Cost per task: per attempt vs per success (USD)",
-                      legend="", row_in=0.5)
+    fig = _task_bars(long, "usd", "measure", title="Cost per task: per attempt vs per success (USD)",
+                     legend="", row_in=0.5)
+    _compact_usd_axis(fig.axes[0].xaxis)
+    return fig
+
+
+def _compact_usd_axis(axis: Any) -> None:
+    """At most five ticks, labelled $0.0003 rather than 0.00030 and slanted: per-attempt costs of
+    cheap models need five decimals, and eight such labels overlapped on a chart squeezed by long
+    task ids."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10], min_n_ticks=2))
+    # precision=8 trims float noise such as 0.00030000000000000003 while keeping sub-cent rates.
+    axis.set_major_formatter(FuncFormatter(
+        lambda v, _pos: "$0" if v == 0 else "$" + np.format_float_positional(v, precision=8, trim="-")))
+    axis.label.set_text("")
+    # Slanted labels still fit when long task ids leave the bars only a sliver of the width.
+    axis.set_tick_params(labelrotation=30)
+    for label in axis.get_ticklabels():
+        label.set_horizontalalignment("right")
 
 
 def latency_chart(attempts: pd.DataFrame) -> Any:
