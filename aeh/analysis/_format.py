@@ -41,5 +41,7 @@ def format_run_table(table: pd.DataFrame) -> str:
     if a.get("invalid_measurement"):
         errors += f" ({a['harness_error_rate']:.1%} > 2%): NOT A VALID MEASUREMENT"
     lines.append(errors)
+    if a.get("import_policy"):
+        lines.append(f"import policy: {a['import_policy']}")
     lines.append(f"run id {a.get('run_id')}")
     return "\n".join(lines)

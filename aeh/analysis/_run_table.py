@@ -116,5 +116,7 @@ def run_table_from_frames(attempts: pl.DataFrame, info: dict[str, Any]) -> pd.Da
         "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,
         "price_table_version": info.get("price_table_version"),
         "price_table_date": info.get("price_table_date"),
+        # Imported runs say how the source's results were counted (e.g. null results as failures).
+        "import_policy": (info.get("config") or {}).get("import_policy"),
     })
     return frame
