@@ -50,6 +50,8 @@ def import_tau_bench(path: str | Path, db: Any = None, run_id: str | None = None
         attempts=max(r["trial"] for r in records) + 1 if records else 0, concurrency=1,
         config={"source": str(file.resolve()), "source_format": "tau-bench historical_trajectories",
                 "user_cost_usd": sum((r.get("info") or {}).get("user_cost") or 0.0 for r in records),
+                "import_policy": ("every record counts, success = reward 1.0 (source definition); records cut "
+                                  "at the message cap are budget_exhausted failures"),
                 "cost_note": "no agent token counts in the file: unpriced (cost None), not free"},
     )
     return write_run(db, info, batch)

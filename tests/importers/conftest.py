@@ -33,8 +33,18 @@ def tau_run(tau_file: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[s
 
 @pytest.fixture(scope="session")
 def tb_pair(tb_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
-    """(db, opus run, sonnet run): five runs each, imported as one run per model."""
+    """(db, opus run, sonnet run): five runs each, one run per model, nulls as failures (the default)."""
     from aeh.importers import import_terminal_bench
 
     db = str(tmp_path_factory.mktemp("tb") / "runs.db")
     return db, import_terminal_bench(tb_runs(OPUS), db=db), import_terminal_bench(tb_runs(SONNET), db=db)
+
+
+@pytest.fixture(scope="session")
+def tb_pair_excluding_nulls(tb_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
+    """(db, opus run, sonnet run) imported with --null-as harness_error: every null leaves n."""
+    from aeh.importers import import_terminal_bench
+
+    db = str(tmp_path_factory.mktemp("tb_excl") / "runs.db")
+    return (db, import_terminal_bench(tb_runs(OPUS), db=db, null_as="harness_error"),
+            import_terminal_bench(tb_runs(SONNET), db=db, null_as="harness_error"))

@@ -13,3 +13,8 @@ OPUS, SONNET, GPT5 = "20250923_droid_claude-4-1-opus", "20250923_droid_claude-4-
 def tb_runs(submission: str) -> list[Path]:
     """The submission's run directories in attempt order (…_1 … _5)."""
     return sorted(p for p in (TB_DIR / submission).iterdir() if p.is_dir())
+
+
+def tb_submissions() -> list[str]:
+    """Every Terminal-Bench submission folder present (empty when the real data is absent)."""
+    return sorted(p.name for p in TB_DIR.iterdir() if p.is_dir()) if TB_DIR.is_dir() else []

@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from realdata_paths import OPUS, tb_runs
 
 import aeh
 from aeh.cli import main as cli_main
 from aeh.errors import ValidationError
 from aeh.importers import import_terminal_bench
-
-from realdata_paths import OPUS, tb_runs
 
 
 def _result(task_id: str, resolved: bool | None, mode: str = "unset") -> dict:
@@ -40,11 +39,19 @@ def test_synthetic_runs(tmp_path: Path) -> None:
     assert frame.loc[("a", 0), "success"] and frame.loc[("a", 0), "latency_s"] == 300.0
     assert frame.loc[("a", 1), "status"] == "budget_exhausted"
     assert frame.loc[("a", 1), "failure_bucket"] == "budget_exhausted"
-    assert frame.loc[("b", 0), "status"] == "harness_error" and frame.loc[("b", 0), "failure_bucket"] == "harness_error"
+    # a null is a failure by default (the leaderboard's definition); test_timeout is a time budget
+    assert frame.loc[("b", 0), "status"] == "budget_exhausted" and frame.loc[("b", 0), "failure_bucket"] == "budget_exhausted"
     assert frame.loc[("b", 1), "success"]  # resolved although the agent timed out: the tests decide
     table = aeh.load_run(rid, db=tmp_path / "r.db").set_index("task_id")
-    assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (1, 1, 1)
+    assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (2, 0, 1)
     assert aeh.runs(db=tmp_path / "r.db").loc[0, "model"] == "model-x"
+    assert table.attrs["run"]["config"]["agent_name"] == "agent"  # no metadata: from the folder name
+
+    rid = import_terminal_bench([d1, d2], db=tmp_path / "r.db", null_as="harness_error")
+    frame = aeh.attempts(rid, db=tmp_path / "r.db").set_index(["task_id", "attempt"])
+    assert frame.loc[("b", 0), "status"] == "harness_error" and frame.loc[("b", 0), "failure_bucket"] == "harness_error"
+    table = aeh.load_run(rid, db=tmp_path / "r.db").set_index("task_id")
+    assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (1, 1, 1)
 
 
 def test_bad_input_lists_every_problem(tmp_path: Path) -> None:
@@ -57,11 +64,11 @@ def test_bad_input_lists_every_problem(tmp_path: Path) -> None:
         import_terminal_bench([bad, wrong, tmp_path / "missing"], db=tmp_path / "r.db")
     fields = [(Path(p.file).parent.name, p.field) for p in exc.value.problems]
     assert ("bad", "results[0].task_id") in fields and ("bad", "results[0].is_resolved") in fields
-    assert ("bad", "results[2].task_id") in fields  # duplicate task
+    assert ("bad", "results[2].task_id") in fields  # the same trial of a task twice
     assert ("wrong", "results") in fields
-    assert any("missing" in p.file and "not a directory" in p.message for p in exc.value.problems)
+    assert any("missing" in p.file and "not a directory or file" in p.message for p in exc.value.problems)
     assert all(p.fix for p in exc.value.problems)
-    with pytest.raises(ValidationError, match="no run directory"):
+    with pytest.raises(ValidationError, match="no path given"):
         import_terminal_bench([], db=tmp_path / "r.db")
 
 
@@ -80,7 +87,11 @@ def test_cli_import_real_data(tau_file: Path, tb_dir: Path, tmp_path: Path, caps
     assert out[1].startswith("50 tasks, 200 attempts: suite rate 0.420") and "unpriced" in out[1]
     assert cli_main(["import", "terminal-bench", *map(str, tb_runs(OPUS)), "--db", db]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("tb-") and "harness errors 9/400 (2.2% > 2%" in out[1]
+    assert out[0].startswith("tb-") and "suite rate 0.588" in out[1] and "harness errors 0/400;" in out[1]
+    assert "source accuracy 0.5875" in out[1] and "null is_resolved as failure" in out[1]
+    assert cli_main(["import", "terminal-bench", *map(str, tb_runs(OPUS)), "--db", db, "--null-as", "harness_error"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "harness errors 9/400 (2.2% > 2%" in out[1] and "null is_resolved as harness_error" in out[1]
     assert cli_main(["runs", "--db", db]) == 0
     assert "claude-4-1-opus" in capsys.readouterr().out
 

@@ -1,4 +1,8 @@
-"""Terminal-Bench import on the real droid runs: counts match the files, nulls are harness errors."""
+"""Terminal-Bench import on the real droid runs: counts and headline rates match the files.
+
+By default a null `is_resolved` is a failure (the leaderboard's definition); with
+`null_as="harness_error"` it leaves n, as the second half of these tests checks.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +11,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from realdata_paths import OPUS, SONNET, TB_DIR, tb_runs, tb_submissions
 
 import aeh
 from aeh.analysis import SUITE_ROW
-from aeh.importers import model_from_submission
+from aeh.importers import import_terminal_bench, model_from_submission
 from aeh.stats import TaskCounts, compare_tasks
 from aeh.store import Store
-
-from realdata_paths import OPUS, SONNET, tb_runs
 
 
 def _file_counts(submission: str) -> dict[str, tuple[int, int, int]]:
@@ -33,8 +36,24 @@ def test_model_from_submission_name() -> None:
     assert model_from_submission("20250924_droid_gpt-5") == "gpt-5"
 
 
-@pytest.mark.parametrize(("which", "submission", "errors"), [(1, OPUS, 9), (2, SONNET, 11)])
-def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submission: str, errors: int) -> None:
+@pytest.mark.parametrize("submission", tb_submissions() or ["(real data absent)"])
+def test_every_submission_reproduces_its_accuracy(tb_dir: Path, tmp_path: Path, submission: str) -> None:
+    """The submission folder imports as given, and the suite rate is the leaderboard's mean accuracy."""
+    files = [json.loads((d / "results.json").read_text()) for d in tb_runs(submission)]
+    own = [f["accuracy"] for f in files]
+    computed = [sum(r["is_resolved"] is True for r in f["results"]) / len(f["results"]) for f in files]
+    assert own == pytest.approx(computed)
+    rid = import_terminal_bench([tb_dir / submission], db=tmp_path / "r.db")
+    attrs = aeh.load_run(rid, db=tmp_path / "r.db").attrs
+    assert round(attrs["suite_rate"], 4) == round(sum(own) / len(own), 4)
+    assert attrs["n_tasks"] == 80 and attrs["harness_errors"] == 0 and attrs["attempts_total"] == 80 * len(files)
+    assert attrs["run"]["model"] == model_from_submission(submission)
+    assert attrs["run"]["config"]["agent_name"] == "Factory Droid"  # from run_metadata.json
+    assert attrs["import_policy"].startswith("null is_resolved as failure (source definition")
+
+
+@pytest.mark.parametrize(("which", "submission", "nulls"), [(1, OPUS, 9), (2, SONNET, 11)])
+def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submission: str, nulls: int) -> None:
     db, rid = tb_pair[0], tb_pair[which]
     with Store(db) as store:
         info = store.run_info(rid)
@@ -43,6 +62,22 @@ def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submi
     expected = _file_counts(submission)
     table = aeh.load_run(rid, db=db).set_index("task_id")
     assert len(table) == 80 == len(expected)
+    for task, (ok, _bad, _null) in expected.items():
+        row = table.loc[task]
+        assert (row.successes, row.n, row.harness_errors, row.attempts) == (ok, 5, 0, 5), task
+    assert sum(null for _ok, _bad, null in expected.values()) == nulls
+    attrs = aeh.load_run(rid, db=db).attrs
+    assert attrs["harness_errors"] == 0 and attrs["attempts_total"] == 400 and not attrs["invalid_measurement"]
+    assert attrs["priced"] is False and attrs["total_cost_usd"] is None
+    assert sum(attrs["run"]["config"]["null_policy"]["null_counts"].values()) == nulls
+
+
+@pytest.mark.parametrize(("which", "submission", "errors"), [(1, OPUS, 9), (2, SONNET, 11)])
+def test_counts_with_nulls_as_harness_errors(tb_pair_excluding_nulls: tuple[str, str, str], which: int,
+                                             submission: str, errors: int) -> None:
+    db, rid = tb_pair_excluding_nulls[0], tb_pair_excluding_nulls[which]
+    expected = _file_counts(submission)
+    table = aeh.load_run(rid, db=db).set_index("task_id")
     for task, (ok, bad, null) in expected.items():
         row = table.loc[task]
         assert (row.successes, row.n, row.harness_errors, row.attempts) == (ok, ok + bad, null, 5), task
@@ -50,7 +85,7 @@ def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submi
     attrs = aeh.load_run(rid, db=db).attrs
     assert attrs["harness_errors"] == errors and attrs["attempts_total"] == 400
     assert attrs["invalid_measurement"] is True  # 9/400 = 2.25 %, 11/400 = 2.75 % > 2 %
-    assert attrs["priced"] is False and attrs["total_cost_usd"] is None
+    assert attrs["import_policy"].startswith("null is_resolved as harness_error")
 
 
 def test_attempt_index_is_the_run_directory(tb_pair: tuple[str, str, str]) -> None:
@@ -64,9 +99,11 @@ def test_attempt_index_is_the_run_directory(tb_pair: tuple[str, str, str]) -> No
     per_run = frame.groupby("attempt").success.mean().round(4).tolist()
     assert per_run == [0.6, 0.5625, 0.6125, 0.575, 0.5875]  # the README's accuracy per run
     statuses = Counter(frame.status)
-    nulls = frame[frame.status == "harness_error"]
-    assert (nulls.failure_bucket == "harness_error").all() and not nulls.success.any()
-    assert statuses["budget_exhausted"] > 0
+    assert statuses["harness_error"] == 0 and statuses["budget_exhausted"] > 0
+    nulls = frame[frame.error.fillna("").str.startswith("no test verdict")]
+    assert len(nulls) == 9 and not nulls.success.any()
+    # opus's nulls: 6 test_timeout → budget_exhausted, 3 parse_error → wrong_answer
+    assert Counter(nulls.failure_bucket) == {"budget_exhausted": 6, "wrong_answer": 3}
     timed_out = frame[frame.status == "budget_exhausted"]
     assert (timed_out[~timed_out.success].failure_bucket == "budget_exhausted").all()
     assert (frame[(frame.status == "answered") & ~frame.success].failure_bucket == "wrong_answer").all()
@@ -83,8 +120,19 @@ def test_spans(tb_pair: tuple[str, str, str]) -> None:
     assert agent["attributes"]["gen_ai.request.model"] == "claude-4-1-opus"
 
 
-def test_compare_opus_vs_sonnet(tb_pair: tuple[str, str, str]) -> None:
+def test_compare_opus_vs_sonnet_default(tb_pair: tuple[str, str, str]) -> None:
+    """Nulls as failures: every task keeps its 5 attempts, the suite row pairs all 80 tasks."""
     db, opus, sonnet = tb_pair
+    frame = aeh.compare(opus, sonnet, db=db)
+    suite = frame[frame.task_id == SUITE_ROW].iloc[0]
+    assert suite.n_a == 80 and frame.attrs["regressed"] == []
+    assert suite.rate_a == pytest.approx(0.5875, abs=1e-4) and suite.rate_b == pytest.approx(0.505, abs=1e-4)
+    assert suite.delta == pytest.approx(-0.0825, abs=1e-4) and suite.delta_high < 0
+    assert not any("harness errors" in w or "suite" in w.split(":")[0] for w in frame.attrs["warnings"])
+
+
+def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -> None:
+    db, opus, sonnet = tb_pair_excluding_nulls
     frame = aeh.compare(opus, sonnet, db=db)
     tasks = frame[frame.task_id != SUITE_ROW].set_index("task_id")
     a, b = _file_counts(OPUS), _file_counts(SONNET)
@@ -117,10 +165,10 @@ def test_compare_opus_vs_sonnet(tb_pair: tuple[str, str, str]) -> None:
 
 def test_mixed_models_need_explicit_model(tb_dir: Path, tmp_path: Path) -> None:
     from aeh.errors import ValidationError
-    from aeh.importers import import_terminal_bench
 
     dirs = [tb_runs(OPUS)[0], tb_runs(SONNET)[0]]
     with pytest.raises(ValidationError, match="different submissions"):
         import_terminal_bench(dirs, db=tmp_path / "r.db")
     rid = import_terminal_bench(dirs, db=tmp_path / "r.db", model="mixed", run_id="mixed")
+    assert import_terminal_bench([TB_DIR / OPUS], db=tmp_path / "r.db", run_id="by-folder") == "by-folder"
     assert rid == "mixed" and aeh.load_run("mixed", db=tmp_path / "r.db").attrs["attempts_total"] == 160
