@@ -5,6 +5,7 @@ Exit codes:
     1   `aeh compare` found at least one regressed task, or `aeh drift` a significant decline
     2   bad input: a suite, option, file or run id that does not validate (message says which)
     3   the run finished but is not a valid measurement (harness-error rate above 2%)
+    4   `aeh drift` had too few runs to judge a trend (no verdict either way)
     130 interrupted
 """
 
@@ -20,6 +21,7 @@ from aeh.errors import AehError
 __all__ = ["main"]
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INVALID_RUN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_NOT_ENOUGH_RUNS = 4
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -46,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
         epilog="Exit codes: 0 ok · 1 compare found a regression / drift found a decline · 2 bad input · "
-               "3 run not a valid measurement (harness errors > 2%) · 130 interrupted",
+               "3 run not a valid measurement (harness errors > 2%) · 4 drift: too few runs to judge · "
+               "130 interrupted",
     )
     from aeh._version import __version__
 

@@ -10,8 +10,12 @@ import polars as pl
 from aeh.analysis._read import _store, run_table
 from aeh.errors import ConfigError
 from aeh.stats import drift_trend
+from aeh.stats._drift import MIN_DRIFT_RUNS
 
-__all__ = ["drift"]
+__all__ = ["DRIFT_STATUSES", "drift"]
+
+DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS = "drifting", "no significant drift", "not enough runs to judge"
+DRIFT_STATUSES = (DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS)
 
 
 def _window(store: Any, suite: str | None, runs: list[str] | None, window: int) -> tuple[list[Any], list[str]]:
@@ -32,16 +36,36 @@ def _window(store: Any, suite: str | None, runs: list[str] | None, window: int) 
     return list(reversed(kept)), notes
 
 
+def _mixed(infos: list[Any]) -> list[str]:
+    """What differs between the runs that a trend over them must hold fixed."""
+    out = []
+    for field, label in (("suite", "suites"), ("suite_hash", "suite hashes"), ("adapter", "adapters"),
+                         ("model", "models")):
+        values = list(dict.fromkeys(str(getattr(i, field)) for i in infos))
+        if len(values) > 1:
+            out.append(f"{label} {', '.join(values)}")
+    return out
+
+
 def drift(suite: str | None = None, *, runs: list[str] | None = None, window: int = 5,
-          threshold: float = 0.08, db: Any = None) -> pd.DataFrame:
+          threshold: float = 0.08, allow_mixed: bool = False, db: Any = None) -> pd.DataFrame:
     """One row per run in the window (oldest first) with its suite rate; the trend in `attrs`.
 
-    `attrs["drifting"]` is True when the slope is significantly negative (its 95% interval lies
-    below 0) *and* the modelled cumulative drop over the window exceeds `threshold` — a decline
-    that can hide when each run is only compared with the one before it.
+    `attrs["status"]` is one of "drifting" (the slope's 95% interval lies below 0 *and* the
+    modelled cumulative drop over the window exceeds `threshold`), "no significant drift", or
+    "not enough runs to judge" (fewer than 4 runs: no verdict, never "no drift"). Runs that mix
+    suites, suite hashes, adapters or models raise `ConfigError` unless `allow_mixed=True`, which
+    fits anyway and puts a warning first in `attrs["notes"]`.
     """
     store = _store(db)
     infos, notes = _window(store, suite, runs, window)
+    mixed = _mixed(infos)
+    if mixed and not allow_mixed:
+        raise ConfigError(f"the runs mix {'; '.join(mixed)}: a trend across them measures the change "
+                          "of setup, not drift — choose runs of one setup, or pass --allow-mixed")
+    if mixed:
+        notes.insert(0, f"WARNING: the runs mix {'; '.join(mixed)}; the trend mixes a change of setup "
+                        "with drift")
     frames, rows = [], []
     for index, info in enumerate(infos):
         table = run_table(info.run_id, store)
@@ -56,15 +80,24 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
     trend = drift_trend(data["task_id"].to_list(), data["run_index"].to_list(), data["success"].to_list()) \
         if frames else None
     frame = pd.DataFrame(rows)
-    if trend is not None and trend.runs < 3:
-        notes.append("fewer than 3 runs: a trend needs at least 3 (use compare for two)")
+    nan = float("nan")
+    if trend is None or not trend.fitted:
+        status = NOT_ENOUGH_RUNS
+        notes.append(f"{len(infos)} run(s): a trend needs at least {MIN_DRIFT_RUNS} "
+                     "(use compare for two) — no verdict either way")
+    elif trend.high < 0 and -trend.cumulative > threshold:
+        status = DRIFTING
+    else:
+        status = NOT_DRIFTING
+    if trend is not None and trend.fitted and frame["n_tasks"].max() > trend.tasks:
+        notes.append(f"the trend averages the {trend.tasks} tasks present in every run")
     frame.attrs.update({
         "suite": suite or (infos[0].suite if infos else None), "window": window, "threshold": threshold,
-        "slope": trend.slope if trend else float("nan"), "slope_se": trend.se if trend else float("nan"),
-        "slope_low": trend.low if trend else float("nan"), "slope_high": trend.high if trend else float("nan"),
-        "p_value": trend.p if trend else float("nan"),
-        "cumulative": trend.cumulative if trend else float("nan"),
-        "drifting": bool(trend and trend.high < 0 and -trend.cumulative > threshold),
+        "slope": trend.slope if trend else nan, "slope_se": trend.se if trend else nan,
+        "slope_low": trend.low if trend else nan, "slope_high": trend.high if trend else nan,
+        "p_value": trend.p if trend else nan,
+        "cumulative": trend.cumulative if trend else nan,
+        "status": status, "drifting": status == DRIFTING, "mixed": mixed,
         "method": trend.method if trend else "no runs", "notes": notes,
     })
     return frame

@@ -1,4 +1,4 @@
-"""`aeh drift --suite S`: a slow decline across recent runs; exit 1 when drifting."""
+"""`aeh drift --suite S`: a slow decline across recent runs; exit 1 when drifting, 4 when too few runs."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ import math
 from collections.abc import Callable
 
 NAME = "drift"
-HELP = "test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when drifting"
+HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
+        "drifting, 4 when there are too few runs to judge")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     parser.add_argument("--suite", help="suite name as stored on its runs (e.g. smoke)")
     parser.add_argument("--run-id", action="append", dest="runs", help="explicit runs instead (repeatable)")
-    parser.add_argument("--window", type=int, default=5, help="how many recent runs (default 5)")
+    parser.add_argument("--window", type=int, default=5, help="how many recent runs (default 5; at least 4 to judge)")
     parser.add_argument("--threshold", type=float, default=0.08,
                         help="cumulative drop over the window that counts as drift (default 0.08)")
+    parser.add_argument("--allow-mixed", action="store_true",
+                        help="fit runs that mix models, adapters or suite hashes anyway (with a warning); "
+                             "refused otherwise")
     add_db(parser)
 
 
@@ -25,18 +29,29 @@ def _f(value: float, fmt: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import drift
+    from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS
+    from aeh.cli import EXIT_NOT_ENOUGH_RUNS, EXIT_OK, EXIT_REGRESSION
 
-    frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold, db=args.db)
+    frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
+                  allow_mixed=args.allow_mixed, db=args.db)
     a = frame.attrs
+    for warning in (n for n in a["notes"] if n.startswith("WARNING")):
+        print(warning)
     print(f"{'#':>2} {'run id':<26} {'model':<16} {'suite rate':>10}  95% CI")
     for row in frame.itertuples(index=False):
-        print(f"{row.run_index:>2} {row.run_id:<26} {str(row.model):<16} {row.suite_rate:>10.3f}  "
-              f"[{row.low:.3f}, {row.high:.3f}]")
+        print(f"{row.run_index:>2} {row.run_id:<26} {row.model!s:<16} {row.suite_rate:>10.3f}  "
+              f"[{_f(row.low, '{:.3f}')}, {_f(row.high, '{:.3f}')}]")
     print(f"\ntrend {_f(a['slope'], '{:+.3f}')} per run (95% CI [{_f(a['slope_low'], '{:+.3f}')}, "
           f"{_f(a['slope_high'], '{:+.3f}')}], p {_f(a['p_value'], '{:.3f}')}); modelled change over the "
           f"window {_f(a['cumulative'], '{:+.3f}')} (threshold −{a['threshold']})")
     print(f"method: {a['method']}")
     for note in a["notes"]:
         print(f"note: {note}")
-    print("DRIFTING: a significant decline beyond the threshold" if a["drifting"] else "no significant drift")
-    return 1 if a["drifting"] else 0
+    if a["status"] == NOT_ENOUGH_RUNS:
+        print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
+        return EXIT_NOT_ENOUGH_RUNS
+    if a["status"] == DRIFTING:
+        print("DRIFTING: a significant decline beyond the threshold")
+        return EXIT_REGRESSION
+    print("no significant drift")
+    return EXIT_OK
