@@ -9,7 +9,7 @@ import pandas as pd
 import polars as pl
 
 from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
-from aeh.stats import pass_at_k, pass_hat_k
+from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
 from aeh.store import ATTEMPTS_SCHEMA
 
 __all__ = ["attempts", "load_run", "pass_k", "run_table", "runs", "spans"]
@@ -70,14 +70,22 @@ def runs(db: StoreLike = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
 
-def pass_k(run_id: str, db: StoreLike = None) -> pd.DataFrame:
+def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> pd.DataFrame:
     """pass^k (all k succeed) and pass@k (at least one of k succeeds), unbiased, for k = 1..n.
 
-    Rows per task and k, plus rows with task_id "<suite>" holding the mean over tasks with n ≥ k.
+    Rows per task and k ≤ that task's n, plus rows with task_id "<suite>" for k = 1..kmax:
+    the mean over ONE set of tasks, those with n ≥ kmax, for every k (so the suite pass^k never
+    rises with k). `kmax` defaults to the smallest n among tasks with attempts, so every task
+    counts; a larger `kmax` leaves out tasks with fewer valid attempts, with a warning. The
+    suite rows' `n` is the number of tasks they average; `attrs["suite_tasks"]` lists them.
     """
+    import warnings
+
     table = run_table(run_id, db)
     rows: list[dict[str, Any]] = []
+    counts: dict[str, tuple[int, int]] = {}
     for task_id, n, c in zip(table["task_id"], table["n"], table["successes"], strict=True):
+        counts[task_id] = (int(n), int(c))
         for k in range(1, int(n) + 1):
             rows.append({"task_id": task_id, "k": k, "n": int(n), "successes": int(c),
                          "pass_hat_k": pass_hat_k(int(n), int(c), k),
@@ -85,12 +93,23 @@ def pass_k(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["task_id", "k", "n", "successes", "pass_hat_k", "pass_at_k"])
     if frame.empty:
         return frame
-    suite = (frame.groupby("k").agg(pass_hat_k=("pass_hat_k", "mean"), pass_at_k=("pass_at_k", "mean"),
-                                     n=("task_id", "size")).reset_index())
+    suite = pd.DataFrame(pass_k_table(counts, kmax)).rename(columns={"tasks": "n"})
+    top = int(suite["k"].max())
+    kept = [t for t, (n, _) in counts.items() if n >= top]
+    left_out = [t for t, (n, _) in counts.items() if n < top]
+    notes = [f"suite rows: mean over the same {len(kept)} tasks (n ≥ {top}) at every k; n there counts them"]
+    if left_out:
+        message = (f"pass_k suite rows leave out {len(left_out)} task(s) with fewer than {top} valid "
+                   f"attempts: {', '.join(left_out)}")
+        warnings.warn(message, stacklevel=2)
+        notes.append(message)
+    elif top < max(n for n, _ in counts.values()):
+        notes.append(f"suite rows stop at k = {top}, the fewest valid attempts of any task; "
+                     "pass kmax= to go further over fewer tasks")
     suite["task_id"] = "<suite>"
     suite["successes"] = pd.NA
-    suite = suite.rename(columns={"n": "n"})
     frame = pd.concat([frame, suite[frame.columns]], ignore_index=True)
     frame.attrs["run_id"] = table.attrs["run_id"]
-    frame.attrs["note"] = "suite rows: mean over tasks with n ≥ k; n there counts those tasks"
+    frame.attrs["suite_tasks"] = kept
+    frame.attrs["note"] = "; ".join(notes)
     return frame

@@ -11,9 +11,9 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
+    "SUITE_RATE_METHOD",
     "Rate",
     "SuiteRate",
-    "SUITE_RATE_METHOD",
     "pass_at_k",
     "pass_hat_k",
     "pass_k_table",
@@ -84,11 +84,13 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 def pass_k_table(
     per_task: Mapping[str, tuple[int, int]], kmax: int | None = None
 ) -> list[dict]:
-    """Mean pass^k and pass@k across tasks for k = 1..kmax.
+    """Mean pass^k and pass@k across one fixed set of tasks for k = 1..kmax.
 
-    ``per_task`` maps task id -> (n, c). ``kmax`` defaults to the smallest n, so every
-    task contributes to every row; a larger ``kmax`` (up to the largest n) excludes tasks
-    with n < k from that row, and ``tasks`` reports how many contributed.
+    ``per_task`` maps task id -> (n, c). Every row averages the same tasks, those with
+    n >= kmax, so pass^k never rises and pass@k never falls as k grows (averaging a
+    different task set at each k can make pass^5 exceed pass^1). ``kmax`` defaults to the
+    smallest n, so every task with attempts counts; a larger ``kmax`` (up to the largest n)
+    leaves out the tasks with n < kmax from every row, and ``tasks`` says how many remain.
     """
     counts = [(n, c) for n, c in per_task.values() if n > 0]
     if not counts:
@@ -100,18 +102,16 @@ def pass_k_table(
         kmax = min(n for n, _ in counts)
     if kmax < 1 or kmax > top:
         raise ValueError(f"kmax must be in 1..{top}, got {kmax}")
-    rows = []
-    for k in range(1, kmax + 1):
-        eligible = [(n, c) for n, c in counts if n >= k]
-        rows.append(
-            {
-                "k": k,
-                "pass_hat_k": float(np.mean([pass_hat_k(n, c, k) for n, c in eligible])),
-                "pass_at_k": float(np.mean([pass_at_k(n, c, k) for n, c in eligible])),
-                "tasks": len(eligible),
-            }
-        )
-    return rows
+    eligible = [(n, c) for n, c in counts if n >= kmax]
+    return [
+        {
+            "k": k,
+            "pass_hat_k": float(np.mean([pass_hat_k(n, c, k) for n, c in eligible])),
+            "pass_at_k": float(np.mean([pass_at_k(n, c, k) for n, c in eligible])),
+            "tasks": len(eligible),
+        }
+        for k in range(1, kmax + 1)
+    ]
 
 
 @dataclass(frozen=True)

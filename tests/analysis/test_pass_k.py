@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from math import comb
 
 import pytest
@@ -26,12 +27,19 @@ def test_pass_k_on_hand_built_table(store: Store, build) -> None:
     assert row.loc[("c", 2), "pass_hat_k"] == 1.0
     assert ("c", 3) not in row.index  # k never exceeds n
     assert row.loc[("d", 1), "pass_at_k"] == 0.0
-    # suite rows: mean over tasks with n >= k
+    # suite rows: one task set for every k; by default every task (kmax = smallest n = 2)
+    suite = frame[frame["task_id"] == "<suite>"]
+    assert list(suite["k"]) == [1, 2] and (suite["n"] == 4).all()
     assert row.loc[("<suite>", 1), "pass_hat_k"] == pytest.approx((0.75 + 0.25 + 1.0 + 0.0) / 4)
-    assert row.loc[("<suite>", 1), "n"] == 4
-    assert row.loc[("<suite>", 3), "pass_hat_k"] == pytest.approx((0.25 + 0 + 0) / 3)
-    assert row.loc[("<suite>", 3), "n"] == 3
-    assert row.loc[("<suite>", 4), "pass_at_k"] == pytest.approx((1 + 1 + 0) / 3)
+    assert row.loc[("<suite>", 2), "pass_hat_k"] == pytest.approx((0.5 + 0 + 1 + 0) / 4)
+    assert frame.attrs["suite_tasks"] == ["a", "b", "c", "d"]
+    # a larger kmax drops task c (n = 2) from EVERY suite row, with a warning
+    with pytest.warns(UserWarning, match="leave out 1 task.*: c"):
+        wide = aeh.pass_k(rid, db=store, kmax=4).set_index(["task_id", "k"])
+    assert wide.loc[("<suite>", 1), "pass_hat_k"] == pytest.approx((0.75 + 0.25 + 0.0) / 3)
+    assert wide.loc[("<suite>", 3), "pass_hat_k"] == pytest.approx((0.25 + 0 + 0) / 3)
+    assert wide.loc[("<suite>", 4), "pass_at_k"] == pytest.approx((1 + 1 + 0) / 3)
+    assert all(wide.loc[("<suite>", k), "n"] == 3 for k in range(1, 5))
     assert frame.attrs["run_id"] == rid
 
 
@@ -44,3 +52,14 @@ def test_pass_k_pass_hat_falls_and_pass_at_rises(tmp_path) -> None:  # type: ign
     k1 = suite.iloc[0]
     assert k1["pass_hat_k"] == pytest.approx(k1["pass_at_k"])
     assert k1["pass_hat_k"] == pytest.approx(aeh.load_run(rid, db=db).attrs["suite_rate"])
+
+
+def test_suite_pass_k_is_monotone_when_tasks_have_unequal_n(store: Store, build) -> None:
+    # task a: 5 of 5, task b: 0 of 1. Averaging tasks with n >= k gave pass^1 = 0.5 and pass^5 = 1.0.
+    rid = build.run(store, "uneven", {"a": [True] * 5, "b": [False]})
+    for kmax in (None, 5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            suite = aeh.pass_k(rid, db=store, kmax=kmax).query("task_id == '<suite>'").sort_values("k")
+        assert suite["pass_hat_k"].is_monotonic_decreasing and suite["pass_at_k"].is_monotonic_increasing
+        assert suite["n"].nunique() == 1

@@ -1,5 +1,7 @@
+import itertools
 import math
 
+import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
@@ -81,10 +83,25 @@ def test_pass_k_table():
     assert rows[1]["pass_at_k"] == pytest.approx((5 / 6 + 1) / 2)
     assert all(r["tasks"] == 2 for r in rows)
     rows = pass_k_table(per_task, kmax=4)
-    assert [r["tasks"] for r in rows] == [2, 2, 1, 1]  # task b (n=2) excluded for k > 2
-    assert rows[2]["pass_hat_k"] == 0.0 and rows[2]["pass_at_k"] == 1.0
+    assert [r["tasks"] for r in rows] == [1, 1, 1, 1]  # task b (n=2) excluded from every row
+    assert rows[0]["pass_hat_k"] == 0.5 and rows[2]["pass_hat_k"] == 0.0 and rows[2]["pass_at_k"] == 1.0
     with pytest.raises(ValueError):
         pass_k_table(per_task, kmax=5)
+
+
+def test_pass_k_table_is_monotone_in_k_for_random_counts():
+    """Property: over random uneven counts and any kmax, pass^k never rises, pass@k never falls."""
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        ns = rng.integers(1, 11, size=rng.integers(1, 9))
+        per_task = {f"t{i}": (int(n), int(rng.integers(0, n + 1))) for i, n in enumerate(ns)}
+        for kmax in range(1, int(ns.max()) + 1):
+            rows = pass_k_table(per_task, kmax=kmax)
+            hat = [r["pass_hat_k"] for r in rows]
+            at = [r["pass_at_k"] for r in rows]
+            assert all(b <= a + 1e-12 for a, b in itertools.pairwise(hat)), per_task
+            assert all(b >= a - 1e-12 for a, b in itertools.pairwise(at)), per_task
+            assert len({r["tasks"] for r in rows}) == 1
 
 
 def test_suite_rate_hand_example():
@@ -117,8 +134,9 @@ def test_suite_interval_wider_than_pooled_wilson_when_tasks_differ():
 
 
 def test_suite_interval_does_not_collapse_when_every_task_scores_the_same() -> None:
-    from aeh.stats import SUITE_RATE_DEGENERATE_METHOD
     from statsmodels.stats.proportion import proportion_confint
+
+    from aeh.stats import SUITE_RATE_DEGENERATE_METHOD
 
     zero = suite_rate([0.0] * 5)
     assert (zero.mean, zero.se, zero.low) == (0.0, 0.0, 0.0)
