@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 from typing import Any
 
 from aeh.errors import AdapterError
 
-__all__ = ["ProviderError", "chat_completion", "make_client"]
+__all__ = ["ProviderError", "chat_completion", "describe_failure", "make_client"]
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -48,6 +49,49 @@ def _retry_after(exc: Any) -> float | None:
         return None
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    while exc is not None and exc not in out:
+        out.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return out
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    if body:
+        return str(body)
+    response = getattr(exc, "response", None)
+    text = (getattr(response, "text", "") or "").strip() if response is not None else ""
+    return text or "(empty body)"
+
+
+def describe_failure(exc: BaseException, endpoint: str | None) -> str:
+    """One line saying why a request failed and where: "connection refused at http://…/v1"."""
+    import openai
+
+    where = endpoint or "the model provider"
+    if isinstance(exc, openai.APITimeoutError):
+        return f"request timed out at {where}"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code} from {where}: {_server_message(exc)[:300]}"
+    if isinstance(exc, openai.APIConnectionError):
+        chain = _chain(exc)
+        for cause in chain:
+            if isinstance(cause, ConnectionRefusedError):
+                return f"connection refused at {where}"
+            if isinstance(cause, socket.gaierror):
+                return f"cannot resolve the host of {where} ({cause.strerror})"
+            if isinstance(cause, ConnectionResetError):
+                return f"connection reset by {where}"
+            if isinstance(cause, TimeoutError):
+                return f"connection timed out to {where}"
+        return f"cannot reach {where}: {chain[-1]}"
+    return f"unparseable reply from {where}: {str(exc)[:300]}"
+
+
 async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0, **request: Any) -> Any:
     """`client.chat.completions.create(**request)` with bounded retries on provider trouble.
@@ -57,7 +101,10 @@ async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3
     """
     import openai
 
+    base_url = getattr(client, "base_url", None)
+    endpoint = str(base_url).rstrip("/") if base_url is not None else None
     last: Exception | None = None
+    cause = ""
     for attempt in range(retries + 1):
         try:
             return await client.chat.completions.create(**request)
@@ -69,10 +116,11 @@ async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3
             last = exc  # APITimeoutError is an APIConnectionError; ValueError: unparseable body
         kind = type(last).__name__
         status = getattr(last, "status_code", None)
+        cause = describe_failure(last, endpoint)
         if recorder is not None:
-            recorder.event("model:retry", "model", status="error", attempt=attempt, error=str(last)[:500],
+            recorder.event("model:retry", "model", status="error", attempt=attempt, error=cause[:500],
                            error_type=kind, http_status=status, will_retry=attempt < retries)
         if attempt < retries:
             wait = _retry_after(last) or min(max_backoff_s, backoff_s * 2**attempt)
             await asyncio.sleep(wait)
-    raise ProviderError(f"model provider failed after {retries + 1} tries: {type(last).__name__}: {last}")
+    raise ProviderError(f"model provider failed after {retries + 1} tries: {cause}") from last

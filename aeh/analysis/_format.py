@@ -40,6 +40,12 @@ def format_run_table(table: pd.DataFrame) -> str:
     errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"
     if a.get("invalid_measurement"):
         errors += f" ({a['harness_error_rate']:.1%} > 2%): NOT A VALID MEASUREMENT"
+    causes = a.get("harness_error_causes") or []
+    if causes:
+        top = causes[0]
+        errors += f" — most common cause: {top['cause']} ({top['attempts']} attempt{'s' if top['attempts'] != 1 else ''})"
+        if len(causes) > 1:
+            errors += f"; {len(causes) - 1} other cause{'s' if len(causes) > 2 else ''}"
     lines.append(errors)
     if a.get("import_policy"):
         lines.append(f"import policy: {a['import_policy']}")

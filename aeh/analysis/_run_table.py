@@ -18,12 +18,13 @@ from statsmodels.stats.proportion import proportion_confint
 
 from aeh.stats import suite_rate
 
-__all__ = ["AGENT_BUCKETS", "HARNESS_ERROR_LIMIT", "RUN_TABLE_COLUMNS", "per_task_frame",
-           "run_table_from_frames"]
+__all__ = ["AGENT_BUCKETS", "HARNESS_ERROR_LIMIT", "RUN_TABLE_COLUMNS", "harness_error_causes",
+           "per_task_frame", "run_table_from_frames"]
 
 #: The attempt columns the per-task table needs (the JSON columns are skipped for speed).
 RUN_TABLE_COLUMNS = ("task_id", "attempt", "success", "clean_success", "failure_bucket", "tokens_in",
-                     "tokens_out", "cost_usd", "latency_s", "n_injected_faults", "needs_human_review")
+                     "tokens_out", "cost_usd", "latency_s", "n_injected_faults", "needs_human_review",
+                     "error")
 
 #: Above this share of harness errors a run is not a valid measurement.
 HARNESS_ERROR_LIMIT = 0.02
@@ -64,6 +65,30 @@ def per_task_frame(attempts: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.col("cost_usd") / pl.col("successes")).alias("cost_per_success_usd"),
         (~unpriced).alias("priced"),
     ).drop("_unpriced").sort("task_id")
+
+
+def _cause(error: str | None) -> str:
+    first = (error or "").strip().split("\n", 1)[0].strip()
+    # The provider's class name adds nothing to "model provider failed after …".
+    first = first.removeprefix("ProviderError: ")
+    return first[:240] or "(no error recorded)"
+
+
+def harness_error_causes(attempts: pl.DataFrame) -> list[dict[str, Any]]:
+    """Why attempts were harness errors: `[{"cause", "attempts"}]`, most common first.
+
+    A cause is the first line of the stored error (e.g. "model provider failed after 4 tries:
+    connection refused at http://127.0.0.1:9/v1"), so it is the same for a live run and a report.
+    """
+    if "error" not in attempts.columns or attempts.is_empty():
+        return []
+    errors = attempts.filter((pl.col("failure_bucket") == "harness_error").fill_null(False))["error"]
+    counts: dict[str, int] = {}
+    for error in errors.to_list():
+        cause = _cause(error)
+        counts[cause] = counts.get(cause, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])  # stable: first seen wins ties
+    return [{"cause": cause, "attempts": n} for cause, n in ranked]
 
 
 def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
@@ -111,6 +136,7 @@ def run_table_from_frames(attempts: pl.DataFrame, info: dict[str, Any]) -> pd.Da
         "harness_errors": errors,
         "harness_error_rate": error_rate,
         "invalid_measurement": error_rate > HARNESS_ERROR_LIMIT,
+        "harness_error_causes": harness_error_causes(attempts),
         "priced": priced,
         "total_cost_usd": total_cost,
         "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,

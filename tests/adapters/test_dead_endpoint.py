@@ -1,0 +1,61 @@
+"""An unreachable or failing endpoint: every attempt is a harness error, and the run says why."""
+
+from __future__ import annotations
+
+import io
+import socket
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+from adapters_support import MODEL, calc_task
+
+from aeh.analysis import format_run_table, run_table
+from aeh.cli import main
+from aeh.testing.openai_server import Reply
+
+
+def _closed_port() -> int:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now: connecting is refused at once
+    return port
+
+
+def test_connection_refused_is_named_once_in_the_table_and_its_attrs(run_live, db: Path) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    res = run_live(None, [calc_task("a"), calc_task("b")], attempts=2, base_url=url,
+                   api_key="test-key", retries=1)
+    attrs = res.table.attrs
+    assert attrs["harness_errors"] == 4 and attrs["invalid_measurement"]
+    assert attrs["harness_error_causes"] == [
+        {"cause": f"model provider failed after 2 tries: connection refused at {url}", "attempts": 4}]
+    text = format_run_table(res.table)
+    line = next(ln for ln in text.splitlines() if ln.startswith("harness errors"))
+    assert "NOT A VALID MEASUREMENT" in line
+    assert f"most common cause: model provider failed after 2 tries: connection refused at {url} (4 attempts)" in line
+    assert text.count("connection refused") == 1
+    # Derived from what is stored, so a later report says the same.
+    assert run_table(res.run_id, db).attrs["harness_error_causes"] == attrs["harness_error_causes"]
+
+
+def test_cli_run_against_a_dead_endpoint_exits_3_and_names_the_cause(db: Path) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["run", "--suite", "toy_math", "--adapter", "react", "--model", MODEL,
+                     "--attempts", "1", "--db", str(db), "--adapter-option", f"base_url={url}",
+                     "--adapter-option", "api_key=test-key", "--adapter-option", "retries=0"])
+    assert code == 3
+    assert "NOT A VALID MEASUREMENT" in out.getvalue()
+    shown = out.getvalue() + err.getvalue()
+    assert shown.count(f"connection refused at {url}") == 1, shown
+
+
+def test_a_500_names_the_servers_message(server, run_live) -> None:
+    srv = server([Reply.error(500, "upstream model crashed: out of memory")])
+    res = run_live(srv, retries=0)
+    error = res.attempt().error
+    assert f"HTTP 500 from {srv.base_url.rstrip('/')}: upstream model crashed: out of memory" in error
+    retry = next(s for s in res.spans() if s.name == "model:retry")
+    assert "upstream model crashed" in retry.attributes["error"]
