@@ -46,6 +46,7 @@ def test_suite_pass1_is_84_of_200_exactly(tau_run: tuple[str, str]) -> None:
     assert suite.loc[1, "pass_hat_k"] == pytest.approx(0.42, abs=1e-15)
     assert Fraction(suite.loc[1, "pass_hat_k"]).limit_denominator(1000) == Fraction(84, 200)
     assert table.attrs["suite_rate"] == pytest.approx(0.42, abs=1e-15)
+    assert "source definition" in table.attrs["import_policy"]  # the run says how records were counted
 
 
 def test_pass_hat_k_reproduced_from_the_json(tau_run: tuple[str, str], tau_file: Path) -> None:
