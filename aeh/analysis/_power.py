@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,12 +29,21 @@ def power(
     Give base `rates` (or a `pilot_run` to take them from) and either a `drop` to detect —
     returns the attempts per task needed for `target_power` — or the `attempts` you will run —
     returns each task's minimum detectable drop and, with `drop`, the power you would get.
+    Pilot tasks with no valid attempt (n = 0, e.g. all harness errors) have no rate to plan
+    from: they are skipped with a warning and listed in `attrs["skipped_tasks"]`.
     """
     task_ids: list[str]
+    skipped: list[str] = []
     if pilot_run is not None:
         from aeh.analysis._read import run_table
 
         table = run_table(pilot_run, db)
+        measured = table["n"] > 0
+        skipped = table.loc[~measured, "task_id"].tolist()
+        if skipped:
+            warnings.warn(f"power: {len(skipped)} pilot task(s) have no valid attempt (n = 0) and were "
+                          f"skipped: {', '.join(skipped)}", stacklevel=2)
+        table = table[measured]
         task_ids, base = table["task_id"].tolist(), [float(r) for r in table["rate"]]
     elif rates is None:
         raise ValueError("give `rates` (per-task success rates) or a `pilot_run` id")
@@ -58,6 +68,7 @@ def power(
                 row["power"] = power_of_comparison(p, max(0.0, p - drop), attempts, fdr, family)
         rows.append(row)
     frame = pd.DataFrame(rows)
+    frame.attrs["skipped_tasks"] = skipped
     frame.attrs["method"] = ("exact power of Boschloo's test at the BH level fdr / n_tasks "
                              "(conservative when several tasks change)")
     return frame

@@ -41,6 +41,18 @@ def test_power_from_pilot_run_and_errors(store: Store, build) -> None:  # type: 
     assert aeh.power(0.1, drop=0.3).iloc[0].attempts_needed is None
 
 
+def test_power_from_pilot_skips_tasks_without_valid_attempts(store: Store, build) -> None:  # type: ignore[no-untyped-def]
+    # task c: every attempt a harness error, so n = 0 and its rate is nan
+    build.run(store, "pilot0", {"a": [True] * 9 + [False], "b": [True, False] * 5, "c": [None] * 4})
+    with pytest.warns(UserWarning, match="skipped: c"):
+        needed = aeh.power(pilot_run="pilot0", drop=0.3, db=store)
+    assert needed.task_id.tolist() == ["a", "b"] and needed.attrs["skipped_tasks"] == ["c"]
+    assert needed.n_tasks.tolist() == [2, 2] and needed.attempts_needed.notna().all()
+    with pytest.warns(UserWarning, match="skipped: c"):
+        planned = aeh.power(pilot_run="pilot0", attempts=10, drop=0.3, db=store)
+    assert planned.task_id.tolist() == ["a", "b"] and planned.power.between(0, 1).all()
+
+
 PROG = [True, True, True, False, False, True, False, True, True, False, True, False]
 JUDGE = [True, True, False, False, True, True, False, True, True, False, True, True]
 
