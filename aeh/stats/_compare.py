@@ -226,10 +226,11 @@ def _within_task_difference(mean: float, t_count: int,
 # -- the two-level regression gate --------------------------------------------------------
 
 #: Two-sided level of the suite-level paired interval. The suite regresses when the whole
-#: (1 - SUITE_ALPHA) interval lies below 0: a one-sided test at SUITE_ALPHA / 2. Together with
-#: BH at FDR 0.05 this keeps the A/A false-alarm rate of the whole gate under 5%
-#: (benchmarks/gate_calibration.py; docs/statistics.md, "The regression gate").
-SUITE_ALPHA = 0.05
+#: (1 - SUITE_ALPHA) interval lies below 0: a one-sided test at SUITE_ALPHA / 2. At 0.05 the
+#: paired t-test alone fired in 3.6% of A/A trials at n = 10 (nominal 2.5%: the per-task
+#: differences are discrete and skewed) and the whole gate in 4.6%, too close to 5%; at 0.025
+#: the gate stays near 3% (benchmarks/gate_calibration.py; docs/statistics.md).
+SUITE_ALPHA = 0.025
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 import aeh
 from aeh.analysis import SUITE_ROW
 from aeh.cli import main as cli_main
-from aeh.stats import TaskCounts, compare_tasks, paired_suite_difference
+from aeh.stats import SUITE_ALPHA, TaskCounts, compare_tasks, paired_suite_difference
 from aeh.store import Store
 
 
@@ -34,7 +34,7 @@ def test_strong_vs_degraded_matches_compare_tasks(mock_pair: tuple[str, str, str
     assert sorted(frame.attrs["regressed"]) == sorted(tasks.index)
     suite = frame[frame.task_id == SUITE_ROW].iloc[0]
     diff = paired_suite_difference([float(a.rate[t]) for t in sorted(a.index)],
-                                   [float(b.rate[t]) for t in sorted(a.index)])
+                                   [float(b.rate[t]) for t in sorted(a.index)], alpha=SUITE_ALPHA)
     assert suite.delta == pytest.approx(diff.mean_delta) and suite.se == pytest.approx(diff.se)
     assert (suite.delta_low, suite.delta_high) == pytest.approx((diff.low, diff.high))
     assert suite.delta_low < suite.delta < suite.delta_high < 0
