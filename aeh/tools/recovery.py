@@ -8,11 +8,12 @@ at per-call rate r) and once with all `kinds` together (r split evenly over them
 normal `aeh.run` path, so every run is stored, reproducible and inspectable like any other.
 Rate 0 is run once and reported under every kind (no fault of any kind is the same condition).
 
-Success rate here is pooled over attempts (successes / n, harness errors excluded) with a
-Wilson 95% interval; with the same attempts per task this equals the suite's mean of per-task
-rates, but the interval treats attempts as independent, so it is narrower than the suite
-interval of `aeh.run` (which accounts for task-to-task spread). `suite_low`/`suite_high`
-carry that wider interval too.
+Success rate here is the suite rate of each run: the mean of per-task rates (harness errors
+excluded) with the task-clustered 95% interval `aeh.run` reports (`aeh.stats.suite_rate`: SE
+across tasks, t-interval; Wilson over tasks when every task scored the same). Repeats of one
+task share its difficulty, so a Wilson interval over pooled attempts would be too narrow.
+`low`/`high` and `suite_low`/`suite_high` hold the same interval; `n` and `successes` are the
+pooled counts, for reference.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.stats import wilson_interval
+from aeh.stats import SUITE_RATE_METHOD, suite_rate, wilson_interval
 from aeh.tools.faults import FAULT_KINDS, FaultProfile
 
 __all__ = ["format_recovery_table", "plot_recovery_curve", "recovery_by_fault", "recovery_curve",
@@ -57,12 +58,16 @@ def _profile(mode: str, rate: float, kinds: Sequence[str], burst_length: int,
 def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) -> dict[str, Any]:
     n = int(table["n"].sum()) if len(table) else 0
     k = int(table["successes"].sum()) if len(table) else 0
-    low, high = wilson_interval(k, n)
+    # Tasks are the unit: the same interval as the suite rate of `aeh.run`, not pooled attempts.
+    rates = [float(r) for r, m in zip(table["rate"], table["n"], strict=True) if m > 0] if len(table) else []
+    nan = float("nan")
+    summary = suite_rate(rates) if rates else None
+    low, high = (summary.low, summary.high) if summary else (nan, nan)
     injected = int(table["injected_faults"].sum()) if "injected_faults" in table else 0
     return {
         "mode": mode, "rate": float(rate), "error_kind": kind, "n": n, "successes": k,
-        "success_rate": (k / n) if n else float("nan"), "low": low, "high": high,
-        "suite_low": table.attrs.get("suite_low"), "suite_high": table.attrs.get("suite_high"),
+        "success_rate": summary.mean if summary else nan, "low": low, "high": high,
+        "suite_low": low, "suite_high": high,
         "tool_calls": calls, "injected_faults": injected,
         "observed_fault_rate": (injected / calls) if calls else 0.0,
         "harness_errors": int(table["harness_errors"].sum()) if "harness_errors" in table else 0,
@@ -128,6 +133,7 @@ async def recovery_curve_async(
         "title": _title(suite_name, [mode], burst_length, str(adapter_name), model_name),
         "mode": mode, "burst_length": burst_length if mode == "burst" else None,
         "attempts": attempts, "seed": seed, "suite": str(suite_name),
+        "interval_method": f"suite rate per run: {SUITE_RATE_METHOD}",
     })
     return frame
 
@@ -145,7 +151,9 @@ def recovery_curve(
     model: str | None = None,
     **kw: Any,
 ) -> pd.DataFrame:
-    """Success rate with Wilson intervals per fail rate and error kind (rows also for "all").
+    """Suite success rate with its task-clustered 95% interval per fail rate and error kind.
+
+    One row per (rate, kind), also for "all" kinds together.
 
     Columns: mode, rate, error_kind, n, successes, success_rate, low, high, suite_low,
     suite_high, tool_calls, injected_faults, observed_fault_rate, harness_errors, run_id.
@@ -181,7 +189,7 @@ def format_recovery_table(*frames: pd.DataFrame) -> str:
 
 
 def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
-    """Success rate vs fail rate, one line per error kind with its Wilson band; returns the axes.
+    """Success rate vs fail rate, one line per error kind with its 95% band; returns the axes.
 
     A frame holding several modes (e.g. `pd.concat([burst, uniform])`) is drawn one panel per
     mode when no `ax` is given. The title says which mode(s).
@@ -203,7 +211,7 @@ def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
         for kind, group in part.groupby("error_kind", sort=False):
             axis.fill_between(group["rate"], group["low"], group["high"], alpha=0.12, color=palette[kind])
         axis.set_xlabel("injected fault rate (share of tool calls)")
-        axis.set_ylabel("success rate (Wilson 95%)")
+        axis.set_ylabel("suite success rate (95% CI over tasks)")
         axis.set_ylim(0, 1.02)
         burst = frame.attrs.get("burst_length") or 5
         axis.set_title(f"{mode} faults" + (f" (windows of {burst} calls)" if mode == "burst" else ""))

@@ -77,3 +77,22 @@ def test_lazy_public_entry_point_and_bad_arguments() -> None:
         recovery_curve("core", mode="sometimes")
     with pytest.raises(ValueError):
         recovery_curve("core", kinds=("404",))
+
+
+def test_interval_treats_tasks_as_the_unit() -> None:
+    """Repeats of a task are not independent: the curve's interval is the suite rate's, not pooled Wilson."""
+    import pandas as pd
+
+    from aeh.stats import suite_rate, wilson_interval
+    from aeh.tools.recovery import _row
+
+    table = pd.DataFrame({"task_id": list("abcd"), "n": [10] * 4, "successes": [10, 10, 0, 0],
+                          "rate": [1.0, 1.0, 0.0, 0.0], "harness_errors": [0] * 4, "injected_faults": [3] * 4})
+    row = _row(table, 40, mode="burst", rate=0.3, kind="all")
+    expected = suite_rate([1.0, 1.0, 0.0, 0.0])
+    assert (row["success_rate"], row["low"], row["high"]) == pytest.approx((0.5, expected.low, expected.high))
+    pooled = wilson_interval(20, 40)
+    assert row["high"] - row["low"] > 2 * (pooled[1] - pooled[0])
+    same = table.assign(successes=[0] * 4, rate=[0.0] * 4)  # zero spread: Wilson over tasks, as the suite
+    zero = _row(same, 40, mode="burst", rate=0.3, kind="all")
+    assert zero["low"] == 0.0 and zero["high"] == pytest.approx(suite_rate([0.0] * 4).high) and zero["high"] > 0.3
