@@ -29,7 +29,14 @@ def format_run_table(table: pd.DataFrame) -> str:
             f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}"
         )
     lines.append("")
-    if a.get("n_tasks"):
+    if a.get("n_tasks") == 1:
+        # No spread across tasks to build a suite interval from: show the task's own Wilson interval.
+        only = table[table["n"] > 0].iloc[0]
+        lines.append(
+            f"suite rate {a['suite_rate']:.3f} over 1 task — a suite interval needs ≥ 2 tasks; "
+            f"the task's Wilson 95% CI [{only['low']:.3f}, {only['high']:.3f}] (n = {only['n']})"
+        )
+    elif a.get("n_tasks"):
         lines.append(
             f"suite rate {a['suite_rate']:.3f}  95% CI [{a['suite_low']:.3f}, {a['suite_high']:.3f}] "
             f"over {a['n_tasks']} tasks — {a['suite_rate_method']}"

@@ -29,6 +29,10 @@ SUITE_RATE_DEGENERATE_METHOD = (
     "mean of per-task rates; every task scored the same, so the SE across tasks is 0 and a "
     "t-interval would collapse: Wilson interval with each task as one observation"
 )
+SUITE_RATE_ONE_TASK_METHOD = (
+    "one task: a suite interval needs ≥ 2 tasks (the spread across tasks); see the task's own "
+    "Wilson interval"
+)
 
 
 def _check_counts(successes: int, n: int) -> None:
@@ -131,8 +135,9 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
 
     Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). When every task has the
     same rate the spread is 0 and the t-interval would collapse to a point, so the interval is
-    then Wilson's with each task as one observation. With one task the SE and interval are nan;
-    with none everything is nan.
+    then Wilson's with each task as one observation. With one task there is no spread across
+    tasks: the SE and interval are nan and the method says a suite interval needs ≥ 2 tasks
+    (the task's own Wilson interval is the one to show); with none everything is nan.
     """
     x = np.asarray(task_rates, dtype=float)
     if np.isnan(x).any():
@@ -142,7 +147,7 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
         return SuiteRate(math.nan, math.nan, math.nan, math.nan, 0, SUITE_RATE_METHOD)
     mean = float(x.mean())
     if t_count == 1:
-        return SuiteRate(mean, math.nan, math.nan, math.nan, 1, SUITE_RATE_METHOD)
+        return SuiteRate(mean, math.nan, math.nan, math.nan, 1, SUITE_RATE_ONE_TASK_METHOD)
     se = float(x.std(ddof=1) / math.sqrt(t_count))
     if se == 0.0:
         # All tasks at the same rate (typically all 0 or all 1): zero spread is not certainty.
