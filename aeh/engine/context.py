@@ -51,7 +51,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def _is_async(fn: Any) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    # An object with an `async def __call__` is an async tool too.
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
 
 
 async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:

@@ -84,7 +84,7 @@ def _execute(job: _Job) -> None:
     loop, future, ctx, fn, args = job
     try:
         result, error = ctx.run(fn, *args), None
-    except BaseException as exc:  # handed to the awaiting attempt, which classifies it
+    except BaseException as exc:  # noqa: BLE001 — handed to the awaiting attempt, which classifies it
         result, error = None, exc
     try:
         loop.call_soon_threadsafe(_settle, future, result, error)

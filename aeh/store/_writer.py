@@ -84,16 +84,21 @@ class AttemptWriter:
 
     def _write(self, batch: list[tuple[Attempt, list[Span]]]) -> None:
         bulk = getattr(self.store, "write_attempts", None)
-        if bulk is not None and len(batch) > 1:
-            try:
-                bulk(batch)
-                self.written += len(batch)
-                return
-            except Exception:  # noqa: BLE001
-                pass  # one bad attempt rolls back its whole batch: write them one by one
+        if bulk is not None and len(batch) > 1 and self._try(bulk, batch):
+            self.written += len(batch)
+            return
+        # One bad attempt rolls back its whole batch: write them one by one to keep the rest.
         for attempt, spans in batch:
             try:
                 self.store.write_attempt(attempt, spans)
                 self.written += 1
             except Exception as exc:  # noqa: BLE001 — reported by submit/close on the loop's side
                 self._error = self._error or exc
+
+    @staticmethod
+    def _try(write: Any, batch: list[tuple[Attempt, list[Span]]]) -> bool:
+        try:
+            write(batch)
+        except Exception:  # noqa: BLE001 — the one-by-one retry reports the real error
+            return False
+        return True
