@@ -46,8 +46,8 @@ def format_comparison(frame: pd.DataFrame) -> str:
     # The rates printed are the ones the paired delta is computed from (tasks in both runs).
     lines += ["", f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
                   f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
-                  f"{1 - verdict['suite_alpha']:.0%} CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
-                  f"p {_f(s.p_value, '{:.3f}')})",
+                  f"{(1 - verdict['suite_alpha']) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
+                  f"p {'< 0.001' if s.p_value < 0.001 else _f(s.p_value, '{:.3f}')})",
               f"       {a['suite_dropped_note']}; each run's own suite rate: A "
               f"{_f(a['suite_a']['suite_rate'], '{:.3f}')}, B {_f(a['suite_b']['suite_rate'], '{:.3f}')}",
               f"method: {a['method']}; FDR {a['fdr']}", "",
@@ -70,6 +70,7 @@ def main(args: argparse.Namespace) -> int:
     if args.html:
         from aeh.report import render_compare_report
 
-        out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db)
+        # the report recomputes the comparison at the same FDR, so it reaches the same verdict
+        out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr)
         print(f"report written to {out}")
     return 1 if frame.attrs["verdict"]["regressed"] else 0

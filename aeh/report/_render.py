@@ -54,7 +54,7 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
 
 
 def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
-                          keep_ipynb: bool = False) -> Path:
+                          keep_ipynb: bool = False, fdr: float = 0.05) -> Path:
     """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file."""
     from aeh.api import open_store
     from aeh.errors import ConfigError
@@ -65,4 +65,5 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
     with open_store(path, must_exist=True) as store:
         full_a, full_b = store.resolve_run_id(run_a), store.resolve_run_id(run_b)
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
-    return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path}, target, keep_ipynb)
+    return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr}, target,
+                   keep_ipynb)

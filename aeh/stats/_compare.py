@@ -297,12 +297,17 @@ def _task_reason(task_level: tuple[str, ...], n_tested: int, fdr: float) -> str:
     return f"task level: no task regressed significantly after Benjamini–Hochberg (FDR {fdr}, {n_tested} tasks)"
 
 
+def _p_text(p: float) -> str:
+    """Three decimals, but never "0.000" for a p-value that is small, not zero."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _suite_reason(suite: PairedDiff, suite_level: bool, alpha: float) -> str:
     if math.isnan(suite.high):
         return f"suite level: not tested ({suite.n_tasks} task(s) in both runs; needs 2)"
-    level = f"{1 - alpha:.0%}"
+    level = f"{(1 - alpha) * 100:g}%"  # 97.5%, not a rounded 98%
     interval = (f"paired delta {suite.mean_delta:+.3f}, {level} CI [{suite.low:+.3f}, {suite.high:+.3f}], "
-                f"p {suite.p:.3f}, over {suite.n_tasks} tasks")
+                f"p {_p_text(suite.p)}, over {suite.n_tasks} tasks")
     if suite_level:
         return f"suite level: REGRESSED — {interval}; the interval lies below 0"
     return f"suite level: no significant drop — {interval}"

@@ -38,7 +38,7 @@ def test_cli_fails_a_suite_collapse_no_single_task_shows(smoke_collapse, capsys:
     out = capsys.readouterr().out
     assert "VERDICT: REGRESSED at the suite level" in out
     assert "task level: no task regressed significantly" in out
-    assert "suite level: REGRESSED" in out
+    assert "suite level: REGRESSED" in out and "97.5% CI" in out and "98% CI" not in out
     assert "per task, this design can only detect drops of ≥" in out and "at n = 5" in out
     frame = aeh.compare(strong, degraded, db=db)
     v = frame.attrs["verdict"]
@@ -129,3 +129,19 @@ def test_gate_levels_on_hand_counts() -> None:
     assert "suite level: not tested" in lone.reasons[1]
     mde = per_task_mde([TaskCounts("a", 9, 10, 9, 10)])
     assert mde is not None and mde.drop == pytest.approx(aeh.stats.minimum_detectable_drop(0.9, 10))
+
+
+def test_html_report_is_rendered_at_the_cli_fdr(smoke_collapse, monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import aeh.report
+
+    db, strong, degraded = smoke_collapse
+    seen: dict = {}
+
+    def fake_render(run_a, run_b, out, db=None, **kw):  # type: ignore[no-untyped-def]
+        seen.update(kw)
+        return Path(out)
+
+    monkeypatch.setattr(aeh.report, "render_compare_report", fake_render)
+    code = cli_main(["compare", strong, degraded, "--db", db, "--fdr", "0.1", "--html", str(tmp_path / "c.html")])
+    assert code == 1 and seen == {"fdr": 0.1}
