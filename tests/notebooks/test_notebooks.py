@@ -67,3 +67,42 @@ def test_run_notebook_draws_a_recovery_curve_when_asked(tmp_path):
     assert "Recovery curve" in text and "burst" in text and "uniform" in text
     runs = aeh.runs(tmp_path / "runs.db")
     assert len(runs) == 1 + 4, "the suite run plus one run per (mode, rate)"
+
+
+def _stderr_and_errors(nb) -> list[str]:
+    return [str(out) for cell in nb.cells for out in cell.get("outputs", [])
+            if out.get("output_type") == "error"]
+
+
+def test_notebooks_without_parameters_explain_an_empty_or_single_run_store(tmp_path):
+    """No parameters, the kernel one folder below the store: one friendly sentence, no traceback."""
+    import papermill as pm
+
+    from aeh.store import Store
+
+    empty, single = tmp_path / "empty", tmp_path / "single"
+    for project in (empty, single):
+        (project / "notebooks").mkdir(parents=True)
+    Store(empty / "runs.db").close()  # a store with zero runs
+    aeh.run("smoke", adapter="mock", attempts=1, seed=1, db=single / "runs.db")
+    jobs = {("empty", "compare_runs"): empty, ("empty", "explore"): empty,
+            ("empty", "judge_agreement"): empty, ("single", "compare_runs"): single}
+
+    def execute(key):
+        project = jobs[key]
+        out = tmp_path / f"{key[0]}-{key[1]}.ipynb"
+        pm.execute_notebook(str(notebooks_dir() / f"{key[1]}.ipynb"), str(out), parameters={},
+                            kernel_name="python3", language="python", progress_bar=False,
+                            cwd=str(project / "notebooks"))
+        return nbformat.read(out, as_version=4)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = dict(zip(jobs, pool.map(execute, jobs)))
+    for (state, name), nb in done.items():
+        text = _text(nb)
+        assert not _stderr_and_errors(nb), (state, name)
+        assert f"store: {jobs[(state, name)] / 'runs.db'}" in text and "walking up" in text, (state, name)
+        if state == "empty":
+            assert "No runs stored yet" in text and "aeh run --suite smoke --adapter mock" in text, name
+    assert "Comparing needs two runs" in _text(done[("single", "compare_runs")])
+    assert not (empty / "notebooks" / "runs.db").exists()  # reading never created a store
