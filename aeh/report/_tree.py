@@ -88,12 +88,33 @@ def span_label(span: Span) -> str:
     elif span.category == "tools" and "args" in a:
         extra = " " + _short(a.get("args"))
     elif "passed" in a:
-        extra = " passed" if a["passed"] else " FAILED" if a["passed"] is False else " n/a"
+        extra = " passed" if a["passed"] else " n/a" if a["passed"] is None else " not passed"
+        if a["passed"] is False:
+            reason = _not_passed_reason(a)
+            extra += f" — {_short(reason)}" if reason else ""
     elif span.category == "faults":
         extra = " " + _short({k: v for k, v in a.items() if k in ("fault", "kind", "mode", "tool")})
-    if span.status == "error" and a.get("error"):
+    if span.status == "error" and a.get("error") and a.get("passed") is not False:
         extra += f" — error: {_short(a['error'])}"
     return f"{span.name}{extra}{duration}"
+
+
+def _not_passed_reason(a: dict[str, Any]) -> str | None:
+    """Why a grader did not pass: its own message, else the telling part of its evidence.
+
+    Graders record the bare word "failed" as their error; repeating it says nothing.
+    """
+    error = a.get("error")
+    if error and str(error).strip().lower() not in ("failed", "fail", "false"):
+        return str(error)
+    ev = a.get("evidence") if isinstance(a.get("evidence"), dict) else {}
+    if "expected" in ev and ("extracted" in ev or "got" in ev):
+        return f"expected {_short(ev['expected'], 30)}, got {_short(ev.get('extracted', ev.get('got')), 30)}"
+    for key, say in (("missing_from", "missing"), ("forbidden_called", "forbidden called"),
+                     ("missing", "missing"), ("reason", "")):
+        if ev.get(key):
+            return f"{say} {_short(ev[key], 60)}".strip()
+    return None
 
 
 def _short(value: Any, limit: int = 80) -> str:

@@ -2,6 +2,9 @@
 
 Built from plain ipywidgets so it is driven (and tested) without a browser: every span row is a
 Button; clicking it selects the span (detail pane) and expands or collapses its children.
+ipywidgets centre a Button's text and stretch it to the column's width, which hides the depth
+indentation; rows are therefore sized to their text, start at their indent, and a small style
+sheet left-aligns them in a monospace font.
 """
 
 from __future__ import annotations
@@ -17,6 +20,15 @@ import ipywidgets as w
 from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label, walk
 
 __all__ = ["TraceBrowser"]
+
+ROW_CLASS = "aeh-tree-row"
+_ROW_STYLE = (f"<style>.{ROW_CLASS}.jupyter-button {{text-align: left; font-family: var(--jp-code-font-family, "
+              "monospace); padding-left: 6px;}}</style>")
+
+
+def plural(n: int, word: str) -> str:
+    """`1 step`, `2 steps`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class TraceBrowser(w.VBox):
@@ -47,8 +59,8 @@ class TraceBrowser(w.VBox):
         self.tree = w.VBox(layout=w.Layout(width="55%", overflow="auto", max_height="640px"))
         self.detail = w.HTML(value="<i>click a span to see its attributes</i>",
                              layout=w.Layout(width="45%", overflow="auto", max_height="640px"))
-        self.expand_all = w.Button(description="expand all", layout=w.Layout(width="110px"))
-        self.collapse_all = w.Button(description="collapse all", layout=w.Layout(width="110px"))
+        self.expand_all = w.Button(description="expand all", layout=w.Layout(width="auto"))
+        self.collapse_all = w.Button(description="collapse all", layout=w.Layout(width="auto"))
         self.expand_all.on_click(lambda _: self._set_all(True))
         self.collapse_all.on_click(lambda _: self._set_all(False))
         super().__init__(children=[
@@ -57,6 +69,7 @@ class TraceBrowser(w.VBox):
             w.HBox([self.task_select, self.attempt_select, self.failed_only, self.expand_all, self.collapse_all]),
             self.summary,
             w.HBox([self.tree, self.detail]),
+            w.HTML(_ROW_STYLE),
         ])
         self._updating = 0
         self.failed_only.observe(lambda _: self._refresh_tasks(), names="value")
@@ -120,7 +133,7 @@ class TraceBrowser(w.VBox):
         self.expanded = {r.span.span_id for r in self._roots}
         verdict = "success" if record.success else "FAILED" + (
             f" ({record.failure_bucket.value})" if record.failure_bucket else "")
-        self.summary.value = (f"<b>{escape(task)} #{attempt}</b>: {verdict} · {record.steps} steps · "
+        self.summary.value = (f"<b>{escape(task)} #{attempt}</b>: {verdict} · {plural(record.steps, 'step')} · "
                               f"final output: {escape(str(record.final_output or '—'))[:200]}"
                               + (f" · error: {escape(record.error)}" if record.error else ""))
         self._render()
@@ -144,7 +157,9 @@ class TraceBrowser(w.VBox):
         twisty = "•" if not node.children else ("▾" if sid in self.expanded else "▸")
         mark = " ⚠" if sid in self.localized else ""
         button = w.Button(description=f"{twisty} [{node.span.category}] {span_label(node.span)}{mark}",
-                          tooltip=sid, layout=w.Layout(width="auto", margin=f"0 0 0 {node.depth * 18}px"))
+                          tooltip=sid, layout=w.Layout(width="auto", align_self="flex-start",
+                                                       margin=f"1px 0 1px {node.depth * 18}px"))
+        button.add_class(ROW_CLASS)
         button.style.button_color = ("#fff3bf" if sid in self.localized else "#fbe3e0" if node.failed
                                      else "#dbe7f5" if sid == self.selected else "#f4f5f7")
         button.on_click(lambda _b, sid=sid: self.click(sid))

@@ -64,3 +64,51 @@ def test_failed_filter_and_attempt_choice(degraded_run):
     assert len(browser.attempt_select.options) == 3
     browser.attempt_select.value = 2
     assert f"{browser.task_select.value} #2" in browser.summary.value
+
+
+def test_rows_are_left_aligned_at_their_depth(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    browser._set_all(True)
+    depths = set()
+    for sid, button in browser.node_buttons.items():
+        # Sized to the text and starting at the indent: a stretched, centred button hides depth.
+        assert button.layout.align_self == "flex-start" and button.layout.width == "auto"
+        assert "aeh-tree-row" in button._dom_classes
+        depth = browser.nodes[sid].depth
+        assert button.layout.margin.endswith(f" {depth * 18}px")
+        depths.add(depth)
+    assert len(depths) >= 3
+    assert any("text-align: left" in getattr(c, "value", "") for c in browser.children)
+
+
+def test_failed_grader_label_gives_a_reason_once(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    browser.failed_only.value = True
+    browser._set_all(True)
+    graders = [label for label in _labels(browser) if "grader:" in label]
+    failed = [label for label in graders if "not passed" in label]
+    assert failed, graders
+    for label in graders:
+        assert "error: failed" not in label and "FAILED" not in label
+    assert any("expected" in label and "got" in label for label in failed)
+
+
+def test_step_count_is_pluralized():
+    from aeh.widgets._browser import plural
+
+    assert plural(1, "step") == "1 step" and plural(0, "step") == "0 steps" and plural(3, "step") == "3 steps"
+
+
+def test_summary_says_one_step_not_one_steps(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    seen = set()
+    for _, task in browser.task_select.options:
+        browser.task_select.value = task
+        for _, attempt in browser.attempt_select.options:
+            browser.attempt_select.value = attempt
+            seen.add(browser.summary.value)
+    assert not any(" 1 steps" in s for s in seen)
+    assert any(" 1 step " in s for s in seen)
