@@ -153,6 +153,8 @@ def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path],
         assert f"store: {project / 'runs.db'}" in text, f"{name}: the store line is missing"
         if name != "run_suite":  # run_suite may name the store before it exists… it exists here
             assert "walking up" in text
+        if name == "run_suite":  # aeh.run shows a progress bar in a kernel, as the CLI does on a terminal
+            assert page.locator(f"{PANEL} .widget-hprogress").count() > 0
         if name == "compare_runs":
             assert page.locator("#compare-table, .compare-table, [id*='compare']").count() > 0
         if name == "explore":
