@@ -83,6 +83,7 @@ def run_header(table: pd.DataFrame) -> Any:
               ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
               ("judge model / tier-2 prompt", f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
               ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
+              ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
               ("harness errors", f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
                                  f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)"),
               ("aeh version", run.get("aeh_version"))]
@@ -252,10 +253,14 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
 
 
 def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
-    """Suite pass^k and pass@k per k: mean over tasks with its t-interval, n = tasks with n ≥ k."""
+    """Suite pass^k and pass@k per k with the suite rate's interval, over the one task set that
+    `aeh.pass_k` averages at every k (`attrs["suite_tasks"]`), so the curve is monotone."""
     from aeh.stats import suite_rate
 
     tasks = pk[pk["task_id"] != "<suite>"]
+    if "suite_tasks" in pk.attrs:
+        suite_ks = pk.loc[pk["task_id"] == "<suite>", "k"]
+        tasks = tasks[tasks["task_id"].isin(pk.attrs["suite_tasks"]) & tasks["k"].isin(suite_ks)]
     rows = []
     for k, group in tasks.groupby("k"):
         for col, label in (("pass_hat_k", "pass^k"), ("pass_at_k", "pass@k")):
