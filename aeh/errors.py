@@ -6,7 +6,8 @@
     ├── ConfigError            a bad option or combination of options
     ├── RunNotFoundError       a run id that is not in the store
     ├── StoreError             the store cannot be read or written
-    └── AdapterError           an adapter cannot start (missing key, unknown model …)
+    ├── AdapterError           an adapter cannot start (missing key, unknown model …)
+    └── MissingExtraError      a feature whose optional dependencies are not installed
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = [
     "AdapterError",
     "AehError",
     "ConfigError",
+    "MissingExtraError",
     "Problem",
     "RunNotFoundError",
     "StoreError",
@@ -78,3 +80,14 @@ class StoreError(AehError):
 
 class AdapterError(AehError):
     pass
+
+
+class MissingExtraError(AehError):
+    """A feature needs an optional extra that is not installed; the message says how to add it."""
+
+    def __init__(self, feature: str, extra: str, missing: list[str]) -> None:
+        self.feature, self.extra, self.missing = feature, extra, list(missing)
+        super().__init__(
+            f"{feature} needs the optional '{extra}' tools ({', '.join(missing)} not installed) — "
+            f"install them with: pip install -e '.[{extra}]' in a checkout, or pip install 'aeh[{extra}]'"
+        )

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh._optional import require_extra
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import default_out
@@ -23,6 +24,7 @@ def _db_path(db: Any) -> str:
 
 
 def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool) -> Path:
+    require_extra("an HTML report")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
         executed = Path(tmp) / f"{notebook}.ipynb"
