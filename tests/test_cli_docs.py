@@ -1,0 +1,68 @@
+"""Every `aeh` command, nested ones included, has help text and is documented.
+
+The commands come from walking `aeh.cli.build_parser()`, so a new command cannot ship without
+its help string, a mention in the prose docs (README.md or docs/*.md), and an entry in the
+generated reference page docs/cli.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _load_cli_docs():
+    spec = importlib.util.spec_from_file_location("cli_docs", REPO / "scripts" / "cli_docs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("cli_docs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+cli_docs = _load_cli_docs()
+COMMANDS = cli_docs.commands()
+IDS = [" ".join(path) for path, _, _ in COMMANDS]
+
+
+def _prose_docs() -> str:
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    return "\n".join(p.read_text(encoding="utf-8") for p in pages if p != cli_docs.PAGE)
+
+
+def test_the_walk_finds_nested_commands() -> None:
+    assert {"run", "runs", "tasks", "tasks validate", "tasks list", "compare"} <= set(IDS)
+    assert any(len(path) > 1 for path, _, _ in COMMANDS)
+
+
+@pytest.mark.parametrize(("path", "help_text"), [(p, h) for p, h, _ in COMMANDS], ids=IDS)
+def test_command_has_help_text(path: tuple[str, ...], help_text: str) -> None:
+    assert help_text.strip(), f"`aeh {' '.join(path)}` has no help= text in its add_parser call"
+
+
+@pytest.mark.parametrize("path", [p for p, _, _ in COMMANDS], ids=IDS)
+def test_command_is_mentioned_in_the_docs(path: tuple[str, ...]) -> None:
+    command = "aeh " + " ".join(path)
+    pattern = re.compile(re.escape(command) + r"(?![\w-])")
+    assert pattern.search(_prose_docs()), (
+        f"`{command}` is not mentioned in README.md or docs/*.md (docs/cli.md does not count: "
+        "it is generated); add a line saying what it is for"
+    )
+
+
+def test_cli_reference_page_is_current() -> None:
+    expected = cli_docs.render()
+    current = cli_docs.PAGE.read_text(encoding="utf-8") if cli_docs.PAGE.exists() else ""
+    assert current == expected, "docs/cli.md is out of date: run `python scripts/cli_docs.py`"
+
+
+def test_cli_reference_page_has_every_command() -> None:
+    page = cli_docs.render()
+    for path, _, _ in COMMANDS:
+        assert f"`aeh {' '.join(path)}`" in page
