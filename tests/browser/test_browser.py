@@ -6,7 +6,7 @@ import pytest
 
 from aeh.report import render_run_report, render_trace_html
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def _offline_page(browser):

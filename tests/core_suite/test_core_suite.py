@@ -318,6 +318,7 @@ def test_every_attempt_starts_from_fresh_fixtures(suite: DirectorySuite, tmp_pat
 
 
 @pytest.mark.local_http
+@pytest.mark.slow  # the whole 32-task core suite
 def test_mock_runs_the_whole_suite_with_a_realistic_spread(suite: DirectorySuite, tmp_path: Path) -> None:
     strong = aeh.run(suite, "mock", attempts=3, seed=11, db=tmp_path / "runs.db", model="mock-strong",
                      concurrency=8)

@@ -25,6 +25,7 @@ def declining(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]
     return db, ids
 
 
+@pytest.mark.slow  # six core-suite runs / simulated run series
 def test_declining_series_is_drifting_though_no_adjacent_pair_regresses(declining) -> None:
     db, ids = declining
     frame = aeh.drift("core", db=db, window=6)
@@ -48,6 +49,7 @@ def test_flat_series_is_not_drifting(tmp_path: Path) -> None:
     assert code == 0 and "no significant drift" in out and frame.attrs["status"] == "no significant drift"
 
 
+@pytest.mark.slow  # six core-suite runs / simulated run series
 def test_too_few_runs_is_no_verdict_with_its_own_exit_code(declining) -> None:
     db, ids = declining
     frame = aeh.drift(runs=ids[:3], db=db)
@@ -81,6 +83,7 @@ def test_mixed_models_are_refused_unless_allowed(tmp_path: Path) -> None:
     assert code in (0, 1) and out.startswith("WARNING: the runs mix models")
 
 
+@pytest.mark.slow  # six core-suite runs / simulated run series
 def test_false_alarms_stay_nominal_under_run_to_run_noise() -> None:
     """A/A with a per-run offset (sd 0.05): runs, not attempts, are the unit of the trend.
 

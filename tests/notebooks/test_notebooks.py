@@ -35,6 +35,7 @@ def test_notebooks_ship_inside_the_package():
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{name} is stored with outputs"
 
 
+@pytest.mark.slow  # papermill executions
 def test_every_notebook_executes(mock_db, tmp_path):
     db, run_a, run_b = mock_db
     jobs = {
@@ -58,6 +59,7 @@ def test_every_notebook_executes(mock_db, tmp_path):
     assert "TraceBrowser" in _text(done["explore"]) or "application/vnd.jupyter.widget-view+json" in str(done["explore"])
 
 
+@pytest.mark.slow  # papermill executions
 def test_run_notebook_draws_a_recovery_curve_when_asked(tmp_path):
     # core's tools time out after 0.3 s, so injected timeouts stay cheap.
     params = {"suite": "core", "attempts": 1, "seed": 2, "db": str(tmp_path / "runs.db"),
@@ -74,6 +76,7 @@ def _stderr_and_errors(nb) -> list[str]:
             if out.get("output_type") == "error"]
 
 
+@pytest.mark.slow  # papermill executions
 def test_notebooks_without_parameters_explain_an_empty_or_single_run_store(tmp_path):
     """No parameters, the kernel one folder below the store: one friendly sentence, no traceback."""
     import papermill as pm

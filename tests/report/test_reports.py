@@ -15,7 +15,8 @@ from external import external_refs
 from aeh.cli import main as cli
 from aeh.report import NotebookExecutionError, execute_notebook
 
-pytestmark = pytest.mark.timeout(240)
+# papermill + nbconvert renders: ~15 s of notebook execution per module run
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def _self_contained(html: str) -> None:

@@ -1,8 +1,12 @@
 import math
 
 import numpy as np
+import pytest
 
 from aeh.stats import simulate_aa, simulate_drop
+
+# Monte Carlo calibration loops (hundreds of simulated A/A and drop trials)
+pytestmark = pytest.mark.slow
 
 TRIALS = 400
 
