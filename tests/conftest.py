@@ -59,6 +59,16 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("AEH_DB", None)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A test that drives Chromium is a browser test wherever it lives, so the fast lane
+    # (-m "not slow and not browser") never launches one by accident.
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh store path per test."""
