@@ -32,6 +32,7 @@ def test_degenerate_tables_no_warnings():
         assert two_sample_test(2, 5, 2, 5) == pytest.approx(1.0)
 
 
+@pytest.mark.slow  # exhaustive: ~400 Boschloo tests over every table, n = 5..10
 def test_boschloo_region_contains_fisher_region_small_n():
     # Boschloo is uniformly more powerful than Fisher: every table Fisher rejects at 0.05,
     # Boschloo rejects too (checked n = 5..10), and strictly more at n = 10.
