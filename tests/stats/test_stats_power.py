@@ -13,6 +13,7 @@ from aeh.stats import (
 )
 
 
+@pytest.mark.slow  # brute force over every table, n = 1..10
 @pytest.mark.parametrize("alpha", [0.05, 0.05 / 32])
 def test_rejection_region_matches_brute_force(alpha):
     for n in range(1, 11):
