@@ -3,6 +3,8 @@
     python scripts/cli_docs.py            # rewrite docs/cli.md
     python scripts/cli_docs.py --check    # exit 1 when docs/cli.md is not current
 
+Commands that other installed packages add through entry points are left out.
+
 The page is built from `aeh.cli.build_parser()` (commands, nested actions, help strings and
 options), not from `format_help()`, so it does not change with the terminal width or with
 argparse's layout from one Python version to the next. tests/test_cli_docs.py runs the check.
@@ -105,6 +107,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _only_aeh_entry_points() -> None:
+    """Hide entry points of other installed packages, so plugin commands stay out of the page.
+
+    Runs before aeh is imported (this file is run as a script, in its own interpreter), so any
+    `from importlib.metadata import entry_points` inside aeh binds the filtered function.
+    """
+    from importlib import metadata
+
+    real = metadata.entry_points
+
+    def own(**params):  # type: ignore[no-untyped-def]
+        found = real(**params)
+        if not params:
+            return found
+        return metadata.EntryPoints(ep for ep in found if getattr(ep.dist, "name", "aeh") == "aeh")
+
+    metadata.entry_points = own  # type: ignore[assignment]
+
+
 if __name__ == "__main__":
+    _only_aeh_entry_points()
     sys.path.insert(0, str(REPO))
     sys.exit(main())
