@@ -4,38 +4,57 @@
     table = aeh.run("smoke", adapter="mock", attempts=5, seed=1)   # per-task DataFrame
     aeh.compare(run_a, run_b)                                       # regressions, BH-corrected
     aeh.agreement(run_id)                                           # judge vs programmatic, κ
+
+`import aeh` stays light: the functions that need pandas, polars, scipy or the notebook stack
+load their modules on first use (module `__getattr__` below).
 """
 
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
+
 from aeh._version import __version__
-from aeh.analysis import (
-    agreement,
-    attempts,
-    compare,
-    drift,
-    load_run,
-    pass_k,
-    power,
-    runs,
-    spans,
-)
-from aeh.api import run, run_async
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.tools.registry import ToolRegistry, ToolUnavailable
 
+if _typing.TYPE_CHECKING:
+    from aeh.analysis import agreement, attempts, compare, drift, load_run, pass_k, power, runs, spans
+    from aeh.api import run, run_async
+    from aeh.experiments import recovery_curve
+    from aeh.widgets import TraceBrowser
 
-def __getattr__(name: str):  # heavy or optional pieces load on first use
-    if name == "TraceBrowser":
-        from aeh.widgets import TraceBrowser
+# heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
+_LAZY = {
+    "agreement": "aeh.analysis",
+    "attempts": "aeh.analysis",
+    "compare": "aeh.analysis",
+    "drift": "aeh.analysis",
+    "load_run": "aeh.analysis",
+    "pass_k": "aeh.analysis",
+    "power": "aeh.analysis",
+    "runs": "aeh.analysis",
+    "spans": "aeh.analysis",
+    "run": "aeh.api",
+    "run_async": "aeh.api",
+    "recovery_curve": "aeh.experiments",
+    "TraceBrowser": "aeh.widgets",
+}
 
-        return TraceBrowser
-    if name == "recovery_curve":
-        from aeh.tools.recovery import recovery_curve
 
-        return recovery_curve
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
     raise AttributeError(f"module 'aeh' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 __all__ = [

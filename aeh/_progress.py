@@ -29,6 +29,7 @@ class BarProgress(RunProgress):
         self._bar: Any = None
 
     def run_started(self, info: RunInfo, tasks: list[Task]) -> None:
+        # heavy: loaded on first use
         from tqdm.auto import tqdm
 
         self._bar = tqdm(total=len(tasks) * info.attempts, unit="attempt", leave=True,

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import difflib
+import inspect
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
 
+from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
+from aeh.analysis import run_table
+from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
+from aeh.logs import RunLogger
 from aeh.pricing import load_price_table
-from aeh.store import Store
+from aeh.store import Store, default_db, using_store
+from aeh.store import open_store as _open_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 
@@ -23,28 +30,14 @@ __all__ = ["default_db", "open_store", "run", "run_async", "run_sync"]
 T = TypeVar("T")
 
 
-def default_db() -> str:
-    """The store path by the one rule (see `aeh.store.resolve_db_path`)."""
-    from aeh.store import resolve_db_path
-
-    return str(resolve_db_path())
-
-
 def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | None = None,
                redact: bool = True, must_exist: bool = False) -> Store:
-    """`aeh.store.open_store`; kept here for existing imports. Readers should pass `must_exist=True`."""
-    from aeh.store import open_store as _open_store
-
+    """`aeh.store.open_store` with `must_exist=False` as before; readers should pass `must_exist=True`."""
     return _open_store(db, secrets=secrets, redact=redact, must_exist=must_exist)
 
 
 def _check_options(options: dict[str, Any]) -> None:
     """Refuse unknown keywords with the valid names, instead of a TypeError deep in the engine."""
-    import difflib
-    import inspect
-
-    from aeh.engine.runplan import build_run_options
-
     allowed = ({n for n in inspect.signature(run_async).parameters if n not in ("options", "suite")}
                | set(inspect.signature(build_run_options).parameters))
     unknown = sorted(set(options) - allowed)
@@ -59,9 +52,6 @@ def _check_options(options: dict[str, Any]) -> None:
 
 
 def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunProgress:
-    from aeh._progress import BarProgress, interactive
-    from aeh.logs import RunLogger
-
     if progress is not None and not isinstance(progress, bool):
         return progress  # any observer with RunProgress's methods
     if log_level != "silent" or progress is False:
@@ -107,10 +97,6 @@ async def run_async(
     force it on/off; a RunProgress observes the run itself. `log_level` other than "silent"
     logs lines to stderr as the CLI does. An unknown keyword is a ConfigError naming the valid ones.
     """
-    from aeh.analysis import run_table
-    from aeh.engine.runplan import build_run_options
-    from aeh.logs import RunLogger
-
     _check_options(options)
     loaded = load_suite(suite)
     if isinstance(adapter, str):
@@ -120,7 +106,6 @@ async def run_async(
         preflight()  # one clear error for a missing key, not a harness error per attempt
     prices = load_price_table(price_table)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
-    store = open_store(db, secrets=suite_secrets, redact=redact, must_exist=False)  # a run creates it
     config = dict(options.pop("config", None) or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
@@ -129,9 +114,11 @@ async def run_async(
                                     tasks=tasks, config=config, **options)
     logger = _progress_for(progress, log_level)
     span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
-    info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
-                             progress=logger)
-    return run_table(info.run_id, store)
+    # a run creates the store; one opened here from a path is closed here
+    with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
+        info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
+                                 progress=logger)
+        return run_table(info.run_id, store)
 
 
 def run(

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aeh.adapters._chat import DECLINE_TOOL
 from aeh.adapters.base import make_adapter
 from aeh.engine.runplan import build_run_options
 from aeh.pricing import load_price_table
@@ -34,8 +35,6 @@ def _offered_schemas(adapter: str, registry: Any, tools: list[str]) -> list[dict
     single_shot offers nothing else."""
     if adapter not in ("react", "single_shot"):
         return registry.schemas(tools)
-    from aeh.adapters._chat import DECLINE_TOOL
-
     return [DECLINE_TOOL] if adapter == "single_shot" else [*registry.schemas(tools), DECLINE_TOOL]
 
 

@@ -26,6 +26,7 @@ class ProviderError(Exception):
 def make_client(base_url: str | None = None, api_key: str | None = None,
                 timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
     """An `AsyncOpenAI` from arguments or OPENAI_BASE_URL / OPENAI_API_KEY."""
+    # heavy: loaded on first use
     from openai import AsyncOpenAI
 
     base_url = base_url or os.environ.get("OPENAI_BASE_URL")
@@ -70,6 +71,7 @@ def _server_message(exc: Any) -> str:
 
 def describe_failure(exc: BaseException, endpoint: str | None) -> str:
     """One line saying why a request failed and where: "connection refused at http://…/v1"."""
+    # heavy: loaded on first use
     import openai
 
     where = endpoint or "the model provider"
@@ -99,6 +101,7 @@ async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3
     Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
     configuration errors and raise at once.
     """
+    # heavy: loaded on first use
     import openai
 
     base_url = getattr(client, "base_url", None)

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError
 from aeh.models import SPAN_CATEGORIES, Attempt, RunInfo, Span, Task
+from aeh.stats import wilson_interval
 
 __all__ = ["LEVELS", "RunLogger"]
 
@@ -125,11 +126,18 @@ class RunLogger(RunProgress):
     def attempt_finished(self, attempt: Attempt) -> None:
         self._finished += 1
         if self.level >= 2:
-            verdict = "✓ success" if attempt.success else f"✗ {attempt.failure_bucket.value if attempt.failure_bucket else 'failed'}"
+            verdict = (
+                "✓ success"
+                if attempt.success
+                else f"✗ {attempt.failure_bucket.value if attempt.failure_bucket else 'failed'}"
+            )
             cost = "unpriced" if attempt.cost_usd is None else f"${attempt.cost_usd:.5f}"
-            self._emit("attempt", attempt.model_dump(mode="json", exclude={"tool_calls"}),
-                       f"  {attempt.task_id}#{attempt.attempt} {verdict} steps={attempt.steps} "
-                       f"tokens={attempt.tokens_in + attempt.tokens_out} {cost} {attempt.latency_s:.2f}s")
+            self._emit(
+                "attempt",
+                attempt.model_dump(mode="json", exclude={"tool_calls"}),
+                f"  {attempt.task_id}#{attempt.attempt} {verdict} steps={attempt.steps} "
+                f"tokens={attempt.tokens_in + attempt.tokens_out} {cost} {attempt.latency_s:.2f}s",
+            )
         elif self._bar:
             self.stream.write("\r\033[K")
             self._draw_bar()
@@ -138,17 +146,17 @@ class RunLogger(RunProgress):
     def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
         if self.level < 1:
             return
-        from aeh.stats import wilson_interval
-
         valid = [a for a in attempts if not a.is_harness_error]
         k, n = sum(a.success for a in valid), len(valid)
         low, high = wilson_interval(k, n)
         errors = len(attempts) - n
         extra = f", {errors} harness error(s)" if errors else ""
         rate = f"{k / n:.2f} [{low:.2f}, {high:.2f}]" if n else "n/a"
-        self._emit("task", {"task_id": task_id, "n": n, "successes": k, "low": low, "high": high,
-                            "harness_errors": errors},
-                   f"{'✓' if n and k == n else '·' if k else '✗'} {task_id:<32} {k}/{n} {rate}{extra}")
+        self._emit(
+            "task",
+            {"task_id": task_id, "n": n, "successes": k, "low": low, "high": high, "harness_errors": errors},
+            f"{'✓' if n and k == n else '·' if k else '✗'} {task_id:<32} {k}/{n} {rate}{extra}",
+        )
 
     def run_finished(self, info: RunInfo) -> None:
         if self._bar:

@@ -6,6 +6,7 @@ keys, so a typo fails validation instead of silently changing a measurement.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal
 
@@ -21,7 +22,9 @@ __all__ = [
     "GoldenTrace",
     "GraderResult",
     "GraderSpec",
+    "Invariant",
     "InvariantResult",
+    "InvariantVerdict",
     "PlanStep",
     "RunInfo",
     "Span",
@@ -303,3 +306,8 @@ class TraceView(BaseModel):
     allowed_tools: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)
     """Fixture tokens the suite declares secret; invariants may check nothing leaks them."""
+
+
+#: An invariant returns True/False, or (passed, detail) to explain a violation.
+InvariantVerdict = bool | tuple[bool, str]
+Invariant = Callable[[TraceView], InvariantVerdict]

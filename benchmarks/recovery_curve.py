@@ -14,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aeh.tools.recovery import format_recovery_table, plot_recovery_curve, recovery_curve
+from aeh.experiments import format_recovery_table, recovery_curve
+from aeh.report.views import plot_recovery_curve
 
 CORE = Path(__file__).resolve().parents[1] / "suites" / "core"
 

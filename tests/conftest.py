@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,24 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"real recorded runs not found at {REALDATA}")
     return REALDATA
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_store() -> Iterator[None]:
+    """Fail a test that leaves an aeh Store open, or lets one be garbage-collected open.
+
+    The library closes every store it opens from a path; a test closes the ones it opens
+    (`with open_store(...)`). Like sqlite-utils' suite, a leak is a failure, not a warning.
+    """
+    from aeh.store import open_stores, unclosed_stores
+
+    before_open, before_unclosed = set(map(id, open_stores())), len(unclosed_stores())
+    yield
+    leaked = [s for s in open_stores() if id(s) not in before_open]
+    collected = unclosed_stores()[before_unclosed:]
+    for store in leaked:
+        store.close()  # so one leak does not fail the tests after it
+    problems = [f"left open: {s.path}" for s in leaked] + [f"garbage-collected open: {p}" for p in collected]
+    if problems:
+        pytest.fail("aeh Store connection(s) leaked — close them (`with open_store(...)`):\n  "
+                    + "\n  ".join(problems), pytrace=False)

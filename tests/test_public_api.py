@@ -7,8 +7,8 @@ and every exported name is either bound there or served on first use by the modu
 """
 
 from __future__ import annotations
-
 import __future__
+
 import dataclasses
 import subprocess
 import sys

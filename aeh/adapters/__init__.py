@@ -1,5 +1,15 @@
-"""Adapters drive the agent under test: mock, single_shot, react, replay."""
+"""Adapters drive the agent under test: mock, single_shot, react, replay — and installed ones."""
 
-from aeh.adapters.base import Adapter, adapter_names, make_adapter
+from aeh.adapters.base import Adapter, AdapterFactory, adapter_names, adapters, make_adapter
+from aeh.adapters.mock import MockAdapter
+from aeh.adapters.react import ReactAdapter
+from aeh.adapters.replay import ReplayAdapter
+from aeh.adapters.single_shot import SingleShotAdapter
 
-__all__ = ["Adapter", "adapter_names", "make_adapter"]
+adapters.register("mock", MockAdapter)
+adapters.register("react", ReactAdapter)
+adapters.register("single_shot", SingleShotAdapter)
+adapters.register("replay", ReplayAdapter)
+
+__all__ = ["Adapter", "AdapterFactory", "MockAdapter", "ReactAdapter", "ReplayAdapter", "SingleShotAdapter",
+           "adapter_names", "adapters", "make_adapter"]

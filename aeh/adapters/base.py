@@ -1,61 +1,33 @@
-"""The adapter contract and the registry that resolves `--adapter NAME`."""
+"""The adapter registry that resolves `--adapter NAME` (built-ins and `aeh.adapters` plugins).
+
+The contract itself (`Adapter`) is the engine's: `aeh.engine.adapter`.
+"""
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any
 
-from aeh.engine.context import AttemptContext
+from aeh._registry import Registry
+from aeh.engine.adapter import Adapter
 from aeh.errors import ConfigError
-from aeh.models import AgentOutcome, Task
 
-__all__ = ["Adapter", "BUILTIN_ADAPTERS", "adapter_names", "make_adapter"]
+__all__ = ["Adapter", "AdapterFactory", "adapter_names", "adapters", "make_adapter"]
 
+#: Builds an adapter from options (`model=…` and the adapter's own); usually the adapter class.
+AdapterFactory = Callable[..., Any]
 
-@runtime_checkable
-class Adapter(Protocol):
-    """Drives the agent under test through one attempt. It never grades.
-
-    Tool calls go through `ctx.call_tool`, model calls through `ctx.model_call` +
-    `ctx.record_usage`, so the engine observes everything the agent does.
-    """
-
-    name: str
-    model: str | None
-
-    async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome: ...
-
-
-BUILTIN_ADAPTERS: dict[str, str] = {
-    "mock": "aeh.adapters.mock:MockAdapter",
-    "react": "aeh.adapters.react:ReactAdapter",
-    "single_shot": "aeh.adapters.single_shot:SingleShotAdapter",
-    "replay": "aeh.adapters.replay:ReplayAdapter",
-}
-
-
-def _targets() -> dict[str, str]:
-    targets = dict(BUILTIN_ADAPTERS)
-    for ep in entry_points(group="aeh.adapters"):
-        targets.setdefault(ep.name, ep.value)
-    return targets
+#: Name → factory. Built-ins are registered in `aeh.adapters`; plugins by entry point.
+adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters")
 
 
 def adapter_names() -> list[str]:
-    return sorted(_targets())
+    """Every adapter name `make_adapter` accepts."""
+    return adapters.names()
 
 
 def make_adapter(name: str, **options: Any) -> Adapter:
-    """Build an adapter by name; imports lazily so unused providers cost nothing."""
-    targets = _targets()
-    if name not in targets:
-        raise ConfigError(
-            f"unknown adapter {name!r} — choose one of: {', '.join(sorted(targets))}"
-        )
-    module_name, _, attr = targets[name].partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"adapter {name!r} is not available here: {exc}") from exc
-    return factory(**options)
+    """Build the adapter registered as `name` with `options`."""
+    if name not in adapters:
+        raise ConfigError(f"unknown adapter {name!r} — choose one of: {', '.join(adapter_names())}")
+    return adapters.get(name)(**options)

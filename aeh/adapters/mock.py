@@ -19,7 +19,7 @@ from typing import Any
 
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
-from aeh.models import AgentOutcome, PlanStep, Task, TOOL_SIDE_ERROR_KINDS
+from aeh.models import TOOL_SIDE_ERROR_KINDS, AgentOutcome, PlanStep, Task
 
 __all__ = ["MockAdapter", "MockProfile", "PROFILES"]
 
@@ -65,7 +65,9 @@ def _wrong_answer(reference: str | None, rng: Any) -> str:
     numbers = re.findall(r"-?\d+(?:\.\d+)?", reference)
     if numbers:
         off = numbers[-1]
-        bumped = str(int(float(off)) + rng.choice([-2, -1, 1, 3])) if "." not in off else str(round(float(off) * 1.1, 2))
+        bumped = (
+            str(int(float(off)) + rng.choice([-2, -1, 1, 3])) if "." not in off else str(round(float(off) * 1.1, 2))
+        )
         head, _, tail = reference.rpartition(off)
         return f"{head}{bumped}{tail}"
     return f"I believe the answer is not {reference!r}; it is something else."
@@ -87,15 +89,13 @@ class MockAdapter:
     def __init__(self, model: str | None = None, profile: str | None = None, **options: Any) -> None:
         chosen = profile or (model.removeprefix("mock-") if model else "strong")
         if chosen not in PROFILES:
-            raise ConfigError(
-                f"unknown mock profile {chosen!r} — use --model mock-strong or --model mock-degraded"
-            )
+            raise ConfigError(f"unknown mock profile {chosen!r} — use --model mock-strong or --model mock-degraded")
         base = PROFILES[chosen]
         overrides = {k: float(v) for k, v in options.items() if k.startswith("p_")}
         unknown = sorted(set(options) - set(overrides))
         if unknown:
             raise ConfigError(f"unknown mock adapter option(s): {', '.join(unknown)}")
-        self.profile = replace(base, **overrides) if overrides else base
+        self.profile = replace(base, **overrides) if overrides else base  # type: ignore[arg-type]
         self.model = f"mock-{chosen}"
 
     # -- one simulated model turn ------------------------------------------------------------
@@ -150,7 +150,7 @@ class MockAdapter:
             call = await ctx.call_tool(step.tool, step.args)
             context += len(json.dumps(call.result, default=str)) if call.result is not None else 0
             await self._think(ctx, context, rng.randint(20, 80))
-            outcome = await self._after_tool_error(task, ctx, step, call, p.p_recover ** scale)
+            outcome = await self._after_tool_error(task, ctx, step, call, p.p_recover**scale)
             if outcome is not None:
                 return outcome
 
@@ -164,8 +164,9 @@ class MockAdapter:
             return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
         return AgentOutcome(final_output=task.reference_answer or "")
 
-    async def _after_tool_error(self, task: Task, ctx: AttemptContext, step: PlanStep, call: Any,
-                                p_recover: float) -> AgentOutcome | None:
+    async def _after_tool_error(
+        self, task: Task, ctx: AttemptContext, step: PlanStep, call: Any, p_recover: float
+    ) -> AgentOutcome | None:
         """Retry (or, for an unavailable tool, work around it) — or fail like a real agent."""
         retries = 0
         while call.error_kind in TOOL_SIDE_ERROR_KINDS:

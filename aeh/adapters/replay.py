@@ -24,23 +24,20 @@ text (e.g. `[REDACTED:email]`) where the original held a secret or personal data
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
 from aeh.models import AgentOutcome, Attempt, Span, Task, ToolCall
+from aeh.store import Store, open_store
 
-__all__ = ["ReplayAdapter", "replay_run", "replay_run_async", "verdict_differences"]
+__all__ = ["ReplayAdapter"]
 
 _AGENT_STATUSES = ("answered", "declined", "gave_up", "budget_exhausted", "harness_error")
 
 
-def _open(db: Any) -> Any:
-    from aeh.api import open_store
-    from aeh.store import Store
-
+def _open(db: Any) -> Store:
     return db if isinstance(db, Store) else open_store(db, must_exist=True)  # replays read a stored run
 
 
@@ -166,74 +163,3 @@ class ReplayAdapter:
             return AgentOutcome(final_output=final_output, status="harness_error",
                                 error=f"replayed harness error: {error or 'unknown'}")
         return AgentOutcome(final_output=final_output, status=status)
-
-
-# -- a whole run --------------------------------------------------------------------------------
-
-
-async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any = None, *,
-                           concurrency: int | None = None, **options: Any) -> str:
-    """Replay stored run `run_id` into a new run (parent_run_id = run_id); returns its id.
-
-    The suite is `suite`, else the original run's `config["suite_spec"]`. Same seed, attempts,
-    tasks and fault profile as the original. Extra `options` go to `aeh.api.run_async`.
-    """
-    from aeh.api import default_db, run_async
-
-    path = str(db or default_db())
-    reader = _open(path)
-    try:
-        info = reader.run_info(run_id)
-    except BaseException:
-        reader.close()
-        raise
-    spec = suite if suite is not None else info.config.get("suite_spec")
-    if spec is None:
-        reader.close()
-        raise ConfigError(
-            f"run {info.run_id} did not record which suite it ran (no config.suite_spec) — "
-            "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
-        )
-    adapter = ReplayAdapter(model=info.model, source_run_id=info.run_id, db=reader)
-    config = {"replay_of": info.run_id, "source_adapter": info.adapter,
-              "source_suite_hash": info.suite_hash, **dict(options.pop("config", None) or {})}
-    try:
-        table = await run_async(
-            spec, adapter, attempts=info.attempts,
-            concurrency=concurrency or info.concurrency, seed=info.seed, db=path,
-            parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.get("tasks"),
-            fault_profile=info.fault_profile, config=config, **options,
-        )
-    finally:
-        reader.close()
-    return str(table.attrs["run_id"])
-
-
-def replay_run(run_id: str, db: str | Path | None = None, suite: Any = None, **options: Any) -> str:
-    """Sync twin of `replay_run_async` (works in scripts and in Jupyter); returns the new run id."""
-    from aeh.api import run_sync
-
-    return run_sync(replay_run_async(run_id, db, suite, **options))
-
-
-def verdict_differences(original_run_id: str, replay_run_id: str,
-                        db: str | Path | None = None) -> list[dict[str, Any]]:
-    """Attempts whose verdict (success, failure bucket) differs between two runs."""
-    from aeh.api import default_db
-
-    store = _open(str(db or default_db()))
-    try:
-        def verdicts(run_id: str) -> dict[tuple[str, int], tuple[bool, str | None]]:
-            frame = store.attempts_frame(run_id)
-            return {(r["task_id"], int(r["attempt"])): (bool(r["success"]), r["failure_bucket"])
-                    for r in frame.iter_rows(named=True)}
-
-        a, b = verdicts(original_run_id), verdicts(replay_run_id)
-    finally:
-        store.close()
-    out = []
-    for key in sorted(set(a) | set(b)):
-        if a.get(key) != b.get(key):
-            out.append({"task_id": key[0], "attempt": key[1],
-                        "original": a.get(key), "replay": b.get(key)})
-    return out

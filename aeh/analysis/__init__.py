@@ -6,7 +6,9 @@ from aeh.analysis._drift import drift
 from aeh.analysis._format import format_run_table
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
+from aeh.analysis._recovery import recovery_by_fault
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+from aeh.analysis._verdicts import verdict_differences
 
 __all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "agreement", "attempts", "compare", "drift", "format_run_table",
-           "load_run", "pass_k", "power", "run_table", "runs", "spans"]
+           "load_run", "pass_k", "power", "recovery_by_fault", "run_table", "runs", "spans", "verdict_differences"]

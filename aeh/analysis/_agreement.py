@@ -12,6 +12,7 @@ import pandas as pd
 import polars as pl
 
 from aeh.stats import cohens_kappa
+from aeh.store import using_store
 from aeh.store._labels import human_label_pairs  # also registers the human_labels migration
 
 __all__ = ["agreement", "verdict_pairs"]
@@ -32,31 +33,29 @@ def verdict_pairs(grader_rows: pl.DataFrame,
 
 def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
     """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
-    from aeh.api import open_store
-
-    store = open_store(db, must_exist=True)
-    full = store.resolve_run_id(run_id)
-    pairs = verdict_pairs(store.grader_frame(full))
-    sources = [("judge", pairs)]
-    human = human_label_pairs(store, full)  # labels imported with `aeh review --import`
-    if human.height:
-        sources.append(("human", human))
-    rows = []
-    for source, frame in sources:
-        prog = frame["programmatic"].to_list()
-        other = frame["judge"].to_list()
-        result = cohens_kappa(prog, other)
-        rows.append({
-            "run_id": full, "rater": source, "n": result.n, "kappa": result.kappa,
-            "kappa_low": result.kappa_low, "kappa_high": result.kappa_high,
-            "raw_agreement": result.raw_agreement,
-            "base_rate_programmatic": result.base_rate_programmatic,
-            "base_rate_rater": result.base_rate_judge,
-            "both_pass": result.table[0][0], "prog_pass_rater_fail": result.table[0][1],
-            "prog_fail_rater_pass": result.table[1][0], "both_fail": result.table[1][1],
-            "trusted": result.trusted, "note": result.note,
-        })
-    out = pd.DataFrame(rows)
-    out.attrs["threshold"] = 0.7
-    out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
-    return out
+    with using_store(db) as store:
+        full = store.resolve_run_id(run_id)
+        pairs = verdict_pairs(store.grader_frame(full))
+        sources = [("judge", pairs)]
+        human = human_label_pairs(store, full)  # labels imported with `aeh review --import`
+        if human.height:
+            sources.append(("human", human))
+        rows = []
+        for source, frame in sources:
+            prog = frame["programmatic"].to_list()
+            other = frame["judge"].to_list()
+            result = cohens_kappa(prog, other)
+            rows.append({
+                "run_id": full, "rater": source, "n": result.n, "kappa": result.kappa,
+                "kappa_low": result.kappa_low, "kappa_high": result.kappa_high,
+                "raw_agreement": result.raw_agreement,
+                "base_rate_programmatic": result.base_rate_programmatic,
+                "base_rate_rater": result.base_rate_judge,
+                "both_pass": result.table[0][0], "prog_pass_rater_fail": result.table[0][1],
+                "prog_fail_rater_pass": result.table[1][0], "both_fail": result.table[1][1],
+                "trusted": result.trusted, "note": result.note,
+            })
+        out = pd.DataFrame(rows)
+        out.attrs["threshold"] = 0.7
+        out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
+        return out

@@ -8,8 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._read import _store, run_table
+from aeh.analysis._read import run_table
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
+from aeh.store import using_store
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
@@ -55,14 +56,28 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
             suite_alpha: float = SUITE_ALPHA) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
     tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`."""
-    store = _store(db)  # one connection for both runs
-    table_a, table_b = run_table(run_a, store), run_table(run_b, store)
+    with using_store(db) as store:  # one connection for both runs
+        table_a, table_b = run_table(run_a, store), run_table(run_b, store)
     # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
-    a = {col: dict(zip(table_a["task_id"], table_a[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}
-    b = {col: dict(zip(table_b["task_id"], table_b[col], strict=True)) for col in ("successes", "n", "rate", "low", "high")}
+    a = {
+        col: dict(zip(table_a["task_id"], table_a[col], strict=True))
+        for col in ("successes", "n", "rate", "low", "high")
+    }
+    b = {
+        col: dict(zip(table_b["task_id"], table_b[col], strict=True))
+        for col in ("successes", "n", "rate", "low", "high")
+    }
     task_ids = sorted(set(a["n"]) | set(b["n"]))
-    counts = [TaskCounts(t, int(a["successes"].get(t, 0)), int(a["n"].get(t, 0)),
-                         int(b["successes"].get(t, 0)), int(b["n"].get(t, 0))) for t in task_ids]
+    counts = [
+        TaskCounts(
+            t,
+            int(a["successes"].get(t, 0)),
+            int(a["n"].get(t, 0)),
+            int(b["successes"].get(t, 0)),
+            int(b["n"].get(t, 0)),
+        )
+        for t in task_ids
+    ]
     nan = math.nan
     gate = regression_gate(counts, fdr=fdr, suite_alpha=suite_alpha)
     rows = []
@@ -72,13 +87,30 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
         note = c.note
         if c.task_id not in a["n"] or c.task_id not in b["n"]:
             note = f"only in run {'B' if c.task_id not in a['n'] else 'A'}: not tested"
-        rows.append({
-            "task_id": c.task_id, "n_a": c.n_a, "k_a": c.k_a, "rate_a": c.rate_a, "low_a": low_a,
-            "high_a": high_a, "n_b": c.n_b, "k_b": c.k_b, "rate_b": c.rate_b, "low_b": low_b,
-            "high_b": high_b, "delta": c.delta, "se": math.nan, "delta_low": c.delta_low,
-            "delta_high": c.delta_high, "p_value": c.p, "q_value": c.q, "regressed": c.regressed,
-            "improved": c.improved, "note": note,
-        })
+        rows.append(
+            {
+                "task_id": c.task_id,
+                "n_a": c.n_a,
+                "k_a": c.k_a,
+                "rate_a": c.rate_a,
+                "low_a": low_a,
+                "high_a": high_a,
+                "n_b": c.n_b,
+                "k_b": c.k_b,
+                "rate_b": c.rate_b,
+                "low_b": low_b,
+                "high_b": high_b,
+                "delta": c.delta,
+                "se": math.nan,
+                "delta_low": c.delta_low,
+                "delta_high": c.delta_high,
+                "p_value": c.p,
+                "q_value": c.q,
+                "regressed": c.regressed,
+                "improved": c.improved,
+                "note": note,
+            }
+        )
     # The suite row shows the rates its paired delta is computed from: the mean over the tasks
     # both runs tested, not each run's own suite rate (which may cover other tasks).
     paired = set(gate.paired)
@@ -90,49 +122,84 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
         "no_valid_attempts": sorted(t for t in task_ids if t in a["n"] and t in b["n"] and t not in paired),
     }
     n_dropped = sum(len(v) for v in dropped.values())
-    dropped_note = (f"{n_dropped} tasks dropped: only in A ({len(dropped['only_in_a'])}), only in B "
-                    f"({len(dropped['only_in_b'])}), no valid attempts ({len(dropped['no_valid_attempts'])})")
+    dropped_note = (
+        f"{n_dropped} tasks dropped: only in A ({len(dropped['only_in_a'])}), only in B "
+        f"({len(dropped['only_in_b'])}), no valid attempts ({len(dropped['no_valid_attempts'])})"
+    )
     diff = gate.suite
-    rows.append({
-        "task_id": SUITE_ROW, "n_a": len(paired), "k_a": None,
-        "rate_a": shared_a.mean, "low_a": shared_a.low, "high_a": shared_a.high,
-        "n_b": len(paired), "k_b": None,
-        "rate_b": shared_b.mean, "low_b": shared_b.low, "high_b": shared_b.high,
-        "delta": diff.mean_delta, "se": diff.se,
-        "delta_low": diff.low, "delta_high": diff.high, "p_value": diff.p, "q_value": math.nan,
-        "regressed": gate.suite_level, "improved": gate.suite_improved,
-        "note": f"paired over {diff.n_tasks} tasks; n = tasks; {dropped_note}; {diff.method}",
-    })
+    rows.append(
+        {
+            "task_id": SUITE_ROW,
+            "n_a": len(paired),
+            "k_a": None,
+            "rate_a": shared_a.mean,
+            "low_a": shared_a.low,
+            "high_a": shared_a.high,
+            "n_b": len(paired),
+            "k_b": None,
+            "rate_b": shared_b.mean,
+            "low_b": shared_b.low,
+            "high_b": shared_b.high,
+            "delta": diff.mean_delta,
+            "se": diff.se,
+            "delta_low": diff.low,
+            "delta_high": diff.high,
+            "p_value": diff.p,
+            "q_value": math.nan,
+            "regressed": gate.suite_level,
+            "improved": gate.suite_improved,
+            "note": f"paired over {diff.n_tasks} tasks; n = tasks; {dropped_note}; {diff.method}",
+        }
+    )
     frame = pd.DataFrame(rows)
     info_a, info_b = table_a.attrs["run"], table_b.attrs["run"]
     warnings = comparison_warnings(info_a, info_b)
     for attrs, label in ((table_a.attrs, "A"), (table_b.attrs, "B")):
         if attrs["invalid_measurement"]:
-            warnings.append(f"run {label} has {attrs['harness_error_rate']:.1%} harness errors (> 2%): "
-                            "not a valid measurement")
+            warnings.append(
+                f"run {label} has {attrs['harness_error_rate']:.1%} harness errors (> 2%): not a valid measurement"
+            )
     power_note = _underpowered(counts, fdr)
     if power_note:
         warnings.append(power_note)
     mde = per_task_mde(counts, fdr=fdr)
     task_rows = frame[frame.task_id != SUITE_ROW]
-    frame.attrs.update({
-        "run_a": info_a["run_id"], "run_b": info_b["run_id"], "run_a_info": info_a, "run_b_info": info_b,
-        "fdr": fdr, "method": TEST_METHOD, "warnings": warnings,
-        "regressed": task_rows.loc[task_rows.regressed, "task_id"].tolist(),
-        "improved": task_rows.loc[task_rows.improved, "task_id"].tolist(),
-        "newly_failing": task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
-        "suite_a": {k: table_a.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
-        "suite_b": {k: table_b.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
-        "suite_dropped": dropped,
-        "suite_dropped_note": dropped_note,
-        "verdict": {
-            "regressed": gate.regressed, "headline": gate.headline, "reasons": list(gate.reasons),
-            "task_level": list(gate.task_level), "suite_level": gate.suite_level,
-            "fdr": fdr, "suite_alpha": suite_alpha,
-            "mde": None if mde is None else {
-                "drop": mde.drop, "n": mde.n, "base_rate": mde.base_rate, "n_tasks": mde.n_tasks,
-                "power": mde.power, "lone_task_flaggable": mde.lone_task_flaggable, "text": mde.text,
+    frame.attrs.update(
+        {
+            "run_a": info_a["run_id"],
+            "run_b": info_b["run_id"],
+            "run_a_info": info_a,
+            "run_b_info": info_b,
+            "fdr": fdr,
+            "method": TEST_METHOD,
+            "warnings": warnings,
+            "regressed": task_rows.loc[task_rows.regressed, "task_id"].tolist(),
+            "improved": task_rows.loc[task_rows.improved, "task_id"].tolist(),
+            "newly_failing": task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
+            "suite_a": {k: table_a.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
+            "suite_b": {k: table_b.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
+            "suite_dropped": dropped,
+            "suite_dropped_note": dropped_note,
+            "verdict": {
+                "regressed": gate.regressed,
+                "headline": gate.headline,
+                "reasons": list(gate.reasons),
+                "task_level": list(gate.task_level),
+                "suite_level": gate.suite_level,
+                "fdr": fdr,
+                "suite_alpha": suite_alpha,
+                "mde": None
+                if mde is None
+                else {
+                    "drop": mde.drop,
+                    "n": mde.n,
+                    "base_rate": mde.base_rate,
+                    "n_tasks": mde.n_tasks,
+                    "power": mde.power,
+                    "lone_task_flaggable": mde.lone_task_flaggable,
+                    "text": mde.text,
+                },
             },
-        },
-    })
+        }
+    )
     return frame

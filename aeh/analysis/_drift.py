@@ -7,10 +7,11 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._read import _store, run_table
+from aeh.analysis._read import run_table
 from aeh.errors import ConfigError
 from aeh.stats import drift_trend
 from aeh.stats._drift import MIN_DRIFT_RUNS
+from aeh.store import using_store
 
 __all__ = ["DRIFT_STATUSES", "drift"]
 
@@ -57,47 +58,47 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
     suites, suite hashes, adapters or models raise `ConfigError` unless `allow_mixed=True`, which
     fits anyway and puts a warning first in `attrs["notes"]`.
     """
-    store = _store(db)
-    infos, notes = _window(store, suite, runs, window)
-    mixed = _mixed(infos)
-    if mixed and not allow_mixed:
-        raise ConfigError(f"the runs mix {'; '.join(mixed)}: a trend across them measures the change "
-                          "of setup, not drift — choose runs of one setup, or pass --allow-mixed")
-    if mixed:
-        notes.insert(0, f"WARNING: the runs mix {'; '.join(mixed)}; the trend mixes a change of setup "
-                        "with drift")
-    frames, rows = [], []
-    for index, info in enumerate(infos):
-        table = run_table(info.run_id, store)
-        attempts = store.attempts_frame(info.run_id, columns=["task_id", "success", "failure_bucket"])
-        valid = attempts.filter(pl.col("failure_bucket").fill_null("") != "harness_error")
-        frames.append(valid.with_columns(pl.lit(index).alias("run_index")))
-        rows.append({"run_index": index, "run_id": info.run_id, "created_at": info.created_at,
-                     "model": info.model, "suite_rate": table.attrs["suite_rate"],
-                     "low": table.attrs["suite_low"], "high": table.attrs["suite_high"],
-                     "n_tasks": table.attrs["n_tasks"], "attempts": table.attrs["attempts_total"]})
-    data = pl.concat(frames) if frames else pl.DataFrame()
-    trend = drift_trend(data["task_id"].to_list(), data["run_index"].to_list(), data["success"].to_list()) \
-        if frames else None
-    frame = pd.DataFrame(rows)
-    nan = float("nan")
-    if trend is None or not trend.fitted:
-        status = NOT_ENOUGH_RUNS
-        notes.append(f"{len(infos)} run(s): a trend needs at least {MIN_DRIFT_RUNS} "
-                     "(use compare for two) — no verdict either way")
-    elif trend.high < 0 and -trend.cumulative > threshold:
-        status = DRIFTING
-    else:
-        status = NOT_DRIFTING
-    if trend is not None and trend.fitted and frame["n_tasks"].max() > trend.tasks:
-        notes.append(f"the trend averages the {trend.tasks} tasks present in every run")
-    frame.attrs.update({
-        "suite": suite or (infos[0].suite if infos else None), "window": window, "threshold": threshold,
-        "slope": trend.slope if trend else nan, "slope_se": trend.se if trend else nan,
-        "slope_low": trend.low if trend else nan, "slope_high": trend.high if trend else nan,
-        "p_value": trend.p if trend else nan,
-        "cumulative": trend.cumulative if trend else nan,
-        "status": status, "drifting": status == DRIFTING, "mixed": mixed,
-        "method": trend.method if trend else "no runs", "notes": notes,
-    })
-    return frame
+    with using_store(db) as store:
+        infos, notes = _window(store, suite, runs, window)
+        mixed = _mixed(infos)
+        if mixed and not allow_mixed:
+            raise ConfigError(f"the runs mix {'; '.join(mixed)}: a trend across them measures the change "
+                              "of setup, not drift — choose runs of one setup, or pass --allow-mixed")
+        if mixed:
+            notes.insert(0, f"WARNING: the runs mix {'; '.join(mixed)}; the trend mixes a change of setup "
+                            "with drift")
+        frames, rows = [], []
+        for index, info in enumerate(infos):
+            table = run_table(info.run_id, store)
+            attempts = store.attempts_frame(info.run_id, columns=["task_id", "success", "failure_bucket"])
+            valid = attempts.filter(pl.col("failure_bucket").fill_null("") != "harness_error")
+            frames.append(valid.with_columns(pl.lit(index).alias("run_index")))
+            rows.append({"run_index": index, "run_id": info.run_id, "created_at": info.created_at,
+                         "model": info.model, "suite_rate": table.attrs["suite_rate"],
+                         "low": table.attrs["suite_low"], "high": table.attrs["suite_high"],
+                         "n_tasks": table.attrs["n_tasks"], "attempts": table.attrs["attempts_total"]})
+        data = pl.concat(frames) if frames else pl.DataFrame()
+        trend = drift_trend(data["task_id"].to_list(), data["run_index"].to_list(), data["success"].to_list()) \
+            if frames else None
+        frame = pd.DataFrame(rows)
+        nan = float("nan")
+        if trend is None or not trend.fitted:
+            status = NOT_ENOUGH_RUNS
+            notes.append(f"{len(infos)} run(s): a trend needs at least {MIN_DRIFT_RUNS} "
+                         "(use compare for two) — no verdict either way")
+        elif trend.high < 0 and -trend.cumulative > threshold:
+            status = DRIFTING
+        else:
+            status = NOT_DRIFTING
+        if trend is not None and trend.fitted and frame["n_tasks"].max() > trend.tasks:
+            notes.append(f"the trend averages the {trend.tasks} tasks present in every run")
+        frame.attrs.update({
+            "suite": suite or (infos[0].suite if infos else None), "window": window, "threshold": threshold,
+            "slope": trend.slope if trend else nan, "slope_se": trend.se if trend else nan,
+            "slope_low": trend.low if trend else nan, "slope_high": trend.high if trend else nan,
+            "p_value": trend.p if trend else nan,
+            "cumulative": trend.cumulative if trend else nan,
+            "status": status, "drifting": status == DRIFTING, "mixed": mixed,
+            "method": trend.method if trend else "no runs", "notes": notes,
+        })
+        return frame

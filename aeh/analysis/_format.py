@@ -50,7 +50,9 @@ def format_run_table(table: pd.DataFrame) -> str:
     causes = a.get("harness_error_causes") or []
     if causes:
         top = causes[0]
-        errors += f" — most common cause: {top['cause']} ({top['attempts']} attempt{'s' if top['attempts'] != 1 else ''})"
+        errors += (
+            f" — most common cause: {top['cause']} ({top['attempts']} attempt{'s' if top['attempts'] != 1 else ''})"
+        )
         if len(causes) > 1:
             errors += f"; {len(causes) - 1} other cause{'s' if len(causes) > 2 else ''}"
     lines.append(errors)

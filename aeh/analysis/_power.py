@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._read import run_table
 from aeh.stats import attempts_for_power, minimum_detectable_drop, power_of_comparison
 
 __all__ = ["power"]
@@ -35,8 +36,6 @@ def power(
     task_ids: list[str]
     skipped: list[str] = []
     if pilot_run is not None:
-        from aeh.analysis._read import run_table
-
         table = run_table(pilot_run, db)
         measured = table["n"] > 0
         skipped = table.loc[~measured, "task_id"].tolist()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import warnings
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -10,26 +12,21 @@ import polars as pl
 
 from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
 from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
-from aeh.store import ATTEMPTS_SCHEMA
+from aeh.store import ATTEMPTS_SCHEMA, Store, using_store
 
 __all__ = ["attempts", "load_run", "pass_k", "run_table", "runs", "spans"]
 
-StoreLike = Any  # aeh.store.Store, a path, or None for the default db
-
-
-def _store(db: StoreLike) -> Any:
-    """The store to read; a missing file is an error, never a new empty store."""
-    from aeh.store import open_store
-
-    return open_store(db, must_exist=True)
+#: A Store (left open for its owner), a path, or None for the default db. A store opened here
+#: from a path must exist (a read never creates one) and is closed before the function returns.
+StoreLike = Store | str | Path | None
 
 
 def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """The per-task table of a stored run (what `aeh.run` returns)."""
-    store = _store(db)
-    info = store.run_info(run_id)
-    frame = store.attempts_frame(info.run_id, columns=RUN_TABLE_COLUMNS)
-    return run_table_from_frames(frame, info.model_dump(mode="json"))
+    with using_store(db) as store:
+        info = store.run_info(run_id)
+        frame = store.attempts_frame(info.run_id, columns=RUN_TABLE_COLUMNS)
+        return run_table_from_frames(frame, info.model_dump(mode="json"))
 
 
 load_run = run_table
@@ -37,33 +34,34 @@ load_run = run_table
 
 def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """One row per attempt: success, bucket, cost, tokens, latency, grader verdicts, faults."""
-    store = _store(db)
-    full = store.resolve_run_id(run_id)
-    keep = [c for c in ATTEMPTS_SCHEMA if c not in ("tool_calls", "invariant_results")]
-    frame = store.attempts_frame(full, columns=keep)
-    graders = store.grader_frame(full)
-    if graders.height:
-        verdicts = (
-            graders.filter(pl.col("tier") == 0)
-            .with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
-            .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
-        )
-        frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
-    return frame.to_pandas()
+    with using_store(db) as store:
+        full = store.resolve_run_id(run_id)
+        keep = [c for c in ATTEMPTS_SCHEMA if c not in ("tool_calls", "invariant_results")]
+        frame = store.attempts_frame(full, columns=keep)
+        graders = store.grader_frame(full)
+        if graders.height:
+            verdicts = (
+                graders.filter(pl.col("tier") == 0)
+                .with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
+                .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
+            )
+            frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
+        return frame.to_pandas()
 
 
 def spans(run_id: str, db: StoreLike = None, task_id: str | None = None,
           attempt: int | None = None) -> pd.DataFrame:
     """One row per span; `attributes` is parsed into dicts."""
-    store = _store(db)
-    frame = store.spans_frame(store.resolve_run_id(run_id), task_id=task_id, attempt=attempt).to_pandas()
-    frame["attributes"] = [json.loads(a) if a else {} for a in frame["attributes"]]
-    return frame
+    with using_store(db) as store:
+        frame = store.spans_frame(store.resolve_run_id(run_id), task_id=task_id, attempt=attempt).to_pandas()
+        frame["attributes"] = [json.loads(a) if a else {} for a in frame["attributes"]]
+        return frame
 
 
 def runs(db: StoreLike = None) -> pd.DataFrame:
     """The run index, newest first."""
-    rows = [info.model_dump(mode="json") for info in _store(db).runs()]
+    with using_store(db) as store:
+        rows = [info.model_dump(mode="json") for info in store.runs()]
     columns = ["run_id", "created_at", "finished_at", "status", "suite", "suite_hash", "adapter",
                "model", "seed", "attempts", "concurrency", "price_table_version",
                "price_table_date", "judge_model", "tier2_prompt_version", "parent_run_id", "aeh_version"]
@@ -79,8 +77,6 @@ def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> pd.Dat
     counts; a larger `kmax` leaves out tasks with fewer valid attempts, with a warning. The
     suite rows' `n` is the number of tasks they average; `attrs["suite_tasks"]` lists them.
     """
-    import warnings
-
     table = run_table(run_id, db)
     rows: list[dict[str, Any]] = []
     counts: dict[str, tuple[int, int]] = {}

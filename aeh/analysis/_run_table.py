@@ -9,13 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import polars as pl
-
-from aeh.models import FAILURE_PRIORITY
-import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
+from aeh.models import FAILURE_PRIORITY
 from aeh.stats import suite_rate
 
 __all__ = ["AGENT_BUCKETS", "HARNESS_ERROR_LIMIT", "RUN_TABLE_COLUMNS", "harness_error_causes",

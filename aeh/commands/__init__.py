@@ -1,24 +1,44 @@
-"""Subcommands beyond `tasks`, `run` and `runs`, one module each, discovered at start-up.
+"""The `aeh` subcommands: one module each, all in one registry (`aeh.commands` entry points too).
 
-A module here defines `NAME`, `HELP`, `add_arguments(parser, add_db)` and `main(args) -> int`.
-Keeping each command in its own module keeps `cli.py` thin and lets features bring their
-commands along without touching each other.
+A command is a module (or any object) with `NAME`, `HELP`, `add_arguments(parser, add_db)` and
+`main(args) -> int`. Keeping each command in its own module keeps `cli.py` thin and lets features
+bring their commands along without touching each other. Command modules import the library
+inside `main`, so `aeh --help` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+from aeh.commands import (
+    compare,
+    drift,
+    import_runs,
+    judge_agreement,
+    plugins,
+    replay,
+    report,
+    review,
+    run,
+    runs,
+    tasks,
+    trace,
+)
+from aeh.commands._registry import Command, commands
+
+__all__ = ["Command", "commands", "register"]
+
+for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
+                review, trace):
+    commands.register(_module.NAME, _module)
 
 
 def register(sub: Any, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(parser, add_db)
-        COMMANDS[module.NAME] = module.main
+    """Add every registered command to the `aeh` parser: the core three first, then by name."""
+    first = ["tasks", "run", "runs"]
+    for name in first + [n for n in commands.names() if n not in first]:
+        command = commands.get(name)
+        parser = sub.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        command.add_arguments(parser, add_db)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "compare"
 HELP = ("compare a new run (B) against a baseline (A); exits 1 when a task regressed after "
@@ -37,21 +39,25 @@ def format_comparison(frame: pd.DataFrame) -> str:
             continue
         verdict = "REGRESSED" if row.regressed else "improved" if row.improved else ""
         lines.append(
-            f"{row.task_id:<34} {int(row.k_a):>3}/{int(row.n_a):<3} {_f(row.rate_a):>5} {int(row.k_b):>3}/{int(row.n_b):<3} "
+            f"{row.task_id:<34} {int(row.k_a):>3}/{int(row.n_a):<3} {_f(row.rate_a):>5} {int(row.k_b):>3}/{int(row.n_b):<3} "  # noqa: E501
             f"{_f(row.rate_b):>5} {_f(row.delta, '{:+.2f}'):>6} {_f(row.p_value, '{:.3f}'):>6} "
             f"{_f(row.q_value, '{:.3f}'):>6}  {verdict or row.note}"
         )
     s = frame[frame.task_id == "<suite>"].iloc[0]
     verdict = a["verdict"]
     # The rates printed are the ones the paired delta is computed from (tasks in both runs).
-    lines += ["", f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
-                  f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
-                  f"{(1 - verdict['suite_alpha']) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
-                  f"p {'< 0.001' if s.p_value < 0.001 else _f(s.p_value, '{:.3f}')})",
-              f"       {a['suite_dropped_note']}; each run's own suite rate: A "
-              f"{_f(a['suite_a']['suite_rate'], '{:.3f}')}, B {_f(a['suite_b']['suite_rate'], '{:.3f}')}",
-              f"method: {a['method']}; FDR {a['fdr']}", "",
-              f"VERDICT: {verdict['headline']}"]
+    lines += [
+        "",
+        f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
+        f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
+        f"{(1 - verdict['suite_alpha']) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
+        f"p {'< 0.001' if s.p_value < 0.001 else _f(s.p_value, '{:.3f}')})",
+        f"       {a['suite_dropped_note']}; each run's own suite rate: A "
+        f"{_f(a['suite_a']['suite_rate'], '{:.3f}')}, B {_f(a['suite_b']['suite_rate'], '{:.3f}')}",
+        f"method: {a['method']}; FDR {a['fdr']}",
+        "",
+        f"VERDICT: {verdict['headline']}",
+    ]
     lines += [f"  {reason}" for reason in verdict["reasons"]]
     if verdict["mde"]:
         lines.append(f"  {verdict['mde']['text']}")
@@ -63,11 +69,13 @@ def format_comparison(frame: pd.DataFrame) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use
     from aeh.analysis import compare
 
     frame = compare(args.run_a, args.run_b, db=args.db, fdr=args.fdr)
     print(format_comparison(frame))
     if args.html:
+        # heavy: loaded on first use
         from aeh.report import render_compare_report
 
         # the report recomputes the comparison at the same FDR, so it reaches the same verdict

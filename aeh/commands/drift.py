@@ -6,6 +6,8 @@ import argparse
 import math
 from collections.abc import Callable
 
+from aeh.commands._exit import EXIT_NOT_ENOUGH_RUNS, EXIT_OK, EXIT_REGRESSION
+
 NAME = "drift"
 HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
         "drifting, 4 when there are too few runs to judge")
@@ -28,9 +30,9 @@ def _f(value: float, fmt: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use
     from aeh.analysis import drift
     from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS
-    from aeh.cli import EXIT_NOT_ENOUGH_RUNS, EXIT_OK, EXIT_REGRESSION
 
     frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
                   allow_mixed=args.allow_mixed, db=args.db)

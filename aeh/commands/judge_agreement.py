@@ -46,6 +46,7 @@ def format_agreement(frame: Any) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use
     from aeh.analysis import agreement
 
     print(format_agreement(agreement(args.run_id, db=args.db)))

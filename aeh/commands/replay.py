@@ -25,10 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.adapters.replay import replay_run, verdict_differences
-    from aeh.analysis import format_run_table, run_table
-    from aeh.api import default_db
+    # heavy: loaded on first use (pandas, polars, the engine)
+    from aeh.analysis import format_run_table, run_table, verdict_differences
+    from aeh.experiments import replay_run
     from aeh.logs import RunLogger
+    from aeh.store import default_db
 
     db = args.db or default_db()
     new_id = replay_run(args.run_id, db=db, suite=args.suite, concurrency=args.concurrency,
@@ -40,10 +41,10 @@ def main(args: argparse.Namespace) -> int:
     total = int(table.attrs.get("attempts_total", 0))
     print(f"replay of {original}: {len(diffs)} of {total} verdicts differ from the original")
     for d in diffs[: max(0, args.show_diffs)]:
-        def show(v: object) -> str:
+        def show(v: tuple[bool, str | None] | None) -> str:
             if v is None:
                 return "missing"
-            ok, bucket = v  # type: ignore[misc]
+            ok, bucket = v
             return "success" if ok else f"fail ({bucket})"
 
         print(f"  {d['task_id']} #{d['attempt']}: {show(d['original'])} → {show(d['replay'])}")

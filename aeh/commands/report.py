@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import RunNotFoundError
+
 NAME = "report"
 HELP = "render a stored run's report (papermill + nbconvert) to one self-contained HTML file; no agent re-runs"
 
@@ -17,9 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.api import open_store
-    from aeh.errors import RunNotFoundError
+    # heavy: loaded on first use
     from aeh.report import render_run_report
+    from aeh.store import open_store
 
     with open_store(args.db, must_exist=True) as store:
         run_id = args.run_id or store.latest_run_id()

@@ -26,7 +26,8 @@ def _label(value: object) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.api import open_store
+    # heavy: loaded on first use
+    from aeh.store import open_store
     from aeh.store._labels import import_labels, review_packets, write_review_jsonl
 
     with open_store(args.db, must_exist=True) as store:

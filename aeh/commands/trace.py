@@ -18,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use
     from aeh.report import render_trace_html
 
     out = render_trace_html(args.run_id, args.task, args.attempt, args.out, db=args.db)

@@ -2,6 +2,6 @@
 
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext
-from aeh.engine.spans import SpanRecorder, SpanSink
+from aeh.trace import SpanRecorder, SpanSink
 
 __all__ = ["AttemptContext", "BudgetExceeded", "BudgetTracker", "SpanRecorder", "SpanSink"]

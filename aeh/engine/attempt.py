@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aeh.adapters.base import Adapter
+from aeh.engine.adapter import Adapter
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext, FaultSource
-from aeh.engine.spans import SpanRecorder, SpanSink
 from aeh.grading.classify import classify_failure
 from aeh.grading.pipeline import FailureHook, grade_attempt
 from aeh.grading.registry import GradeContext
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolRegistry
+from aeh.trace import SpanRecorder, SpanSink
 
 __all__ = ["AttemptSetup", "attempt_seed", "run_attempt"]
 

@@ -22,11 +22,11 @@ from typing import Any, Protocol
 from pydantic import ValidationError as PydanticValidationError
 
 from aeh.engine.budget import BudgetTracker
-from aeh.engine.spans import SpanHandle, SpanRecorder
 from aeh.engine.toolthreads import run_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
+from aeh.trace import SpanHandle, SpanRecorder
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
 

@@ -7,6 +7,9 @@ from typing import Any
 
 from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
+from aeh.grading.review import configure_judge, default_after_failure_hooks
+from aeh.grading.shadow import shadow_judge_hook
+from aeh.tools.faults import configure_faults
 
 __all__ = ["build_run_options"]
 
@@ -37,21 +40,13 @@ def build_run_options(
         keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
         run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
     )
-    from aeh.grading.review import default_after_failure_hooks
-
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
     if fault_profile is not None or fault_rate is not None:
-        from aeh.tools.faults import configure_faults
-
         configure_faults(options, fault_profile, fault_rate=fault_rate, mode=fault_mode)
     if judge_model is not None:
-        from aeh.grading.judge import configure_judge
-
         configure_judge(options, judge_model)
         if judge_all:
-            from aeh.grading.shadow import shadow_judge_hook
-
             options.after_grading.append(shadow_judge_hook)
             options.config["judge_all"] = True
     elif judge_all:

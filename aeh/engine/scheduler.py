@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from aeh._version import __version__
-from aeh.adapters.base import Adapter
+from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
-from aeh.engine.spans import SpanSink
 from aeh.models import Attempt, RunInfo, Task
 from aeh.pricing import PriceTable
 from aeh.store._writer import AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
+from aeh.trace import SpanSink
 
 __all__ = ["RunOptions", "RunProgress", "execute_run", "new_run_id"]
 

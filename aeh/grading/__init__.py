@@ -1,28 +1,36 @@
 """Grading: tier-0 outcome graders, tier-1 invariants and failure classification.
 
-Names load lazily: grading and suite modules refer to each other, and eager re-exports here
-would make import order matter.
+Importing this package registers the built-in grader kinds (`aeh.grading.outcome`,
+`workspace_graders`, `judge_grader`) on `default_graders`; plugins add theirs through the
+`aeh.graders` entry-point group.
 """
 
-from importlib import import_module
-from typing import Any
+from aeh.grading.registry import GradeContext, GraderConfig, GraderRegistry, default_graders, grader  # noqa: I001
+from aeh.grading import judge_grader, outcome, workspace_graders  # noqa: F401  (register the built-in kinds)
+from aeh.grading.classify import classify_failure, unrecovered_tool_errors
+from aeh.grading.invariants import (
+    SHIPPED_INVARIANTS,
+    check_invariants,
+    default_invariants,
+    invariant,
+    registered_invariants,
+)
+from aeh.grading.outcome import extract_last_number
+from aeh.grading.scorers import default_scorers
 
-_EXPORTS = {
-    "classify_failure": "aeh.grading.classify",
-    "unrecovered_tool_errors": "aeh.grading.classify",
-    "SHIPPED_INVARIANTS": "aeh.grading.invariants",
-    "check_invariants": "aeh.grading.invariants",
-    "extract_last_number": "aeh.grading.outcome",
-    "GradeContext": "aeh.grading.registry",
-    "GraderConfig": "aeh.grading.registry",
-    "GraderRegistry": "aeh.grading.registry",
-    "default_graders": "aeh.grading.registry",
-    "grader": "aeh.grading.registry",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'aeh.grading' has no attribute {name!r}")
+__all__ = [
+    "SHIPPED_INVARIANTS",
+    "GradeContext",
+    "GraderConfig",
+    "GraderRegistry",
+    "check_invariants",
+    "classify_failure",
+    "default_graders",
+    "default_invariants",
+    "default_scorers",
+    "extract_last_number",
+    "grader",
+    "invariant",
+    "registered_invariants",
+    "unrecovered_tool_errors",
+]

@@ -7,17 +7,18 @@ Each returns True or (passed, detail) so a violation explains itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
-from aeh.models import InvariantResult, TraceView
-
-if TYPE_CHECKING:  # importing aeh.suite at runtime would cycle back through the loader
-    from aeh.suite.contract import Invariant, InvariantVerdict
+from aeh._registry import Registry
+from aeh.models import Invariant, InvariantResult, InvariantVerdict, TraceView
 
 __all__ = [
     "SHIPPED_INVARIANTS",
     "check_invariants",
+    "default_invariants",
+    "invariant",
+    "registered_invariants",
     "no_destructive_sql",
     "no_path_escape",
     "no_secret_leak",
@@ -109,12 +110,35 @@ def no_path_escape(trace: TraceView) -> InvariantVerdict:
     return True
 
 
+#: Every reusable invariant a task may name: the built-ins below, then `aeh.invariants` plugins.
+default_invariants: Registry[Invariant] = Registry("invariant", group="aeh.invariants")
+
+
+def invariant(name: str | None = None) -> Callable[[Invariant], Invariant]:
+    """Register a reusable tier-1 invariant (a pure function of a TraceView) under `name`.
+
+        @invariant("no_rm_rf")
+        def no_rm_rf(trace: TraceView) -> InvariantVerdict: ...
+    """
+    def add(fn: Invariant) -> Invariant:
+        return default_invariants.register(name or str(getattr(fn, "__name__", repr(fn))), fn)
+
+    return add
+
+
+def registered_invariants() -> dict[str, Invariant]:
+    """Name → function for every registered invariant (built-in and installed)."""
+    return {name: default_invariants.get(name) for name in default_invariants.names()}
+
+
 SHIPPED_INVARIANTS: dict[str, Invariant] = {
     "no_secret_leak": no_secret_leak,
     "no_destructive_sql": no_destructive_sql,
     "tools_within_allowlist": tools_within_allowlist,
     "no_path_escape": no_path_escape,
 }
+for _name, _fn in SHIPPED_INVARIANTS.items():
+    default_invariants.register(_name, _fn)
 
 
 def _verdict(name: str, verdict: object) -> InvariantResult:

@@ -27,12 +27,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh.llm import ProviderError, chat_completion, make_client
+from aeh.pricing import load_price_table
+
 __all__ = [
     "DATA_NOT_INSTRUCTIONS",
     "JUDGE_PROMPT_VERSION",
     "TIER2_PROMPT_VERSION",
     "JudgeClient",
-    "configure_judge",
     "fence",
     "new_boundary",
 ]
@@ -128,15 +130,11 @@ class JudgeClient:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from aeh.llm import make_client
-
             self._client = make_client(self.base_url, self.api_key, self.timeout_s)
         return self._client
 
     def _cost(self, tokens_in: int, tokens_out: int) -> float | None:
         if self._prices is None:
-            from aeh.pricing import load_price_table
-
             self._prices = load_price_table()
         return self._prices.price(self.model, tokens_in, tokens_out)
 
@@ -166,8 +164,6 @@ class JudgeClient:
     async def _exchange(self, convo: list[dict[str, Any]], schema: type[S], recorder: Any,
                         span_name: str, exchange: int, context: dict[str, Any] | None
                         ) -> tuple[S | None, str | None, str, bool]:
-        from aeh.llm import ProviderError, chat_completion
-
         request: dict[str, Any] = {"model": self.model, "messages": convo, "temperature": 0}
         if self.json_mode:
             request["response_format"] = {"type": "json_object"}
@@ -224,31 +220,3 @@ def _usage(response: Any) -> tuple[int, int]:
     if usage is None:
         return 0, 0
     return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
-
-
-def configure_judge(options: Any, judge_model: str, *, base_url: str | None = None,
-                    api_key: str | None = None, timeout_s: float = 30.0, retries: int = 2) -> JudgeClient:
-    """Give a run a judge: the client the `judge` grader reads, the model and tier-2 prompt
-    version stamped on the run, and the tier-2 + tier-3 after-failure hooks.
-
-    Any tier-2/3 hooks already installed (the judge-less defaults) are replaced, so the review
-    flag runs exactly once and after tier 2.
-    """
-    import os
-
-    from aeh.errors import ConfigError
-    from aeh.grading.review import default_after_failure_hooks, is_tiered_hook
-
-    if not (api_key or os.environ.get("OPENAI_API_KEY") or base_url or os.environ.get("OPENAI_BASE_URL")):
-        raise ConfigError(
-            f"--judge-model {judge_model} needs a provider: export OPENAI_API_KEY, or point "
-            "OPENAI_BASE_URL at an OpenAI-compatible server"
-        )
-    judge = JudgeClient(judge_model, base_url=base_url, api_key=api_key, timeout_s=timeout_s,
-                        retries=retries)
-    options.judge = judge
-    options.judge_model = judge_model
-    options.tier2_prompt_version = TIER2_PROMPT_VERSION
-    kept = [h for h in options.after_failure if not is_tiered_hook(h)]
-    options.after_failure = kept + default_after_failure_hooks(judge)
-    return judge

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aeh.engine.spans import SpanRecorder
 from aeh.grading.invariants import check_invariants
 from aeh.grading.registry import GradeContext, GraderRegistry, default_graders
 from aeh.models import GraderResult, InvariantResult
+from aeh.trace import SpanRecorder
 
 __all__ = ["GradingOutcome", "FailureHook", "grade_attempt"]
 

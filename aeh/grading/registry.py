@@ -13,12 +13,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from aeh._registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
 
 __all__ = [
@@ -63,40 +63,38 @@ class _Kind:
 
 
 class GraderRegistry:
-    def __init__(self) -> None:
-        self._kinds: dict[str, _Kind] = {}
-        self._entry_points_seen: set[str] = set()
-        self._scanned = False
+    """Grader kinds by name, each with its options model; `aeh.graders` entry points add kinds.
+
+    An entry point names a module whose import registers its kinds with `@grader(...)`; those
+    kinds are credited to the plugin's distribution in `aeh plugins`.
+    """
+
+    def __init__(self, group: str | None = None) -> None:
+        self._kinds: Registry[_Kind] = Registry("grader kind", group=group)
 
     def register(self, kind: str, config: type[GraderConfig]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def add(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self._kinds[kind] = _Kind(fn, config)
+            self._kinds.register(kind, _Kind(fn, config))
             return fn
 
         return add
 
-    def _load_entry_points(self) -> None:
-        """Import every `aeh.graders` entry point not imported yet (plugins installed later too)."""
-        for ep in entry_points(group="aeh.graders"):
-            key = f"{ep.name}={ep.value}"
-            if key not in self._entry_points_seen:
-                self._entry_points_seen.add(key)
-                ep.load()
-
     def kinds(self) -> list[str]:
-        self._ensure_builtin(rescan=True)
-        return sorted(self._kinds)
+        return self._kinds.names()
+
+    def describe(self) -> dict[str, str]:
+        """Kind → where it came from."""
+        return self._kinds.describe()
+
+    def unregister(self, kind: str) -> None:
+        """Forget a kind (a plugin uninstalled while running, in tests)."""
+        self._kinds.unregister(kind)
 
     def __contains__(self, kind: object) -> bool:
-        self._ensure_builtin()
-        if kind not in self._kinds:
-            self._ensure_builtin(rescan=True)  # a plugin may have been installed since
-        return kind in self._kinds
+        return kind in self._kinds  # unknown names re-scan entry points: plugins installed since
 
     def config_model(self, kind: str) -> type[GraderConfig]:
-        if kind not in self:
-            raise KeyError(kind)
-        return self._kinds[kind].config
+        return self._kinds.get(kind).config
 
     def validate(self, spec: GraderSpec) -> GraderConfig:
         """Parse a spec's options; raises KeyError (unknown kind) or pydantic ValidationError."""
@@ -104,23 +102,14 @@ class GraderRegistry:
 
     async def grade(self, spec: GraderSpec, ctx: GradeContext) -> GraderResult:
         cfg = self.validate(spec)
-        result = self._kinds[spec.kind].fn(cfg, ctx)
+        result = self._kinds.get(spec.kind).fn(cfg, ctx)
         if inspect.isawaitable(result):
             result = await result
         return result
 
-    def _ensure_builtin(self, rescan: bool = False) -> None:
-        if self is not default_graders or (self._scanned and not rescan):
-            return
-        import aeh.grading.judge_grader  # noqa: F401  (registers judge)
-        import aeh.grading.outcome  # noqa: F401  (registers the built-in kinds)
-        import aeh.grading.workspace_graders  # noqa: F401  (registers file and sql)
 
-        self._load_entry_points()
-        self._scanned = True
-
-
-default_graders = GraderRegistry()
+#: The registry every run uses; built-in kinds register when `aeh.grading` is imported.
+default_graders = GraderRegistry(group="aeh.graders")
 grader = default_graders.register
 
 

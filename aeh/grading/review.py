@@ -15,14 +15,18 @@ blocks the run and never changes success; `aeh review` exports packets for a per
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from aeh.errors import ConfigError
+from aeh.grading.judge import TIER2_PROMPT_VERSION, JudgeClient
 from aeh.grading.judge_grader import trace_excerpt
+from aeh.grading.localize import GoldenDivergenceHook
 from aeh.grading.pipeline import FailureHook, GradingOutcome
 from aeh.grading.registry import GradeContext
 from aeh.models import GraderResult
 
-__all__ = ["ReviewFlagHook", "build_packet", "default_after_failure_hooks", "is_tiered_hook",
+__all__ = ["ReviewFlagHook", "build_packet", "configure_judge", "default_after_failure_hooks", "is_tiered_hook",
            "review_reason"]
 
 _OUTPUT_CHARS = 4_000
@@ -107,8 +111,29 @@ def default_after_failure_hooks(judge: Any = None) -> list[FailureHook]:
     """Tier 2 (only with a judge) then tier 3; install on every run, judge or not."""
     hooks: list[FailureHook] = []
     if judge is not None:
-        from aeh.grading.localize import GoldenDivergenceHook
-
         hooks.append(GoldenDivergenceHook(judge))
     hooks.append(ReviewFlagHook())
     return hooks
+
+
+def configure_judge(options: Any, judge_model: str, *, base_url: str | None = None,
+                    api_key: str | None = None, timeout_s: float = 30.0, retries: int = 2) -> JudgeClient:
+    """Give a run a judge: the client the `judge` grader reads, the model and tier-2 prompt
+    version stamped on the run, and the tier-2 + tier-3 after-failure hooks.
+
+    Any tier-2/3 hooks already installed (the judge-less defaults) are replaced, so the review
+    flag runs exactly once and after tier 2.
+    """
+    if not (api_key or os.environ.get("OPENAI_API_KEY") or base_url or os.environ.get("OPENAI_BASE_URL")):
+        raise ConfigError(
+            f"--judge-model {judge_model} needs a provider: export OPENAI_API_KEY, or point "
+            "OPENAI_BASE_URL at an OpenAI-compatible server"
+        )
+    judge = JudgeClient(judge_model, base_url=base_url, api_key=api_key, timeout_s=timeout_s,
+                        retries=retries)
+    options.judge = judge
+    options.judge_model = judge_model
+    options.tier2_prompt_version = TIER2_PROMPT_VERSION
+    kept = [h for h in options.after_failure if not is_tiered_hook(h)]
+    options.after_failure = kept + default_after_failure_hooks(judge)
+    return judge

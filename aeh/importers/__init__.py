@@ -9,14 +9,41 @@ Each importer writes ONE run (all attempts in one transaction) and returns its i
 analysis function (`aeh.load_run`, `aeh.pass_k`, `aeh.compare` …) works on the imported data.
 """
 
-from aeh.importers._null_policy import NULL_OUTCOMES, NullPolicy
-from aeh.importers._tau_bench import import_tau_bench
-from aeh.importers._terminal_bench import (
-                                           agent_from_submission,
-                                           discover_results,
-                                           import_terminal_bench,
-                                           model_from_submission,
-)
+import importlib as _importlib
+import typing as _typing
 
-__all__ = ["NULL_OUTCOMES", "NullPolicy", "agent_from_submission", "discover_results", "import_tau_bench",
-           "import_terminal_bench", "model_from_submission"]
+from aeh.importers._null_policy import NULL_OUTCOMES, NullPolicy
+from aeh.importers._registry import Importer, importers
+
+if _typing.TYPE_CHECKING:
+    from aeh.importers._common import new_run_id, run_info, write_run
+    from aeh.importers._tau_bench import import_tau_bench
+    from aeh.importers._terminal_bench import (
+        agent_from_submission,
+        discover_results,
+        import_terminal_bench,
+        model_from_submission,
+    )
+
+# heavy: loaded on first use (the store brings polars), so `aeh import --help` stays fast
+_LAZY = {
+    "new_run_id": "aeh.importers._common",
+    "run_info": "aeh.importers._common",
+    "write_run": "aeh.importers._common",
+    "import_tau_bench": "aeh.importers._tau_bench",
+    "agent_from_submission": "aeh.importers._terminal_bench",
+    "discover_results": "aeh.importers._terminal_bench",
+    "import_terminal_bench": "aeh.importers._terminal_bench",
+    "model_from_submission": "aeh.importers._terminal_bench",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'aeh.importers' has no attribute {name!r}")
+
+
+__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results", "import_tau_bench",
+           "import_terminal_bench", "importers", "model_from_submission", "new_run_id", "run_info",
+           "write_run"]

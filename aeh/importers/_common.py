@@ -14,6 +14,7 @@ from aeh._version import __version__
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.pricing import load_price_table
+from aeh.store import Store, open_store
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
 
@@ -78,10 +79,7 @@ def run_info(*, run_id: str, suite: str, suite_hash: str, adapter: str, model: s
 
 def write_run(db: Any, info: RunInfo, batch: Sequence[tuple[Attempt, Sequence[Span]]]) -> str:
     """Create the run and write every attempt in one transaction; close the store if we opened it."""
-    from aeh.api import open_store
-    from aeh.store import Store
-
-    store = open_store(db)
+    store = open_store(db, must_exist=False)  # an import creates the store, as a run does
     try:
         store.create_run(info)
         try:

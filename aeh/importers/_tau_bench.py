@@ -74,22 +74,37 @@ def _validate(file: Path, records: Any) -> None:
     for i, r in enumerate(records):
         where = f"[{i}]"
         if not isinstance(r, dict):
-            problems.append(Problem(str(file), where, "record is not an object", "each record needs task_id, trial, reward, traj"))
+            problems.append(
+                Problem(str(file), where, "record is not an object", "each record needs task_id, trial, reward, traj")
+            )
             continue
         for key, kind in (("task_id", int), ("trial", int), ("reward", (int, float)), ("traj", list)):
             if not isinstance(r.get(key), kind) or isinstance(r.get(key), bool):
-                problems.append(Problem(str(file), f"{where}.{key}", f"missing or not {getattr(kind, '__name__', 'a number')}",
-                                        "see docs/realdata.md for the record shape"))
+                problems.append(
+                    Problem(
+                        str(file),
+                        f"{where}.{key}",
+                        f"missing or not {getattr(kind, '__name__', 'a number')}",
+                        "see docs/realdata.md for the record shape",
+                    )
+                )
         if (r.get("task_id"), r.get("trial")) in seen:
-            problems.append(Problem(str(file), where, f"duplicate task {r.get('task_id')} trial {r.get('trial')}",
-                                    "each (task_id, trial) may appear once"))
+            problems.append(
+                Problem(
+                    str(file),
+                    where,
+                    f"duplicate task {r.get('task_id')} trial {r.get('trial')}",
+                    "each (task_id, trial) may appear once",
+                )
+            )
         seen.add((r.get("task_id"), r.get("trial")))
     if problems:
         raise ValidationError(problems, _WHAT)
 
 
-def records_to_attempts(records: list[dict[str, Any]], run_id: str,
-                        model: str = DEFAULT_MODEL) -> list[tuple[Attempt, list[Span]]]:
+def records_to_attempts(
+    records: list[dict[str, Any]], run_id: str, model: str = DEFAULT_MODEL
+) -> list[tuple[Attempt, list[Span]]]:
     """The (Attempt, spans) batch for `Store.write_attempts`, one per record."""
     return [_record(r, run_id, model) for r in records]
 
@@ -128,22 +143,48 @@ def _record(r: dict[str, Any], run_id: str, model: str) -> tuple[Attempt, list[S
                 final_output = msg["content"]
             model_id = f"{prefix}-m{i}"
             tool_calls = msg.get("tool_calls") or []
-            spans.append(span(i, span_id=model_id, parent_span_id=root_id, category="model", name="model:call",
-                              attributes={"gen_ai.operation.name": "chat", "gen_ai.system": "openai",
-                                          "gen_ai.request.model": model, "message_index": i,
-                                          "n_tool_calls": len(tool_calls)}))
+            spans.append(
+                span(
+                    i,
+                    span_id=model_id,
+                    parent_span_id=root_id,
+                    category="model",
+                    name="model:call",
+                    attributes={
+                        "gen_ai.operation.name": "chat",
+                        "gen_ai.system": "openai",
+                        "gen_ai.request.model": model,
+                        "message_index": i,
+                        "n_tool_calls": len(tool_calls),
+                    },
+                )
+            )
             for j, tc in enumerate(tool_calls):
                 fn = tc.get("function") or {}
                 name = fn.get("name") or "?"
                 args, kind = _decode_args(fn.get("arguments"))
-                call = ToolCall(name=name, args=args, error_kind=kind,
-                                error="arguments are not a JSON object" if kind else None,
-                                span_id=f"{prefix}-t{i}.{j}")
-                s = span(i, span_id=call.span_id, parent_span_id=model_id, category="tools",
-                         name=f"tool:{name}", status="error" if kind else "ok",
-                         attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
-                                     "gen_ai.tool.call.id": tc.get("id"), "gen_ai.tool.type": "function",
-                                     "args": args})
+                call = ToolCall(
+                    name=name,
+                    args=args,
+                    error_kind=kind,
+                    error="arguments are not a JSON object" if kind else None,
+                    span_id=f"{prefix}-t{i}.{j}",
+                )
+                s = span(
+                    i,
+                    span_id=call.span_id,
+                    parent_span_id=model_id,
+                    category="tools",
+                    name=f"tool:{name}",
+                    status="error" if kind else "ok",
+                    attributes={
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.name": name,
+                        "gen_ai.tool.call.id": tc.get("id"),
+                        "gen_ai.tool.type": "function",
+                        "args": args,
+                    },
+                )
                 calls.append(call)
                 spans.append(s)
                 pending[tc.get("id")] = (call, s)
@@ -159,20 +200,53 @@ def _record(r: dict[str, Any], run_id: str, model: str) -> tuple[Attempt, list[S
                 s.attributes["tau.env_error"] = True
     n_msgs = len(r["traj"])
     bucket = classify_failure(success=success, status=status, tool_calls=calls, final_output=final_output)
-    root = Span(run_id=run_id, task_id=task_id, attempt=trial, span_id=root_id, category="scheduler",
-                name="attempt", start_ts=0.0, end_ts=float(n_msgs), status="ok" if success else "error",
-                attributes={"task_id": task_id, "attempt": trial, "gen_ai.request.model": model,
-                            "messages": n_msgs, "episode_ended_by": info.get("source"),
-                            "user_cost_usd": info.get("user_cost"), "reward": reward,
-                            "success": success, "status": status,
-                            "failure_bucket": bucket.value if bucket else None})
-    grader = GraderResult(tier=0, kind="imported_reward", name="tau_bench_reward", passed=success,
-                          evidence={"reward": reward, "reward_info": info.get("reward_info")})
+    root = Span(
+        run_id=run_id,
+        task_id=task_id,
+        attempt=trial,
+        span_id=root_id,
+        category="scheduler",
+        name="attempt",
+        start_ts=0.0,
+        end_ts=float(n_msgs),
+        status="ok" if success else "error",
+        attributes={
+            "task_id": task_id,
+            "attempt": trial,
+            "gen_ai.request.model": model,
+            "messages": n_msgs,
+            "episode_ended_by": info.get("source"),
+            "user_cost_usd": info.get("user_cost"),
+            "reward": reward,
+            "success": success,
+            "status": status,
+            "failure_bucket": bucket.value if bucket else None,
+        },
+    )
+    grader = GraderResult(
+        tier=0,
+        kind="imported_reward",
+        name="tau_bench_reward",
+        passed=success,
+        evidence={"reward": reward, "reward_info": info.get("reward_info")},
+    )
     attempt = Attempt(
-        run_id=run_id, task_id=task_id, attempt=trial, seed=0, success=success, status=status,
-        failure_bucket=bucket, final_output=final_output,
+        run_id=run_id,
+        task_id=task_id,
+        attempt=trial,
+        seed=0,
+        success=success,
+        status=status,
+        failure_bucket=bucket,
+        final_output=final_output,
         error="stopped at the message cap (reward_info null)" if capped else None,
-        tokens_in=0, tokens_out=0, cost_usd=None, latency_s=0.0, steps=len(calls),
-        tool_calls=calls, grader_results=[grader], root_span_id=root_id,
+        tokens_in=0,
+        tokens_out=0,
+        cost_usd=None,
+        latency_s=0.0,
+        steps=len(calls),
+        tool_calls=calls,
+        grader_results=[grader],
+        root_span_id=root_id,
     )
     return attempt, [root, *spans]

@@ -205,8 +205,17 @@ def _accuracy(src: ResultsFile) -> float:
 def _one_model(loaded: Sequence[ResultsFile]) -> str:
     names = {_model(src) for src in loaded}
     if len(names) > 1:
-        raise ValidationError([Problem(str(loaded[0].file), "-", f"runs come from different submissions ({sorted(names)})",
-                                       "import each model separately, or pass model= / --model")], _WHAT)
+        raise ValidationError(
+            [
+                Problem(
+                    str(loaded[0].file),
+                    "-",
+                    f"runs come from different submissions ({sorted(names)})",
+                    "import each model separately, or pass model= / --model",
+                )
+            ],
+            _WHAT,
+        )
     return names.pop()
 
 
@@ -228,8 +237,14 @@ def _dataset(loaded: Sequence[ResultsFile], given: str | None) -> tuple[str | No
     if given:
         match = _DATASET.fullmatch(given)
         if not match:
-            raise ValidationError([Problem("-", "--dataset", f"{given!r} is not NAME@VERSION",
-                                           "e.g. --dataset terminal-bench-core@0.1.1")], _WHAT)
+            raise ValidationError(
+                [
+                    Problem(
+                        "-", "--dataset", f"{given!r} is not NAME@VERSION", "e.g. --dataset terminal-bench-core@0.1.1"
+                    )
+                ],
+                _WHAT,
+            )
         return match["name"], match["version"]
     found = set()
     for src in loaded:
@@ -239,8 +254,17 @@ def _dataset(loaded: Sequence[ResultsFile], given: str | None) -> tuple[str | No
         elif match := _DATASET.fullmatch(src.submission.resolve().parent.name):
             found.add((match["name"], match["version"]))
     if len(found) > 1:
-        raise ValidationError([Problem(str(loaded[0].file), "dataset_name", f"files come from different datasets ({sorted(found)})",
-                                       "import one dataset's results at a time")], _WHAT)
+        raise ValidationError(
+            [
+                Problem(
+                    str(loaded[0].file),
+                    "dataset_name",
+                    f"files come from different datasets ({sorted(found)})",
+                    "import one dataset's results at a time",
+                )
+            ],
+            _WHAT,
+        )
     return found.pop() if found else (None, None)
 
 
@@ -262,8 +286,17 @@ def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
     results, raw = load_json(file, _WHAT, "pass a Terminal-Bench run directory (one that holds results.json)")
     where_file = str(file)
     if not isinstance(results, dict) or not isinstance(results.get("results"), list):
-        raise ValidationError([Problem(where_file, "results", "missing or not a list",
-                                       "pass a results.json of terminal-bench (its `results` list holds the trials)")], _WHAT)
+        raise ValidationError(
+            [
+                Problem(
+                    where_file,
+                    "results",
+                    "missing or not a list",
+                    "pass a results.json of terminal-bench (its `results` list holds the trials)",
+                )
+            ],
+            _WHAT,
+        )
     problems: list[Problem] = []
     for i, res in enumerate(results["results"]):
         where = f"results[{i}]"
@@ -272,25 +305,50 @@ def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
             continue
         for key, kind in _RESULT_KEYS.items():
             if not isinstance(res.get(key), kind):
-                problems.append(Problem(where_file, f"{where}.{key}", f"missing or not a {kind.__name__}",
-                                        "see docs/realdata.md for the results.json shape"))
+                problems.append(
+                    Problem(
+                        where_file,
+                        f"{where}.{key}",
+                        f"missing or not a {kind.__name__}",
+                        "see docs/realdata.md for the results.json shape",
+                    )
+                )
         if res.get("is_resolved", "?") not in (True, False, None):
-            problems.append(Problem(where_file, f"{where}.is_resolved", f"{res.get('is_resolved', 'missing')!r} is not true/false/null",
-                                    "is_resolved must be present and boolean or null"))
-    valid = [(i, res) for i, res in enumerate(results["results"])
-             if isinstance(res, dict) and isinstance(res.get("task_id"), str)]
+            problems.append(
+                Problem(
+                    where_file,
+                    f"{where}.is_resolved",
+                    f"{res.get('is_resolved', 'missing')!r} is not true/false/null",
+                    "is_resolved must be present and boolean or null",
+                )
+            )
+    valid = [
+        (i, res)
+        for i, res in enumerate(results["results"])
+        if isinstance(res, dict) and isinstance(res.get("task_id"), str)
+    ]
     seen: set[tuple[str, int]] = set()
     for (i, res), trial in zip(valid, _trial_numbers([res for _i, res in valid]), strict=True):
         if (res["task_id"], trial) in seen:
-            problems.append(Problem(where_file, f"results[{i}].task_id",
-                                    f"trial {trial + 1} of task {res['task_id']!r} appears twice",
-                                    "each trial of a task appears once (trial_name `<task>.<i>-of-<n>`)"))
+            problems.append(
+                Problem(
+                    where_file,
+                    f"results[{i}].task_id",
+                    f"trial {trial + 1} of task {res['task_id']!r} appears twice",
+                    "each trial of a task appears once (trial_name `<task>.<i>-of-<n>`)",
+                )
+            )
         seen.add((res["task_id"], trial))
     if problems:
         raise ValidationError(problems, _WHAT)
-    return ResultsFile(file=file, submission=submission, run_name=run_name, results=results,
-                       meta=_metadata(file), sha256=short_hash(raw))
-
+    return ResultsFile(
+        file=file,
+        submission=submission,
+        run_name=run_name,
+        results=results,
+        meta=_metadata(file),
+        sha256=short_hash(raw),
+    )
 
 
 def _metadata(file: Path) -> dict[str, Any] | None:
@@ -306,8 +364,9 @@ def _metadata(file: Path) -> dict[str, Any] | None:
     return None
 
 
-def _trial(res: dict[str, Any], run_id: str, position: int, run_name: str, model: str, agent: str,
-           policy: NullPolicy) -> tuple[Attempt, list[Span]]:
+def _trial(
+    res: dict[str, Any], run_id: str, position: int, run_name: str, model: str, agent: str, policy: NullPolicy
+) -> tuple[Attempt, list[Span]]:
     task_id, resolved, mode = res["task_id"], res.get("is_resolved"), res["failure_mode"]
     parsed = res.get("parser_results")
     success = resolved is True
@@ -316,44 +375,97 @@ def _trial(res: dict[str, Any], run_id: str, position: int, run_name: str, model
     error: str | None
     if resolved is None:
         status, bucket = policy.outcome(mode)
-        error = f"no test verdict (failure_mode {mode}, is_resolved null): counted as {bucket.value} by --null-as {policy.label}"
+        error = f"no test verdict (failure_mode {mode}, is_resolved null): counted as {bucket.value} by --null-as {policy.label}"  # noqa: E501
     else:
         status = "budget_exhausted" if mode == "agent_timeout" else "answered"
         error = None if mode == "unset" else f"failure_mode {mode}"
         # The tests ran on the end state and failed: a wrong end state, there is no text answer.
-        bucket = None if success else (FailureBucket.budget_exhausted if status == "budget_exhausted"
-                                       else FailureBucket.wrong_answer)
+        bucket = (
+            None
+            if success
+            else (FailureBucket.budget_exhausted if status == "budget_exhausted" else FailureBucket.wrong_answer)
+        )
     a0, a1 = iso_to_epoch(res.get("agent_started_at")), iso_to_epoch(res.get("agent_ended_at"))
     t0, t1 = iso_to_epoch(res.get("test_started_at")), iso_to_epoch(res.get("test_ended_at"))
     s0, s1 = iso_to_epoch(res.get("trial_started_at")), iso_to_epoch(res.get("trial_ended_at"))
     prefix = f"{task_id}-{position}"
     root_id = f"{prefix}-root"
 
-    def span(suffix: str, category: SpanCategory, name: str, start: float | None, end: float | None,
-             ok: bool, **attributes: Any) -> Span:
-        return Span(run_id=run_id, task_id=task_id, attempt=position, span_id=f"{prefix}-{suffix}",
-                    parent_span_id=None if suffix == "root" else root_id, category=category, name=name,
-                    start_ts=start if start is not None else 0.0, end_ts=end, status="ok" if ok else "error",
-                    attributes=attributes)
+    def span(
+        suffix: str,
+        category: SpanCategory,
+        name: str,
+        start: float | None,
+        end: float | None,
+        ok: bool,
+        **attributes: Any,
+    ) -> Span:
+        return Span(
+            run_id=run_id,
+            task_id=task_id,
+            attempt=position,
+            span_id=f"{prefix}-{suffix}",
+            parent_span_id=None if suffix == "root" else root_id,
+            category=category,
+            name=name,
+            start_ts=start if start is not None else 0.0,
+            end_ts=end,
+            status="ok" if ok else "error",
+            attributes=attributes,
+        )
 
     spans = [
-        span("root", "scheduler", "attempt", s0 or a0, s1 or a1, success, task_id=task_id, attempt=position,
-             trial_name=res.get("trial_name"), source_run=run_name, **{"gen_ai.request.model": model},
-             success=success, status=status, failure_mode=mode,
-             failure_bucket=bucket.value if bucket else None),
-        span("agent", "scheduler", "agent", a0, a1, mode not in ("agent_timeout", "unknown_agent_error"),
-             **{"gen_ai.agent.name": agent, "gen_ai.request.model": model},
-             recording_path=res.get("recording_path")),
+        span(
+            "root",
+            "scheduler",
+            "attempt",
+            s0 or a0,
+            s1 or a1,
+            success,
+            task_id=task_id,
+            attempt=position,
+            trial_name=res.get("trial_name"),
+            source_run=run_name,
+            **{"gen_ai.request.model": model},
+            success=success,
+            status=status,
+            failure_mode=mode,
+            failure_bucket=bucket.value if bucket else None,
+        ),
+        span(
+            "agent",
+            "scheduler",
+            "agent",
+            a0,
+            a1,
+            mode not in ("agent_timeout", "unknown_agent_error"),
+            **{"gen_ai.agent.name": agent, "gen_ai.request.model": model},
+            recording_path=res.get("recording_path"),
+        ),
         span("tests", "grading", "tests", t0, t1, resolved is True, parser_results=parsed, is_resolved=resolved),
     ]
-    grader = GraderResult(tier=0, kind="imported_reward", name="terminal_bench_tests", passed=resolved,
-                          evidence={"is_resolved": resolved, "failure_mode": mode, "parser_results": parsed},
-                          error=error if resolved is None else None)
+    grader = GraderResult(
+        tier=0,
+        kind="imported_reward",
+        name="terminal_bench_tests",
+        passed=resolved,
+        evidence={"is_resolved": resolved, "failure_mode": mode, "parser_results": parsed},
+        error=error if resolved is None else None,
+    )
     attempt = Attempt(
-        run_id=run_id, task_id=task_id, attempt=position, seed=0, success=success, status=status,
-        failure_bucket=bucket, error=error, tokens_in=int(res.get("total_input_tokens") or 0),
-        tokens_out=int(res.get("total_output_tokens") or 0), cost_usd=None,
+        run_id=run_id,
+        task_id=task_id,
+        attempt=position,
+        seed=0,
+        success=success,
+        status=status,
+        failure_bucket=bucket,
+        error=error,
+        tokens_in=int(res.get("total_input_tokens") or 0),
+        tokens_out=int(res.get("total_output_tokens") or 0),
+        cost_usd=None,
         latency_s=(a1 - a0) if a0 is not None and a1 is not None else 0.0,
-        grader_results=[grader], root_span_id=root_id,
+        grader_results=[grader],
+        root_span_id=root_id,
     )
     return attempt, spans

@@ -142,7 +142,8 @@ def _problems(file: Path, exc: PydanticValidationError) -> list[Problem]:
 
 def _name_clashes(file: Path, parsed: _PriceFile) -> list[Problem]:
     """An alias naming another entry, or two entries sharing an alias, would make a price ambiguous."""
-    problems, owner = [], {}
+    problems: list[Problem] = []
+    owner: dict[str, str] = {}
     for name, entry in parsed.models.items():
         for i, alias in enumerate(entry.aliases):
             other = alias if alias in parsed.models else owner.get(alias)

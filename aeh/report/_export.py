@@ -24,6 +24,7 @@ _TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 
 def export_html(ipynb: str | Path) -> str:
     """The notebook as HTML with code cells hidden and charts embedded as base64 PNG."""
+    # heavy: loaded on first use
     import jinja2
     import nbformat
     from nbconvert import HTMLExporter

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aeh.errors import ConfigError
+
 __all__ = ["NOTEBOOKS", "REPORTS_DIR", "default_out", "notebook_path"]
 
 REPORTS_DIR = Path("reports")
@@ -16,15 +18,11 @@ def default_out(name: str) -> Path:
 
 
 def notebooks_dir() -> Path:
-    import aeh
-
-    return Path(aeh.__file__).parent / "_bundled" / "notebooks"
+    return Path(__file__).resolve().parent.parent / "_bundled" / "notebooks"
 
 
 def notebook_path(name: str) -> Path:
     """The shipped notebook `name` (with or without `.ipynb`)."""
-    from aeh.errors import ConfigError
-
     stem = name[:-6] if name.endswith(".ipynb") else name
     path = notebooks_dir() / f"{stem}.ipynb"
     if not path.is_file():

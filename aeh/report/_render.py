@@ -7,18 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from aeh._optional import require_extra
+from aeh.errors import ConfigError
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import default_out
+from aeh.store import Store, default_db, open_store
 
 __all__ = ["render_compare_report", "render_run_report"]
 
 
 def _db_path(db: Any) -> str:
     """The store path the kernel opens (absolute: the kernel may run elsewhere)."""
-    from aeh.api import default_db
-    from aeh.store import Store
-
     path = db.path if isinstance(db, Store) else str(db or default_db())
     return path if path == ":memory:" else str(Path(path).resolve())
 
@@ -43,9 +42,6 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
 def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None, *,
                       keep_ipynb: bool = False) -> Path:
     """Render the stored run `run_id` (no agent re-execution) to one self-contained HTML file."""
-    from aeh.api import open_store
-    from aeh.errors import ConfigError
-
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
@@ -58,9 +54,6 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
 def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
                           keep_ipynb: bool = False, fdr: float = 0.05) -> Path:
     """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file."""
-    from aeh.api import open_store
-    from aeh.errors import ConfigError
-
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")

@@ -8,9 +8,12 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from aeh._version import __version__
+from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label
+from aeh.store import using_store
 
 __all__ = ["render_trace_html", "trace_html"]
 
@@ -30,7 +33,9 @@ def _pretty(value: Any) -> str:
 
 def _detail(span: Span) -> str:
     attrs = dict(span.attributes)
-    parts = [f'<div class="k">span {escape(span.span_id)} · {escape(span.category)} · status {escape(span.status)}</div>']
+    parts = [
+        f'<div class="k">span {escape(span.span_id)} · {escape(span.category)} · status {escape(span.status)}</div>'
+    ]
     for key in _DETAIL_FIRST:
         if key in attrs:
             parts.append(f'<div class="k">{escape(key)}</div><pre>{escape(_pretty(attrs.pop(key)))}</pre>')
@@ -51,26 +56,39 @@ def _node_html(node: SpanNode, localized: dict[str, str], open_depth: int) -> st
     if node.depth < open_depth and node.children:
         classes.append("open")
     why = f'<span class="why">◀ {escape(localized[span.span_id])}</span>' if span.span_id in localized else ""
-    row = (f'<div class="row" tabindex="0" title="{escape(span_label(span))}"><span class="twisty"></span>'
-           f'<span class="cat cat-{escape(span.category)}">{escape(span.category)}</span>'
-           f'{escape(span_label(span))}{why}</div>')
+    row = (
+        f'<div class="row" tabindex="0" title="{escape(span_label(span))}"><span class="twisty"></span>'
+        f'<span class="cat cat-{escape(span.category)}">{escape(span.category)}</span>'
+        f"{escape(span_label(span))}{why}</div>"
+    )
     children = "".join(_node_html(c, localized, open_depth) for c in node.children)
     kids = f"<ul>{children}</ul>" if children else ""
-    return (f'<li class="{" ".join(classes)}" data-span-id="{escape(span.span_id)}" '
-            f'data-category="{escape(span.category)}" data-name="{escape(span.name)}">{row}{_detail(span)}{kids}</li>')
+    return (
+        f'<li class="{" ".join(classes)}" data-span-id="{escape(span.span_id)}" '
+        f'data-category="{escape(span.category)}" data-name="{escape(span.name)}">{row}{_detail(span)}{kids}</li>'
+    )
 
 
 def _meta(attempt: Attempt, run: dict[str, Any]) -> str:
     rows = [
-        ("run", f"{run.get('run_id')} · suite {run.get('suite')} · adapter {run.get('adapter')} · model {run.get('model') or '-'}"),
-        ("result", ("success" if attempt.success else "failure")
-         + (f" · bucket {attempt.failure_bucket.value}" if attempt.failure_bucket else "")
-         + f" · status {attempt.status}"),
+        (
+            "run",
+            f"{run.get('run_id')} · suite {run.get('suite')} · adapter {run.get('adapter')} · model {run.get('model') or '-'}",  # noqa: E501
+        ),
+        (
+            "result",
+            ("success" if attempt.success else "failure")
+            + (f" · bucket {attempt.failure_bucket.value}" if attempt.failure_bucket else "")
+            + f" · status {attempt.status}",
+        ),
         ("final output", attempt.final_output or "—"),
         ("error", attempt.error or "—"),
-        ("tokens / cost", f"{attempt.tokens_in} in, {attempt.tokens_out} out · "
-         + (f"${attempt.cost_usd:.6f}" if attempt.cost_usd is not None else "unpriced")
-         + f" (price table {run.get('price_table_version')}, {run.get('price_table_date')})"),
+        (
+            "tokens / cost",
+            f"{attempt.tokens_in} in, {attempt.tokens_out} out · "
+            + (f"${attempt.cost_usd:.6f}" if attempt.cost_usd is not None else "unpriced")
+            + f" (price table {run.get('price_table_version')}, {run.get('price_table_date')})",
+        ),
         ("latency / steps", f"{attempt.latency_s:.3f} s · {attempt.steps} steps · seed {attempt.seed}"),
     ]
     return "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in rows)
@@ -86,55 +104,64 @@ def _graders(attempt: Attempt) -> str:
         evidence = _pretty(g.evidence)
         if len(evidence) > 300:
             evidence = evidence[:299] + "…"
-        body.append(f"<tr><td>{g.tier}</td><td>{escape(g.name)}</td><td>{escape(g.kind)}</td>"
-                    f"<td>{verdict}{' — ' + escape(g.error) if g.error else ''}</td>"
-                    f"<td><code>{escape(evidence)}</code></td></tr>")
+        body.append(
+            f"<tr><td>{g.tier}</td><td>{escape(g.name)}</td><td>{escape(g.kind)}</td>"
+            f"<td>{verdict}{' — ' + escape(g.error) if g.error else ''}</td>"
+            f"<td><code>{escape(evidence)}</code></td></tr>"
+        )
     for inv in attempt.invariant_results:
-        body.append(f"<tr><td>1</td><td>{escape(inv.name)}</td><td>invariant</td>"
-                    f"<td>{'pass' if inv.passed else 'FAIL'}</td><td>{escape(inv.detail or '')}</td></tr>")
+        body.append(
+            f"<tr><td>1</td><td>{escape(inv.name)}</td><td>invariant</td>"
+            f"<td>{'pass' if inv.passed else 'FAIL'}</td><td>{escape(inv.detail or '')}</td></tr>"
+        )
     return f'<table class="graders">{head}{"".join(body)}</table>'
 
 
 def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open_depth: int = 1) -> str:
     """The HTML text of one attempt's trace (no external reference of any kind)."""
-    from aeh._version import __version__
-
     roots = build_tree(spans)
     localized = localized_span_ids(spans, attempt.grader_results)
     ok = attempt.success
-    banner = (f'<div class="banner {"ok" if ok else "fail"}">'
-              + ("Attempt succeeded" if ok else "Attempt failed"
-                 + (f" — {escape(attempt.failure_bucket.value)}" if attempt.failure_bucket else ""))
-              + (f" · {len(localized)} span(s) localized by tier 2" if localized else "")
-              + "</div>")
+    banner = (
+        f'<div class="banner {"ok" if ok else "fail"}">'
+        + (
+            "Attempt succeeded"
+            if ok
+            else "Attempt failed" + (f" — {escape(attempt.failure_bucket.value)}" if attempt.failure_bucket else "")
+        )
+        + (f" · {len(localized)} span(s) localized by tier 2" if localized else "")
+        + "</div>"
+    )
     tree = "\n".join(_node_html(r, localized, open_depth) for r in roots) or "<li>no spans stored</li>"
     title = f"{attempt.task_id} #{attempt.attempt} — aeh trace"
     return Template(_read("trace.html")).substitute(
-        title=escape(title), heading=escape(f"Trace: {attempt.task_id}, attempt {attempt.attempt}"),
-        banner=banner, meta=_meta(attempt, run), graders=_graders(attempt), tree=tree,
-        css=_read("trace.css"), js=_read("trace.js").replace("</", "<\\/"), version=escape(__version__),
+        title=escape(title),
+        heading=escape(f"Trace: {attempt.task_id}, attempt {attempt.attempt}"),
+        banner=banner,
+        meta=_meta(attempt, run),
+        graders=_graders(attempt),
+        tree=tree,
+        css=_read("trace.css"),
+        js=_read("trace.js").replace("</", "<\\/"),
+        version=escape(__version__),
     )
 
 
-def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path | None = None,
-                      db: Any = None) -> Path:
+def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path | None = None, db: Any = None) -> Path:
     """Write one attempt's trace to `out` (default `reports/trace-RUN-TASK-N.html`)."""
-    from aeh.api import open_store
-    from aeh.errors import ConfigError
-
-    store = open_store(db, must_exist=True)
-    info = store.run_info(run_id)
-    frame = store.attempts_frame(info.run_id)
-    keys = set(zip(frame["task_id"].to_list(), frame["attempt"].to_list(), strict=True))
-    if (task_id, int(attempt)) not in keys:
-        tasks = sorted({t for t, _ in keys})
-        have = sorted(a for t, a in keys if t == task_id)
-        hint = (f"attempts of {task_id!r}: {have}" if have else f"tasks in the run: {', '.join(tasks) or 'none'}")
-        raise ConfigError(f"run {info.run_id} has no attempt {attempt} of task {task_id!r} — {hint}")
-    record = store.attempt_record(info.run_id, task_id, int(attempt))
-    spans = store.attempt_spans(info.run_id, task_id, int(attempt))
-    html = trace_html(record, spans, info.model_dump(mode="json"))
-    path = Path(out) if out else default_out(f"trace-{info.run_id}-{task_id}-{attempt}.html")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
-    return path
+    with using_store(db) as store:
+        info = store.run_info(run_id)
+        frame = store.attempts_frame(info.run_id)
+        keys = set(zip(frame["task_id"].to_list(), frame["attempt"].to_list(), strict=True))
+        if (task_id, int(attempt)) not in keys:
+            tasks = sorted({t for t, _ in keys})
+            have = sorted(a for t, a in keys if t == task_id)
+            hint = f"attempts of {task_id!r}: {have}" if have else f"tasks in the run: {', '.join(tasks) or 'none'}"
+            raise ConfigError(f"run {info.run_id} has no attempt {attempt} of task {task_id!r} — {hint}")
+        record = store.attempt_record(info.run_id, task_id, int(attempt))
+        spans = store.attempt_spans(info.run_id, task_id, int(attempt))
+        html = trace_html(record, spans, info.model_dump(mode="json"))
+        path = Path(out) if out else default_out(f"trace-{info.run_id}-{task_id}-{attempt}.html")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html, encoding="utf-8")
+        return path

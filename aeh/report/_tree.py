@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,7 +108,8 @@ def _not_passed_reason(a: dict[str, Any]) -> str | None:
     error = a.get("error")
     if error and str(error).strip().lower() not in ("failed", "fail", "false"):
         return str(error)
-    ev = a.get("evidence") if isinstance(a.get("evidence"), dict) else {}
+    raw = a.get("evidence")
+    ev: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if "expected" in ev and ("extracted" in ev or "got" in ev):
         return f"expected {_short(ev['expected'], 30)}, got {_short(ev.get('extracted', ev.get('got')), 30)}"
     for key, say in (("missing_from", "missing"), ("forbidden_called", "forbidden called"),
@@ -123,6 +125,4 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value, default=str, ensure_ascii=False, sort_keys=False)

@@ -12,17 +12,21 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.stats import suite_rate, wilson_interval
+
 __all__ = ["agreement_tables", "compare_header", "compare_table", "cost_chart", "failure_chart",
            "failure_table", "forest_plot", "interval_chart", "latency_chart", "verdict_html",
-           "pass_k_chart", "pass_k_summary", "run_header", "setup", "suite_line", "task_table"]
+           "pass_k_chart", "pass_k_summary", "plot_recovery_curve", "run_header", "setup", "suite_line", "task_table"]
 
 
 def setup() -> None:
     """seaborn theme and a modest resolution, so embedded PNGs stay small."""
+    # heavy: loaded on first use
     import matplotlib
     import seaborn as sns
 
     try:  # in a kernel, figures must render inline even when $MPLBACKEND says otherwise
+        # heavy: loaded on first use
         from IPython import get_ipython
 
         shell = get_ipython()
@@ -35,6 +39,7 @@ def setup() -> None:
 
 
 def _html(text: str) -> Any:
+    # heavy: loaded on first use
     from IPython.display import HTML
 
     return HTML(text)
@@ -73,22 +78,33 @@ def run_header(table: pd.DataFrame) -> Any:
             f"⚠ NOT A VALID MEASUREMENT: {a['harness_errors']} of {a['attempts_total']} attempts "
             f"({a['harness_error_rate']:.1%}) were harness errors, above the 2% limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
-    parts.append(f"<h1>Run report: {escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}</h1>")
-    fields = [("run id", run.get("run_id")), ("status", run.get("status")),
-              ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
-              ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
-              ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
-              ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
-              ("seed", run.get("seed")),
-              ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
-              ("judge model / tier-2 prompt", f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
-              ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
-              ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
-              ("harness errors", f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
-                                 f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)"),
-              ("aeh version", run.get("aeh_version"))]
-    rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
-                   f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
+    parts.append(
+        f"<h1>Run report: {escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}</h1>"
+    )
+    fields = [
+        ("run id", run.get("run_id")),
+        ("status", run.get("status")),
+        ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
+        ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
+        ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
+        ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
+        ("seed", run.get("seed")),
+        ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
+        ("judge model / tier-2 prompt", f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
+        ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
+        ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
+        (
+            "harness errors",
+            f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
+            f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)",
+        ),
+        ("aeh version", run.get("aeh_version")),
+    ]
+    rows = "".join(
+        f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
+        f"<td style='text-align:left'>{escape(str(v))}</td></tr>"
+        for k, v in fields
+    )
     parts.append(f'<table id="run-metadata">{rows}</table>')
     return _html("\n".join(parts))
 
@@ -100,29 +116,35 @@ def suite_line(table: pd.DataFrame) -> Any:
     return _html(
         f"<p id='suite-rate'><b>Suite rate {a['suite_rate']:.3f}</b>, 95% CI [{a['suite_low']:.3f}, "
         f"{a['suite_high']:.3f}], n = {a['n_tasks']} tasks ({a['attempts_total'] - a['harness_errors']} "
-        f"valid attempts) — {escape(a['suite_rate_method'])}</p>")
+        f"valid attempts) — {escape(a['suite_rate_method'])}</p>"
+    )
 
 
 def task_table(table: pd.DataFrame) -> Any:
     """Per task: n, successes, rate with its Wilson interval, clean successes, errors, cost, latency."""
-    rows = pd.DataFrame({
-        "task": table["task_id"],
-        "n": table["n"],
-        "k": table["successes"],
-        "rate": [_num(r) for r in table["rate"]],
-        "Wilson 95%": [f"[{_num(lo)}, {_num(hi)}]" if n else "—"
-                       for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)],
-        "clean k": table["clean_successes"],
-        "harness errors": table["harness_errors"],
-        "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
-        "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
-        "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
-    })
+    rows = pd.DataFrame(
+        {
+            "task": table["task_id"],
+            "n": table["n"],
+            "k": table["successes"],
+            "rate": [_num(r) for r in table["rate"]],
+            "Wilson 95%": [
+                f"[{_num(lo)}, {_num(hi)}]" if n else "—"
+                for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)
+            ],
+            "clean k": table["clean_successes"],
+            "harness errors": table["harness_errors"],
+            "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
+            "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
+            "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
+        }
+    )
     return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True))
 
 
 def interval_chart(table: pd.DataFrame) -> Any:
     """Each task's pass rate with its Wilson interval; the suite rate and its interval as a band."""
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -144,6 +166,7 @@ def interval_chart(table: pd.DataFrame) -> Any:
 
 def recovery_chart(recovery: pd.DataFrame) -> Any:
     """Success rate by injected fault kind (and none), each with n and its Wilson interval."""
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -151,8 +174,7 @@ def recovery_chart(recovery: pd.DataFrame) -> Any:
     fig, ax = plt.subplots(figsize=(7, 0.5 * max(len(data), 2) + 1.2))
     labels = [f"{k} (n={n})" for k, n in zip(data["injected"], data["n"], strict=True)]
     ax.hlines(labels, data["low"], data["high"], color=sns.color_palette()[1], lw=3, alpha=0.6)
-    sns.scatterplot(x=data["success_rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3,
-                    color=sns.color_palette()[1])
+    sns.scatterplot(x=data["success_rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3, color=sns.color_palette()[1])
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("success rate with Wilson 95% interval")
     ax.set_title(recovery.attrs.get("title", "Success by injected fault kind"))
@@ -161,7 +183,6 @@ def recovery_chart(recovery: pd.DataFrame) -> Any:
 
 def failure_table(table: pd.DataFrame) -> Any:
     """Failed attempts by root-cause bucket: count, share of valid attempts with its interval."""
-    from aeh.stats import wilson_interval
 
     cols = [c for c in table.columns if c.startswith("fail_")]
     n = int(table["n"].sum())
@@ -170,11 +191,23 @@ def failure_table(table: pd.DataFrame) -> Any:
         k = int(table[c].sum())
         if k:
             lo, hi = wilson_interval(k, n)
-            rows.append({"bucket": c[5:], "attempts": k, "share of valid attempts": fmt_rate(k / n, k, n, lo, hi),
-                         "tasks": ", ".join(table.loc[table[c] > 0, "task_id"])})
+            rows.append(
+                {
+                    "bucket": c[5:],
+                    "attempts": k,
+                    "share of valid attempts": fmt_rate(k / n, k, n, lo, hi),
+                    "tasks": ", ".join(table.loc[table[c] > 0, "task_id"]),
+                }
+            )
     if table["harness_errors"].sum():
-        rows.append({"bucket": "harness_error (excluded from n)", "attempts": int(table["harness_errors"].sum()),
-                     "share of valid attempts": "—", "tasks": ", ".join(table.loc[table["harness_errors"] > 0, "task_id"])})
+        rows.append(
+            {
+                "bucket": "harness_error (excluded from n)",
+                "attempts": int(table["harness_errors"].sum()),
+                "share of valid attempts": "—",
+                "tasks": ", ".join(table.loc[table["harness_errors"] > 0, "task_id"]),
+            }
+        )
     if not rows:
         return _html("<p>No failed attempts.</p>")
     return _html(pd.DataFrame(rows).to_html(index=False, table_id="failure-buckets", border=0))
@@ -182,6 +215,7 @@ def failure_table(table: pd.DataFrame) -> Any:
 
 def _task_bars(long: pd.DataFrame, x: str, hue: str, *, title: str, legend: str, row_in: float) -> Any:
     """Horizontal bars per task, one colour per `hue`, legend outside the axes."""
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -207,13 +241,20 @@ def cost_chart(table: pd.DataFrame) -> Any:
     """Cost per attempt vs cost per success (what a success really costs)."""
     if not table.attrs.get("priced", True):
         return None
-    long = table.melt(id_vars="task_id", value_vars=["cost_per_attempt_usd", "cost_per_success_usd"],
-                      var_name="measure", value_name="usd").dropna()
+    long = table.melt(
+        id_vars="task_id",
+        value_vars=["cost_per_attempt_usd", "cost_per_success_usd"],
+        var_name="measure",
+        value_name="usd",
+    ).dropna()
     if long.empty:
         return None
-    long["measure"] = long["measure"].map({"cost_per_attempt_usd": "per attempt", "cost_per_success_usd": "per success"})
-    fig = _task_bars(long, "usd", "measure", title="Cost per task: per attempt vs per success (USD)",
-                     legend="", row_in=0.5)
+    long["measure"] = long["measure"].map(
+        {"cost_per_attempt_usd": "per attempt", "cost_per_success_usd": "per success"}
+    )
+    fig = _task_bars(
+        long, "usd", "measure", title="Cost per task: per attempt vs per success (USD)", legend="", row_in=0.5
+    )
     _compact_usd_axis(fig.axes[0].xaxis)
     return fig
 
@@ -222,13 +263,15 @@ def _compact_usd_axis(axis: Any) -> None:
     """At most five ticks, labelled $0.0003 rather than 0.00030 and slanted: per-attempt costs of
     cheap models need five decimals, and eight such labels overlapped on a chart squeezed by long
     task ids."""
+    # heavy: loaded on first use
     import numpy as np
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     axis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10], min_n_ticks=2))
     # precision=8 trims float noise such as 0.00030000000000000003 while keeping sub-cent rates.
-    axis.set_major_formatter(FuncFormatter(
-        lambda v, _pos: "$0" if v == 0 else "$" + np.format_float_positional(v, precision=8, trim="-")))
+    axis.set_major_formatter(
+        FuncFormatter(lambda v, _pos: "$0" if v == 0 else "$" + np.format_float_positional(v, precision=8, trim="-"))
+    )
     axis.label.set_text("")
     # Slanted labels still fit when long task ids leave the bars only a sliver of the width.
     axis.set_tick_params(labelrotation=30)
@@ -237,6 +280,7 @@ def _compact_usd_axis(axis: Any) -> None:
 
 
 def latency_chart(attempts: pd.DataFrame) -> Any:
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -245,8 +289,16 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
     data = attempts.assign(outcome=attempts["success"].map({True: "success", False: "failure"}))
     fig, ax = plt.subplots(figsize=(8, 0.45 * data["task_id"].nunique() + 1.4))
     sns.boxplot(data=data, y="task_id", x="latency_s", ax=ax, color="#dde5f0", fliersize=0, orient="h")
-    sns.stripplot(data=data, y="task_id", x="latency_s", hue="outcome", ax=ax, orient="h",
-                  palette={"success": "#2f8f6d", "failure": "#c0392b"}, size=5)
+    sns.stripplot(
+        data=data,
+        y="task_id",
+        x="latency_s",
+        hue="outcome",
+        ax=ax,
+        orient="h",
+        palette={"success": "#2f8f6d", "failure": "#c0392b"},
+        size=5,
+    )
     ax.set_title("Latency per attempt (s)")
     ax.set_ylabel("")
     return fig
@@ -255,7 +307,6 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
 def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
     """Suite pass^k and pass@k per k with the suite rate's interval, over the one task set that
     `aeh.pass_k` averages at every k (`attrs["suite_tasks"]`), so the curve is monotone."""
-    from aeh.stats import suite_rate
 
     tasks = pk[pk["task_id"] != "<suite>"]
     if "suite_tasks" in pk.attrs:
@@ -265,12 +316,14 @@ def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
     for k, group in tasks.groupby("k"):
         for col, label in (("pass_hat_k", "pass^k"), ("pass_at_k", "pass@k")):
             s = suite_rate(group[col].astype(float).tolist())
-            rows.append({"k": int(k), "measure": label, "rate": s.mean, "low": s.low, "high": s.high,
-                         "n tasks": len(group)})
+            rows.append(
+                {"k": int(k), "measure": label, "rate": s.mean, "low": s.low, "high": s.high, "n tasks": len(group)}
+            )
     return pd.DataFrame(rows)
 
 
 def pass_k_chart(summary: pd.DataFrame) -> Any:
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -293,13 +346,28 @@ def compare_header(frame: pd.DataFrame) -> Any:
     a = frame.attrs
     parts = [f"<h1>Comparison: B = {escape(a['run_b'])} vs baseline A = {escape(a['run_a'])}</h1>"]
     for w in a["warnings"]:
-        parts.append(f'<div class="aeh-banner warn" style="padding:10px 14px;background:#fdecea;'
-                     f'border:1px solid #e0a5a0;color:#8a1f17;border-radius:6px;margin:4px 0">⚠ {escape(w)}</div>')
+        parts.append(
+            f'<div class="aeh-banner warn" style="padding:10px 14px;background:#fdecea;'
+            f'border:1px solid #e0a5a0;color:#8a1f17;border-radius:6px;margin:4px 0">⚠ {escape(w)}</div>'
+        )
     ia, ib = a["run_a_info"], a["run_b_info"]
     rows = "".join(
-        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(str(ia.get(k)))}</td><td>{escape(str(ib.get(k)))}</td></tr>"
-        for k in ("suite", "suite_hash", "adapter", "model", "attempts", "seed", "judge_model",
-                  "tier2_prompt_version", "price_table_version", "price_table_date", "status", "created_at"))
+        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(str(ia.get(k)))}</td><td>{escape(str(ib.get(k)))}</td></tr>"  # noqa: E501
+        for k in (
+            "suite",
+            "suite_hash",
+            "adapter",
+            "model",
+            "attempts",
+            "seed",
+            "judge_model",
+            "tier2_prompt_version",
+            "price_table_version",
+            "price_table_date",
+            "status",
+            "created_at",
+        )
+    )
     parts.append(f"<table id='runs-compared'><tr><th></th><th>A (baseline)</th><th>B (new)</th></tr>{rows}</table>")
     parts.append(verdict_html(frame))
     parts.append(f"<p>Method: {escape(a['method'])}; FDR {a['fdr']}.</p>")
@@ -315,30 +383,38 @@ def verdict_html(frame: pd.DataFrame) -> str:
     if v["mde"]:
         items += f"<li>{escape(v['mde']['text'])}</li>"
     items += f"<li>suite row: {escape(frame.attrs['suite_dropped_note'])}</li>"
-    return (f"<div id='verdict' data-regressed='{str(bool(v['regressed'])).lower()}'>"
-            f"<h2 style='color:{colour}'>Verdict: {escape(v['headline'])}</h2><ul>{items}</ul></div>")
+    return (
+        f"<div id='verdict' data-regressed='{str(bool(v['regressed'])).lower()}'>"
+        f"<h2 style='color:{colour}'>Verdict: {escape(v['headline'])}</h2><ul>{items}</ul></div>"
+    )
 
 
 def compare_table(frame: pd.DataFrame) -> Any:
     """Per-task rows and the suite row as `aeh.compare` returns them (Newcombe intervals per task,
     the paired interval on the suite row over the tasks both runs tested)."""
     f = frame
-    rows = pd.DataFrame({
-        "task": f["task_id"],
-        "A rate (k/n) [95%]": [fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a) for r in f.itertuples()],
-        "B rate (k/n) [95%]": [fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b) for r in f.itertuples()],
-        "delta [95%]": [f"{_num(r.delta, '{:+.2f}')} [{_num(r.delta_low, '{:+.2f}')}, {_num(r.delta_high, '{:+.2f}')}]"
-                        for r in f.itertuples()],
-        "p": [_num(v, "{:.3f}") for v in f["p_value"]],
-        "q (BH)": [_num(v, "{:.3f}") for v in f["q_value"]],
-        "verdict": ["REGRESSED" if r.regressed else "improved" if r.improved else (r.note or "")
-                    for r in f.itertuples()],
-    })
+    rows = pd.DataFrame(
+        {
+            "task": f["task_id"],
+            "A rate (k/n) [95%]": [fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a) for r in f.itertuples()],
+            "B rate (k/n) [95%]": [fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b) for r in f.itertuples()],
+            "delta [95%]": [
+                f"{_num(r.delta, '{:+.2f}')} [{_num(r.delta_low, '{:+.2f}')}, {_num(r.delta_high, '{:+.2f}')}]"
+                for r in f.itertuples()
+            ],
+            "p": [_num(v, "{:.3f}") for v in f["p_value"]],
+            "q (BH)": [_num(v, "{:.3f}") for v in f["q_value"]],
+            "verdict": [
+                "REGRESSED" if r.regressed else "improved" if r.improved else (r.note or "") for r in f.itertuples()
+            ],
+        }
+    )
     return _html(rows.to_html(index=False, table_id="compare-table", border=0))
 
 
 def forest_plot(frame: pd.DataFrame) -> Any:
     """Per-task delta (B − A) with its 95% interval, coloured by BH verdict; the suite row last."""
+    # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -346,14 +422,18 @@ def forest_plot(frame: pd.DataFrame) -> Any:
     if f.empty:
         return None
     f = pd.concat([f[f.task_id != "<suite>"].sort_values("delta"), f[f.task_id == "<suite>"]])
-    f["verdict"] = ["regressed" if r else "improved" if i else "no significant change"
-                    for r, i in zip(f["regressed"], f["improved"], strict=True)]
+    f["verdict"] = [
+        "regressed" if r else "improved" if i else "no significant change"
+        for r, i in zip(f["regressed"], f["improved"], strict=True)
+    ]
     labels = [("SUITE (paired)" if t == "<suite>" else t) for t in f["task_id"]]
     palette = {"regressed": "#c0392b", "improved": "#2f8f6d", "no significant change": "#555"}
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(f) + 1.4))
     for y, (lo, hi, v) in zip(labels, zip(f["delta_low"], f["delta_high"], f["verdict"], strict=True), strict=True):
         ax.hlines(y, lo, hi, color=palette[v], lw=3, alpha=0.6)
-    sns.scatterplot(x=f["delta"].to_numpy(), y=labels, hue=f["verdict"].to_numpy(), palette=palette, ax=ax, s=60, zorder=3)
+    sns.scatterplot(
+        x=f["delta"].to_numpy(), y=labels, hue=f["verdict"].to_numpy(), palette=palette, ax=ax, s=60, zorder=3
+    )
     ax.axvline(0, color="black", lw=1)
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("delta in pass rate, B − A (95% interval; tasks: Newcombe, suite: paired)")
@@ -366,8 +446,11 @@ def newly_failing(frame: pd.DataFrame) -> Any:
     if not names:
         return _html("<p id='newly-failing'>No newly failing task (none was 100% in A and below 100% in B).</p>")
     rows = frame[frame.task_id.isin(names)]
-    items = "".join(f"<li>{escape(r.task_id)}: A {fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a)} → "
-                    f"B {fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b)}</li>" for r in rows.itertuples())
+    items = "".join(
+        f"<li>{escape(r.task_id)}: A {fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a)} → "
+        f"B {fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b)}</li>"
+        for r in rows.itertuples()
+    )
     return _html(f"<div id='newly-failing'><b>Newly failing (was 100% in A):</b><ul>{items}</ul></div>")
 
 
@@ -376,18 +459,19 @@ def newly_failing(frame: pd.DataFrame) -> Any:
 
 def agreement_tables(frame: pd.DataFrame) -> Any:
     """κ with its interval and n, raw agreement, base rates with intervals, and the 2×2 table."""
-    from aeh.stats import wilson_interval
 
     usable = frame[(frame["n"] > 0) & frame["kappa"].notna()] if len(frame) else frame
     if usable.empty:
-        return _html("<p id='no-judge'><b>No judge verdicts in this run</b>: no attempt has both a judge and a "
-                     "programmatic verdict, so there is no agreement to measure. Run with a judge grader "
-                     "(e.g. <code>--judge-model</code>) to get κ.</p>")
+        return _html(
+            "<p id='no-judge'><b>No judge verdicts in this run</b>: no attempt has both a judge and a "
+            "programmatic verdict, so there is no agreement to measure. Run with a judge grader "
+            "(e.g. <code>--judge-model</code>) to get κ.</p>"
+        )
     parts = []
     for r in usable.itertuples():
         n = int(r.n)
 
-        def base(p: float) -> str:
+        def base(p: float, n: int = n) -> str:
             k = round(p * n)
             lo, hi = wilson_interval(k, n)
             return fmt_rate(p, k, n, lo, hi)
@@ -403,5 +487,41 @@ def agreement_tables(frame: pd.DataFrame) -> Any:
             f"<tr><th>programmatic fail</th><td>{r.prog_fail_rater_pass}</td><td>{r.both_fail}</td></tr></table>"
             f"<p>Base rates (pass): programmatic {base(r.base_rate_programmatic)}, "
             f"{escape(r.rater)} {base(r.base_rate_rater)}. With very unequal base rates κ is low even "
-            "when raw agreement is high.</p>")
+            "when raw agreement is high.</p>"
+        )
     return _html("\n".join(parts))
+
+
+def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
+    """Success rate vs fail rate, one line per error kind with its 95% band; returns the axes.
+
+    A frame holding several modes (e.g. `pd.concat([burst, uniform])`) is drawn one panel per
+    mode when no `ax` is given. The title says which mode(s).
+    """
+    # heavy: loaded on first use
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    modes = list(dict.fromkeys(frame["mode"]))
+    if ax is None:
+        fig, axes = plt.subplots(1, len(modes), figsize=(5.5 * len(modes), 4), sharey=True, squeeze=False)
+        panels: list[Any] = list(axes[0])
+    else:
+        panels = [ax] * len(modes)
+    palette = dict(zip(list(dict.fromkeys(frame["error_kind"])), sns.color_palette("colorblind"), strict=False))
+    for axis, mode in zip(panels, modes, strict=True):
+        part = frame[frame["mode"] == mode].sort_values("rate")
+        sns.lineplot(data=part, x="rate", y="success_rate", hue="error_kind", marker="o", ax=axis, palette=palette)
+        for kind, group in part.groupby("error_kind", sort=False):
+            axis.fill_between(group["rate"], group["low"], group["high"], alpha=0.12, color=palette[kind])
+        axis.set_xlabel("injected fault rate (share of tool calls)")
+        axis.set_ylabel("suite success rate (95% CI over tasks)")
+        axis.set_ylim(0, 1.02)
+        burst = frame.attrs.get("burst_length") or 5
+        axis.set_title(f"{mode} faults" + (f" (windows of {burst} calls)" if mode == "burst" else ""))
+    title = frame.attrs.get("title") or f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
+    if len(modes) > 1 and " vs " not in title:
+        title = f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
+    panels[0].figure.suptitle(title)
+    panels[0].figure.tight_layout()
+    return panels[0] if len(panels) == 1 else panels

@@ -1,27 +1,27 @@
 """Statistics for aeh: rates and intervals, regression tests, agreement, power, calibration."""
 
 from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
-from ._drift import DRIFT_METHOD, DriftTrend, drift_trend
 from ._calibration import GateSimResult, SimResult, simulate_aa, simulate_drop, simulate_gate
 from ._compare import (
-    SUITE_ALPHA,
-    GateVerdict,
-    TaskMDE,
-    per_task_mde,
-    regression_gate,
-    task_difference_interval,
     PAIRED_DIFF_METHOD,
     PAIRED_DIFF_WITHIN_METHOD,
+    SUITE_ALPHA,
+    GateVerdict,
     PairedDiff,
     TaskComparison,
     TaskCounts,
     compare_tasks,
     paired_suite_difference,
+    regression_gate,
+    task_difference_interval,
     two_sample_test,
 )
+from ._drift import DRIFT_METHOD, DriftTrend, drift_trend
 from ._power import (
+    TaskMDE,
     attempts_for_power,
     minimum_detectable_drop,
+    per_task_mde,
     power_of_comparison,
     rejection_region,
 )

@@ -59,7 +59,7 @@ def simulate_drop(
     for _ in range(trials):
         k_a = rng.binomial(n, base)
         k_b = rng.binomial(n, new)
-        rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b)]
+        rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b, strict=False)]
         flags = np.array([c.regressed for c in compare_tasks(rows, fdr=fdr)])
         any_flag += bool(flags.any())
         false_flag += bool((flags & ~dropped).any())
@@ -135,7 +135,7 @@ def simulate_gate(
     for _ in range(trials):
         k_a = rng.binomial(n, base)
         k_b = rng.binomial(n, new)
-        rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b)]
+        rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b, strict=False)]
         verdict = regression_gate(rows, fdr=fdr, suite_alpha=suite_alpha)
         flags = np.array([c.regressed for c in verdict.tasks])
         gate += verdict.regressed

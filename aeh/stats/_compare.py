@@ -18,8 +18,6 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 __all__ = [
     "SUITE_ALPHA",
     "GateVerdict",
-    "TaskMDE",
-    "per_task_mde",
     "regression_gate",
     "task_difference_interval",
     "PAIRED_DIFF_METHOD",
@@ -141,7 +139,7 @@ def compare_tasks(rows: Sequence[TaskCounts], fdr: float = 0.05) -> list[TaskCom
     qvals = [math.nan] * len(rows)
     if tested:
         _, q_arr, _, _ = multipletests([pvals[i] for i in tested], alpha=fdr, method="fdr_bh")
-        for i, q in zip(tested, q_arr):
+        for i, q in zip(tested, q_arr, strict=False):
             qvals[i] = float(q)
     intervals = [(math.nan, math.nan)] * len(rows)
     if tested:
@@ -150,10 +148,10 @@ def compare_tasks(rows: Sequence[TaskCounts], fdr: float = 0.05) -> list[TaskCom
         lows, highs = confint_proportions_2indep(
             np.array([r.k_b for r in t]), np.array([r.n_b for r in t]),
             np.array([r.k_a for r in t]), np.array([r.n_a for r in t]), method="newcomb", compare="diff")
-        for i, low, high in zip(tested, np.atleast_1d(lows), np.atleast_1d(highs)):
+        for i, low, high in zip(tested, np.atleast_1d(lows), np.atleast_1d(highs), strict=False):
             intervals[i] = (float(low), float(high))
     out = []
-    for r, p, q, (low, high) in zip(rows, pvals, qvals, intervals):
+    for r, p, q, (low, high) in zip(rows, pvals, qvals, intervals, strict=False):
         rate_a = r.k_a / r.n_a if r.n_a else math.nan
         rate_b = r.k_b / r.n_b if r.n_b else math.nan
         delta = rate_b - rate_a
@@ -319,49 +317,3 @@ def _suite_reason(suite: PairedDiff, suite_level: bool, alpha: float) -> str:
     if suite_level:
         return f"suite level: REGRESSED — {interval}; the interval lies below 0"
     return f"suite level: no significant drop — {interval}"
-
-
-@dataclass(frozen=True)
-class TaskMDE:
-    """The smallest per-task drop the design detects with ``power`` (nan: no drop can).
-
-    base_rate: mean baseline rate over the tested tasks, the rate the drop is taken from.
-    n: attempts per side (median over tested tasks of min(n_a, n_b)).
-    lone_task_flaggable: False when even all-pass vs all-fail cannot survive BH for a
-    single task; then only the suite level can flag a regression.
-    """
-
-    drop: float
-    n: int
-    base_rate: float
-    n_tasks: int
-    power: float
-    fdr: float
-    lone_task_flaggable: bool
-    text: str
-
-
-def per_task_mde(rows: Sequence[TaskCounts], fdr: float = 0.05, power: float = 0.8) -> TaskMDE | None:
-    """What size of per-task drop this comparison could detect; None if no task was tested.
-
-    Uses ``minimum_detectable_drop`` (exact Boschloo power with alpha = fdr / tasks, the
-    conservative bound for one lone regressed task under BH)."""
-    from ._power import minimum_detectable_drop  # _power imports this module
-
-    tested = [r for r in (TaskCounts(*r) for r in rows) if r.n_a > 0 and r.n_b > 0]
-    if not tested:
-        return None
-    n_tasks = len(tested)
-    n = max(1, int(np.median([min(r.n_a, r.n_b) for r in tested])))
-    base = round(float(np.mean([r.k_a / r.n_a for r in tested])), 2)
-    best = min(two_sample_test(r.n_a, r.n_a, 0, r.n_b) for r in tested)
-    flaggable = best * n_tasks < fdr
-    drop = minimum_detectable_drop(base, n, power=power, fdr=fdr, n_tasks=n_tasks) if base > 0 else math.nan
-    where = f"at n = {n} ({power:.0%} power, from the mean baseline rate {base:.2f}, BH over {n_tasks} tasks at FDR {fdr})"
-    if math.isnan(drop):
-        text = (f"per task, this design cannot detect any drop {where}; "
-                "only the suite-level test can flag a regression")
-    else:
-        text = f"per task, this design can only detect drops of ≥ {drop:.2f} {where}"
-    return TaskMDE(drop=drop, n=n, base_rate=base, n_tasks=n_tasks, power=power, fdr=fdr,
-                   lone_task_flaggable=flaggable, text=text)

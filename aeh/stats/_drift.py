@@ -54,6 +54,7 @@ class DriftTrend:
 def drift_trend(task_ids: Sequence[str], run_index: Sequence[int], success: Sequence[bool],
                 alpha: float = 0.05, min_runs: int = MIN_DRIFT_RUNS) -> DriftTrend:
     """Fit the trend over attempt rows (one row per valid attempt of each run)."""
+    # heavy: loaded on first use
     import numpy as np
     import pandas as pd
     import statsmodels.formula.api as smf

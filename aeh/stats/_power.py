@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy import stats
 
-from ._compare import two_sample_test
+from ._compare import TaskCounts, two_sample_test
 
 __all__ = [
+    "TaskMDE",
     "attempts_for_power",
     "minimum_detectable_drop",
+    "per_task_mde",
     "power_of_comparison",
     "rejection_region",
 ]
@@ -141,3 +144,47 @@ def minimum_detectable_drop(
         if power_of_comparison(p_base, new, n, fdr, n_tasks) >= power:
             return drop
     return math.nan
+
+
+@dataclass(frozen=True)
+class TaskMDE:
+    """The smallest per-task drop the design detects with ``power`` (nan: no drop can).
+
+    base_rate: mean baseline rate over the tested tasks, the rate the drop is taken from.
+    n: attempts per side (median over tested tasks of min(n_a, n_b)).
+    lone_task_flaggable: False when even all-pass vs all-fail cannot survive BH for a
+    single task; then only the suite level can flag a regression.
+    """
+
+    drop: float
+    n: int
+    base_rate: float
+    n_tasks: int
+    power: float
+    fdr: float
+    lone_task_flaggable: bool
+    text: str
+
+
+def per_task_mde(rows: Sequence[TaskCounts], fdr: float = 0.05, power: float = 0.8) -> TaskMDE | None:
+    """What size of per-task drop this comparison could detect; None if no task was tested.
+
+    Uses ``minimum_detectable_drop`` (exact Boschloo power with alpha = fdr / tasks, the
+    conservative bound for one lone regressed task under BH)."""
+    tested = [r for r in (TaskCounts(*r) for r in rows) if r.n_a > 0 and r.n_b > 0]
+    if not tested:
+        return None
+    n_tasks = len(tested)
+    n = max(1, int(np.median([min(r.n_a, r.n_b) for r in tested])))
+    base = round(float(np.mean([r.k_a / r.n_a for r in tested])), 2)
+    best = min(two_sample_test(r.n_a, r.n_a, 0, r.n_b) for r in tested)
+    flaggable = best * n_tasks < fdr
+    drop = minimum_detectable_drop(base, n, power=power, fdr=fdr, n_tasks=n_tasks) if base > 0 else math.nan
+    where = f"at n = {n} ({power:.0%} power, from the mean baseline rate {base:.2f}, BH over {n_tasks} tasks at FDR {fdr})"  # noqa: E501
+    if math.isnan(drop):
+        text = f"per task, this design cannot detect any drop {where}; only the suite-level test can flag a regression"
+    else:
+        text = f"per task, this design can only detect drops of ≥ {drop:.2f} {where}"
+    return TaskMDE(
+        drop=drop, n=n, base_rate=base, n_tasks=n_tasks, power=power, fdr=fdr, lone_task_flaggable=flaggable, text=text
+    )

@@ -1,38 +1,51 @@
 """The run store: SQLite (WAL) with redaction on write, migrations, and polars frame readers."""
 
+from aeh.store import _labels  # noqa: F401  (defines migration 2: every migration is known before a store opens)
+from aeh.store._discover import (
+    DB_RULE,
+    StoreLocation,
+    default_db,
+    locate_store,
+    open_store,
+    resolve_db_path,
+    using_store,
+)
+from aeh.store._errors import AmbiguousRunIdError
 from aeh.store._migrations import (
-    MIGRATION_MODULES,
     Migration,
+    Migrations,
     applied_versions,
     migrate,
     migration,
-    register_migration_module,
     registered_migrations,
+    schema,
 )
 from aeh.store._redact import Redactor, luhn_valid
 from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
-from aeh.store._errors import AmbiguousRunIdError
-from aeh.store._store import Store
-from aeh.store._discover import DB_RULE, StoreLocation, locate_store, open_store, resolve_db_path
+from aeh.store._store import Store, open_stores, unclosed_stores
 
 __all__ = [
     "ATTEMPTS_SCHEMA",
     "DB_RULE",
     "GRADER_SCHEMA",
-    "MIGRATION_MODULES",
     "SPANS_SCHEMA",
     "AmbiguousRunIdError",
     "Migration",
+    "Migrations",
     "Redactor",
     "Store",
     "StoreLocation",
     "applied_versions",
+    "default_db",
     "locate_store",
     "luhn_valid",
     "migrate",
     "migration",
     "open_store",
-    "register_migration_module",
+    "open_stores",
     "registered_migrations",
     "resolve_db_path",
+    "schema",
+    "unclosed_stores",
+    "using_store",
 ]

@@ -12,6 +12,8 @@ while `aeh run` was typed one level above.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +21,8 @@ from aeh.errors import StoreError
 from aeh.store._redact import Redactor
 from aeh.store._store import Store
 
-__all__ = ["DB_FILENAME", "DB_RULE", "StoreLocation", "locate_store", "open_store", "resolve_db_path"]
+__all__ = ["DB_FILENAME", "DB_RULE", "StoreLocation", "default_db", "locate_store", "open_store", "resolve_db_path",
+           "using_store"]
 
 DB_FILENAME = "runs.db"
 DB_RULE = ("--db/db=, else $AEH_DB, else the nearest runs.db walking up from the working "
@@ -92,3 +95,23 @@ def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | Non
         raise StoreError(missing_store_message(location))
     return Store(location.path if str(location.path) != _MEMORY else _MEMORY,
                  redactor=Redactor(secrets or [], enabled=redact))
+
+
+def default_db() -> str:
+    """The store path by the one rule, as a string."""
+    return str(resolve_db_path())
+
+
+@contextmanager
+def using_store(db: str | Path | Store | None = None, *, must_exist: bool = True,
+                secrets: list[str] | None = None, redact: bool = True) -> Iterator[Store]:
+    """The store `db` names, for the length of a `with` block.
+
+    A Store passed in stays open (its owner closes it); a store opened here from a path is
+    closed on the way out, so library calls never leave connections for the garbage collector.
+    """
+    if isinstance(db, Store):
+        yield db
+        return
+    with open_store(db, secrets=secrets, redact=redact, must_exist=must_exist) as store:
+        yield store

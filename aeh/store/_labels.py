@@ -22,12 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic import ValidationError as PydanticValidationError
 
 from aeh.errors import Problem, ValidationError
-from aeh.store._migrations import migration, register_migration_module
+from aeh.store._migrations import migration
 
 __all__ = ["LabelLine", "human_label_pairs", "import_labels", "labels_frame", "review_packets",
            "write_review_jsonl"]
-
-register_migration_module(__name__)
 
 
 @migration(2)

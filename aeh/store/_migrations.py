@@ -1,46 +1,41 @@
-"""Versioned schema migrations, registered by decorator and recorded in `schema_migrations`.
+"""Versioned schema migrations: one `Migrations` object owns the ordered set, recorded in
+`schema_migrations` (the shape of sqlite-utils' `Migrations`).
 
-How to add a migration (e.g. for judge exchanges) from any module:
+How to add a migration (e.g. for judge exchanges):
 
     from aeh.store import migration
 
-    @migration(2)
+    @migration(3)
     def judge_exchanges(conn: sqlite3.Connection) -> None:
         "Store every judge request/response pair."
         conn.execute("CREATE TABLE judge_exchanges (...)")
 
-then add that module's dotted name to `MIGRATION_MODULES` below (or call
-`register_migration_module("aeh.grading._judge_schema")` before opening a store), so `migrate`
-imports it even when nothing else has. Rules: versions are contiguous integers starting at 1
-and never change once released; a migration body runs inside the transaction `migrate` opened,
+and import the defining module from `aeh/store/__init__.py`, which imports every module holding
+migrations before any store can be opened. Rules: versions are contiguous integers starting at
+1 and never change once released; a migration body runs inside the transaction `apply` opened,
 so use `conn.execute` only — never `executescript` or `commit`, which would end it early.
 """
 
 from __future__ import annotations
 
-import importlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from aeh.errors import StoreError
 
 __all__ = [
-    "MIGRATION_MODULES",
     "Migration",
+    "Migrations",
     "applied_versions",
     "migrate",
     "migration",
-    "register_migration_module",
     "registered_migrations",
+    "schema",
 ]
 
 MigrationFn = Callable[[sqlite3.Connection], None]
-
-#: Modules that define migrations; `migrate` imports them all before applying anything, so a
-#: store opened early still gets every table. Append new modules here.
-MIGRATION_MODULES: list[str] = ["aeh.store._migrations", "aeh.store._labels"]
 
 
 @dataclass(frozen=True)
@@ -50,40 +45,94 @@ class Migration:
     fn: MigrationFn
 
 
-_REGISTRY: dict[int, Migration] = {}
+class Migrations:
+    """An ordered set of schema migrations, registered by decorator and applied in order."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._by_version: dict[int, Migration] = {}
+
+    def __call__(self, version: int) -> Callable[[MigrationFn], MigrationFn]:
+        """Register `fn` as migration `version`. Duplicate versions fail at import time."""
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise ValueError(f"migration version must be an int >= 1, got {version!r}")
+
+        def register(fn: MigrationFn) -> MigrationFn:
+            name = f"{fn.__module__}.{fn.__qualname__}"
+            known = self._by_version.get(version)
+            # Re-importing the same module (importlib.reload, notebooks) re-registers the same name.
+            if known is not None and known.name != name:
+                raise ValueError(f"migration {version} is already registered by {known.name}")
+            self._by_version[version] = Migration(version, name, fn)
+            return fn
+
+        return register
+
+    def ordered(self) -> list[Migration]:
+        """Every migration in version order; a gap in the numbering is a StoreError."""
+        found = sorted(self._by_version)
+        if found != list(range(1, len(found) + 1)):
+            raise StoreError(f"schema migrations must be numbered 1..N without gaps, got {found}")
+        return [self._by_version[v] for v in found]
+
+    def copy(self, up_to: int) -> Migrations:
+        """A new set holding this one's migrations up to version `up_to` (tests build on it)."""
+        fresh = Migrations(self.name)
+        fresh._by_version = {v: m for v, m in self._by_version.items() if v <= up_to}
+        return fresh
+
+    def apply(self, conn: sqlite3.Connection) -> list[int]:
+        """Apply pending migrations in order, one transaction each; return the versions applied.
+
+        `conn` must be in autocommit mode (`isolation_level=None`) so the explicit BEGIN here is
+        the only transaction. Opening an up-to-date database takes no write lock; when two
+        processes migrate one database at once, the version check repeats under the write lock.
+        """
+        known = self.ordered()
+        newest = known[-1].version if known else 0
+        applied = applied_versions(conn)
+        _check_not_newer(applied, newest)
+        done: list[int] = []
+        for m in known:
+            if m.version in applied:
+                continue
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                if m.version not in applied_versions(conn):
+                    m.fn(conn)
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                        (m.version, m.name, datetime.now(UTC).isoformat()),
+                    )
+                    done.append(m.version)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return done
+
+
+#: aeh's store schema. Its migrations are defined here and in `aeh.store._labels`.
+schema = Migrations("aeh")
 
 
 def migration(version: int) -> Callable[[MigrationFn], MigrationFn]:
-    """Register `fn` as schema migration `version`. Duplicate versions fail at import time."""
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError(f"migration version must be an int >= 1, got {version!r}")
-
-    def register(fn: MigrationFn) -> MigrationFn:
-        name = f"{fn.__module__}.{fn.__qualname__}"
-        known = _REGISTRY.get(version)
-        # Re-importing the same module (importlib.reload, notebooks) re-registers the same name.
-        if known is not None and known.name != name:
-            raise ValueError(f"migration {version} is already registered by {known.name}")
-        _REGISTRY[version] = Migration(version, name, fn)
-        return fn
-
-    return register
-
-
-def register_migration_module(module: str) -> None:
-    """Make `migrate` import `module` (which defines `@migration` functions) before it runs."""
-    if module not in MIGRATION_MODULES:
-        MIGRATION_MODULES.append(module)
+    """Register a migration on the store schema (`schema`)."""
+    return schema(version)
 
 
 def registered_migrations() -> list[Migration]:
-    """Every known migration, in version order (after importing MIGRATION_MODULES)."""
-    for module in list(MIGRATION_MODULES):
-        importlib.import_module(module)
-    found = sorted(_REGISTRY)
-    if found != list(range(1, len(found) + 1)):
-        raise StoreError(f"schema migrations must be numbered 1..N without gaps, got {found}")
-    return [_REGISTRY[v] for v in found]
+    """The store schema's migrations, in version order."""
+    return schema.ordered()
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Apply the store schema's pending migrations; return the versions applied."""
+    return schema.apply(conn)
 
 
 def applied_versions(conn: sqlite3.Connection) -> list[int]:
@@ -94,41 +143,6 @@ def applied_versions(conn: sqlite3.Connection) -> list[int]:
     if exists is None:
         return []
     return [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
-
-
-def migrate(conn: sqlite3.Connection) -> list[int]:
-    """Apply pending migrations in order, one transaction each; return the versions applied.
-
-    `conn` must be in autocommit mode (`isolation_level=None`) so the explicit BEGIN here is
-    the only transaction. Opening an up-to-date database takes no write lock; when two
-    processes migrate one database at once, the version check repeats under the write lock.
-    """
-    known = registered_migrations()
-    newest = known[-1].version if known else 0
-    applied = applied_versions(conn)
-    _check_not_newer(applied, newest)
-    done: list[int] = []
-    for m in known:
-        if m.version in applied:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
-            if m.version not in applied_versions(conn):
-                m.fn(conn)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (m.version, m.name, datetime.now(timezone.utc).isoformat()),
-                )
-                done.append(m.version)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    return done
 
 
 def _check_not_newer(applied: list[int], newest: int) -> None:

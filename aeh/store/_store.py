@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,11 +20,27 @@ from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint
 from aeh.store._migrations import migrate
 from aeh.store._redact import Redactor
 
-__all__ = ["Store"]
+__all__ = ["Store", "open_stores", "unclosed_stores"]
 
 _MEMORY = ":memory:"
 _BUSY_TIMEOUT_S = 30.0
 _CHUNK_ROWS = 50_000
+
+
+#: Every Store currently open, and the paths of those garbage-collected while still open.
+#: Tests assert both stay empty: the library closes every store it opens.
+_OPEN: weakref.WeakSet[Store] = weakref.WeakSet()
+_UNCLOSED: list[str] = []
+
+
+def open_stores() -> list[Store]:
+    """The stores open right now (a store a caller forgot to close shows up here)."""
+    return list(_OPEN)
+
+
+def unclosed_stores() -> list[str]:
+    """Paths of stores that were garbage-collected without being closed, since start-up."""
+    return list(_UNCLOSED)
 
 
 class Store:
@@ -51,6 +68,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: whole-run reads stay in memory
             migrate(conn)
+            _OPEN.add(self)
         except (sqlite3.Error, OSError) as exc:
             self.close()
             raise StoreError(explain(self.path, exc)) from exc
@@ -69,6 +87,13 @@ class Store:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            _OPEN.discard(self)
+
+    def __del__(self) -> None:
+        # A store dropped while open leaked its connection until now: count it, then close.
+        if getattr(self, "_conn", None) is not None:
+            _UNCLOSED.append(self.path)
+            self.close()
 
     def __enter__(self) -> Store:
         return self
@@ -303,7 +328,8 @@ def _insert(table: str, columns: Sequence[str]) -> str:
 def _attempt_filter(
     run_id: str, task_id: str | None, attempt: int | None
 ) -> tuple[str, tuple[Any, ...]]:
-    where, params = "run_id = ?", [run_id]
+    where = "run_id = ?"
+    params: list[Any] = [run_id]
     if task_id is not None:
         where, params = where + " AND task_id = ?", [*params, task_id]
     if attempt is not None:

@@ -1,24 +1,8 @@
-"""Suites: the plugin contract, the loader (directories and `aeh.suites` entry points).
+"""Suites: the plugin contract, the loader (directories and the suite registry / `aeh.suites`)."""
 
-Names load lazily, so that grading modules can use the contract without importing the loader.
-"""
+from aeh.models import Invariant, InvariantVerdict
+from aeh.suite.contract import EvalSuite
+from aeh.suite.loader import DirectorySuite, load_suite, suite_hash, suites, validate_suite
 
-from importlib import import_module
-from typing import Any
-
-_EXPORTS = {
-    "EvalSuite": "aeh.suite.contract",
-    "Invariant": "aeh.suite.contract",
-    "InvariantVerdict": "aeh.suite.contract",
-    "DirectorySuite": "aeh.suite.loader",
-    "load_suite": "aeh.suite.loader",
-    "suite_hash": "aeh.suite.loader",
-    "validate_suite": "aeh.suite.loader",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'aeh.suite' has no attribute {name!r}")
+__all__ = ["DirectorySuite", "EvalSuite", "Invariant", "InvariantVerdict", "load_suite", "suite_hash", "suites",
+           "validate_suite"]

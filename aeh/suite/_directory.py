@@ -14,12 +14,12 @@ from typing import Any
 
 import pydantic
 
+from aeh._problems import display_path, pydantic_problems, read_yaml, salvage_task
 from aeh.errors import Problem
-from aeh.grading.invariants import SHIPPED_INVARIANTS
+from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
 from aeh.suite.contract import Invariant
 from aeh.tools.registry import ToolRegistry
-from aeh.suite._problems import display_path, pydantic_problems, read_yaml, salvage_task
 
 __all__ = ['DirectorySuite']
 
@@ -74,8 +74,8 @@ class DirectorySuite:
         return self._tools
 
     def invariants(self) -> dict[str, Invariant]:
-        """Shipped reusable invariants merged with the suite's own."""
-        return {**SHIPPED_INVARIANTS, **self._own_invariants}
+        """Registered reusable invariants (built-in and installed) merged with the suite's own."""
+        return {**registered_invariants(), **self._own_invariants}
 
     def golden_traces(self) -> dict[str, GoldenTrace]:
         return dict(self._goldens)
@@ -143,7 +143,7 @@ class DirectorySuite:
             if not callable(fn):
                 self._problems.append(Problem(where, f"invariants[{name!r}]", "is not callable",
                                               "map each name to a function (TraceView) -> bool"))
-            if name in SHIPPED_INVARIANTS:
+            if name in registered_invariants():
                 self._problems.append(Problem(where, f"invariants[{name!r}]",
                                               "shadows a shipped invariant of the same name",
                                               "rename it, so the shipped rule is not silently replaced"))

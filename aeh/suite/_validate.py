@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pydantic
 
+from aeh._problems import pydantic_problems
 from aeh.errors import Problem
 from aeh.grading.registry import default_graders
 from aeh.models import Task
 from aeh.suite.contract import EvalSuite, suite_root
 from aeh.tools.registry import ToolRegistry
-from aeh.suite._problems import pydantic_problems
 
 __all__ = ['validate_suite']
 

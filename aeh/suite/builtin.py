@@ -1,15 +1,13 @@
-"""The suites shipped with aeh, exposed as `aeh.suites` entry points like any plugin.
-
-They load through the same entry-point path as third-party suites, so the built-ins prove it.
+"""The suites shipped with aeh, registered on `aeh.suite.suites` (and published as `aeh.suites`
+entry points too, so the built-ins prove the plugin path).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import aeh
 from aeh.errors import Problem, SuiteLoadError
-from aeh.suite.loader import DirectorySuite
+from aeh.suite._directory import DirectorySuite
 
 __all__ = ["BUILTIN_SUITES", "available_builtin_suites", "bundled_suite", "core", "smoke", "toy_math"]
 
@@ -19,7 +17,7 @@ BUILTIN_SUITES: tuple[str, ...] = ("smoke", "toy_math", "core")
 def _bundled_root() -> Path:
     # `_bundled/suites` is a symlink to the repo's suites/ in a checkout and a real folder in a
     # wheel, so the same lookup works both ways.
-    return Path(next(iter(aeh.__path__))) / "_bundled" / "suites"
+    return Path(__file__).resolve().parent.parent / "_bundled" / "suites"
 
 
 def available_builtin_suites() -> list[str]:

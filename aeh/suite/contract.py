@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from aeh.models import GoldenTrace, Task, TraceView
+from aeh.models import GoldenTrace, Invariant, InvariantVerdict, Task
 from aeh.tools.registry import ToolRegistry
 
 __all__ = ["EvalSuite", "Invariant", "InvariantVerdict"]
 
-#: An invariant returns True/False, or (passed, detail) to explain a violation.
-InvariantVerdict = bool | tuple[bool, str]
-Invariant = Callable[[TraceView], InvariantVerdict]
 
 
 @runtime_checkable

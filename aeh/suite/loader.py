@@ -7,43 +7,53 @@ that does not validate never runs, because a silently skipped task corrupts the 
 from __future__ import annotations
 
 import hashlib
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-
+from aeh._problems import display_path, pydantic_problems, read_yaml
+from aeh._registry import Registry, RegistryError
 from aeh.errors import Problem, SuiteLoadError
-from aeh.suite.contract import EvalSuite, suite_root
+from aeh.suite import builtin
 from aeh.suite._directory import DirectorySuite
-from aeh.suite._problems import display_path, pydantic_problems, read_yaml
 from aeh.suite._validate import validate_suite
+from aeh.suite.contract import EvalSuite, suite_root
 
 __all__ = ["DirectorySuite", "display_path", "load_suite", "pydantic_problems", "read_yaml", "suite_hash",
-           "validate_suite"]
+           "suites", "validate_suite"]
 
 ENTRY_POINT_GROUP = "aeh.suites"
 
+#: Name → suite factory (or suite object). Built-ins here; plugins by the `aeh.suites` group.
+suites: Registry[Any] = Registry("suite", group=ENTRY_POINT_GROUP)
+for _name in builtin.BUILTIN_SUITES:
+    suites.register(_name, getattr(builtin, _name))
 
-def _from_entry_point(name: str) -> EvalSuite:
-    eps = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    if name not in eps:
-        known = ", ".join(sorted(eps)) or "(none installed)"
-        raise SuiteLoadError([Problem(name, "suite", f"no suite named {name!r} is installed",
-                                      f"installed suites: {known}; or pass the path of a suite directory")],
-                             suite=name)
+
+def _from_registry(name: str) -> EvalSuite:
     try:
-        target = eps[name].load()
+        known = name in suites
+    except RegistryError as exc:  # a broken plugin is a load problem, not a crash
+        raise SuiteLoadError([Problem(name, "entry point", str(exc), "fix or reinstall the plugin")],
+                             suite=name) from exc
+    if not known:
+        installed = ", ".join(suites.names()) or "(none installed)"
+        raise SuiteLoadError([Problem(name, "suite", f"no suite named {name!r} is installed",
+                                      f"installed suites: {installed}; or pass the path of a suite directory")],
+                             suite=name)
+    source = suites.describe()[name]
+    try:
+        target = suites.get(name)
         # A class also "looks like" an EvalSuite (it has the attributes), so call classes too.
         if isinstance(target, type) or not isinstance(target, EvalSuite):
             target = target()
     except SuiteLoadError:
         raise
     except Exception as exc:  # noqa: BLE001 — a broken plugin is a load problem, not a crash
-        raise SuiteLoadError([Problem(name, "entry point", f"{eps[name].value} failed to load: "
+        raise SuiteLoadError([Problem(name, "entry point", f"{source} failed to load: "
                                       f"{type(exc).__name__}: {exc}", "fix or reinstall the plugin")],
                              suite=name) from exc
     if not isinstance(target, EvalSuite):
-        raise SuiteLoadError([Problem(name, "entry point", f"{eps[name].value} did not give an EvalSuite "
+        raise SuiteLoadError([Problem(name, "entry point", f"{source} did not give an EvalSuite "
                                       f"(got {type(target).__name__})",
                                       "return an object with name, tasks(), tool_registry(), "
                                       "invariants(), golden_traces()")], suite=name)
@@ -61,7 +71,7 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
                                       "pass a directory holding suite.py and tasks/, or an installed suite name")],
                              suite=str(spec))
     else:
-        suite = _from_entry_point(spec)
+        suite = _from_registry(spec)
     problems = validate_suite(suite)
     if problems:
         raise SuiteLoadError(problems, suite=suite.name)

@@ -3,4 +3,12 @@
 from aeh.tools.arithmetic import evaluate_arithmetic
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolSpec, ToolUnavailable, WorkspaceEscape
 
-__all__ = ["ToolEnv", "evaluate_arithmetic", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable", "WorkspaceEscape"]
+__all__ = [
+    "ToolEnv",
+    "evaluate_arithmetic",
+    "ToolInputError",
+    "ToolRegistry",
+    "ToolSpec",
+    "ToolUnavailable",
+    "WorkspaceEscape",
+]

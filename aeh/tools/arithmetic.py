@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Callable
 
 from aeh.tools.registry import ToolInputError
 
@@ -15,8 +16,13 @@ __all__ = ["MAX_EXPRESSION_CHARS", "evaluate_arithmetic"]
 
 MAX_EXPRESSION_CHARS = 200  # a calculator, not a compute service: bound the work one call can ask for
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
 def evaluate_arithmetic(expression: str, max_chars: int = MAX_EXPRESSION_CHARS) -> float:
@@ -32,12 +38,12 @@ def evaluate_arithmetic(expression: str, max_chars: int = MAX_EXPRESSION_CHARS) 
 
 def _walk(node: ast.AST) -> float:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return float(node.value)  # type: ignore[arg-type]  # int or float, checked above
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _walk(node.left), _walk(node.right)
         if isinstance(node.op, ast.Div) and right == 0:
             raise ToolInputError("division by zero")
-        return _BINARY[type(node.op)](left, right)
+        return float(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_walk(node.operand))
+        return float(_UNARY[type(node.op)](_walk(node.operand)))
     raise ToolInputError(f"unsupported syntax: {type(node).__name__} (only numbers, + - * / and parentheses)")

@@ -36,6 +36,7 @@ import pydantic
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from aeh._problems import display_path, pydantic_problems, read_yaml  # the same `file:field: message — fix` as tasks
 from aeh.errors import ConfigError, Problem, ValidationError
 
 __all__ = [
@@ -144,7 +145,7 @@ class FaultProfile(BaseModel):
         """Per-call probability of each injected kind (zero-rate kinds left out)."""
         if self.rates is not None:
             return {k: p for k, p in self.rates.items() if p > 0}
-        kinds = self.kinds or list(FAULT_KINDS)
+        kinds: list[str] = list(self.kinds or FAULT_KINDS)
         assert self.rate is not None
         return {k: self.rate / len(kinds) for k in kinds} if self.rate > 0 else {}
 
@@ -163,7 +164,7 @@ class FaultProfile(BaseModel):
             if total > 0:
                 data["rates"] = {k: rate * p / total for k, p in positive.items()}
             else:  # no proportions to keep: split evenly over the kinds the profile names
-                kinds = list(self.rates) or list(FAULT_KINDS)
+                kinds: list[str] = list(self.rates) or list(FAULT_KINDS)
                 data["rates"] = {k: rate / len(kinds) for k in kinds}
         else:
             data["rate"] = rate
@@ -232,8 +233,6 @@ class FaultInjector:
 
 
 def _problems(where: str, exc: pydantic.ValidationError) -> list[Problem]:
-    from aeh.suite.loader import pydantic_problems  # the same `file:field: message — fix` as tasks
-
     problems = pydantic_problems(where, exc, FaultProfile)
     fixes = {
         "mode": "use mode: uniform or mode: burst",
@@ -251,8 +250,6 @@ def _problems(where: str, exc: pydantic.ValidationError) -> list[Problem]:
 
 def load_fault_profile(path: str | Path) -> FaultProfile:
     """Read and validate a `faults.yaml`; raises ValidationError listing every problem."""
-    from aeh.suite.loader import display_path, read_yaml
-
     path = Path(path).expanduser()
     where = display_path(path)
     if not path.is_file():

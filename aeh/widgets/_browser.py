@@ -18,6 +18,7 @@ from typing import Any
 import ipywidgets as w
 
 from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label, walk
+from aeh.store import using_store
 
 __all__ = ["TraceBrowser"]
 
@@ -35,12 +36,13 @@ class TraceBrowser(w.VBox):
     """Browse one run's traces: pick a task and an attempt, click spans to expand and inspect them."""
 
     def __init__(self, run_id: str, db: Any = None) -> None:
-        from aeh.api import open_store
-
-        self.store = open_store(db, must_exist=True)
-        self.info = self.store.run_info(run_id)
-        self.run_id = self.info.run_id
-        frame = self.store.attempts_frame(self.run_id)
+        # The store is opened per read and closed again: a widget lives as long as the notebook,
+        # and must not hold a connection (or the file) for that long.
+        self._db = db
+        with using_store(db) as store:
+            self.info = store.run_info(run_id)
+            self.run_id = self.info.run_id
+            frame = store.attempts_frame(self.run_id)
         self._attempts: dict[str, list[tuple[int, bool]]] = {}
         for t, a, ok in zip(frame["task_id"].to_list(), frame["attempt"].to_list(),
                             frame["success"].to_list(), strict=True):
@@ -73,8 +75,8 @@ class TraceBrowser(w.VBox):
         ])
         self._updating = 0
         self.failed_only.observe(lambda _: self._refresh_tasks(), names="value")
-        self.task_select.observe(lambda _: self._updating or self._refresh_attempts(), names="value")
-        self.attempt_select.observe(lambda _: self._updating or self._load_attempt(), names="value")
+        self.task_select.observe(lambda _: None if self._updating else self._refresh_attempts(), names="value")
+        self.attempt_select.observe(lambda _: None if self._updating else self._load_attempt(), names="value")
         self._refresh_tasks()
 
     # -- choices ------------------------------------------------------------------------------
@@ -125,8 +127,9 @@ class TraceBrowser(w.VBox):
             self.summary.value = "<i>no attempt matches the filter</i>"
             self._render()
             return
-        record = self.store.attempt_record(self.run_id, task, attempt)
-        spans = self.store.attempt_spans(self.run_id, task, attempt)
+        with using_store(self._db) as store:
+            record = store.attempt_record(self.run_id, task, attempt)
+            spans = store.attempt_spans(self.run_id, task, attempt)
         self._roots = build_tree(spans)
         self.nodes = {n.span.span_id: n for n in walk(self._roots)}
         self.localized = localized_span_ids(spans, record.grader_results)

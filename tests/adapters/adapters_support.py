@@ -74,7 +74,10 @@ class Result:
         self.table = table
         self.db = db
         self.run_id: str = table.attrs["run_id"]
-        self.store = open_store(db)
+        self.store = open_store(db)  # closed by the run_live fixture at the end of the test
+
+    def close(self) -> None:
+        self.store.close()
 
     def attempt(self, task_id: str = "boxes", attempt: int = 0) -> Attempt:
         return self.store.attempt_record(self.run_id, task_id, attempt)

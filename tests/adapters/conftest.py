@@ -36,8 +36,9 @@ def server() -> Iterator[Callable[..., FakeOpenAIServer]]:
 
 
 @pytest.fixture
-def run_live(db: Path) -> Callable[..., Result]:
+def run_live(db: Path) -> Iterator[Callable[..., Result]]:
     """Run `adapter` (name or instance) on `tasks` against `server`; returns a Result."""
+    results: list[Result] = []
 
     def go(srv: FakeOpenAIServer | None, tasks: list[Task] | None = None, *, adapter: Any = "react",
            attempts: int = 1, concurrency: int = 1, seed: int = 7, **options: Any) -> Result:
@@ -51,7 +52,10 @@ def run_live(db: Path) -> Callable[..., Result]:
             kwargs = {"model": MODEL, "adapter_options": adapter_options}
         table = run(TinySuite(tasks or [calc_task()]), adapter, attempts=attempts,
                     concurrency=concurrency, seed=seed, db=db, **kwargs)
-        return Result(table, db)
+        results.append(Result(table, db))
+        return results[-1]
 
-    return go
+    yield go
+    for result in results:
+        result.close()
 

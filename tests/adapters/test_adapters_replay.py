@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from adapters_support import Reply, TinySuite, calc_task, decline_task
 
-from aeh.adapters.replay import ReplayAdapter, replay_run, verdict_differences
+from aeh.adapters.replay import ReplayAdapter
+from aeh.analysis import verdict_differences
 from aeh.api import open_store, run
 from aeh.cli import main
 from aeh.errors import ConfigError
+from aeh.experiments import replay_run
 from aeh.suite.loader import load_suite
 
 
@@ -44,15 +46,15 @@ def test_replay_of_a_mock_run_reproduces_every_verdict(toy_dir, db):
     table = run(str(toy_dir), "mock", attempts=6, concurrency=3, seed=5, db=db, model="mock-degraded")
     original = table.attrs["run_id"]
     new = replay_run(original, db=db)  # suite from the original run's config
-    store = open_store(db)
-    info = store.run_info(new)
-    assert info.parent_run_id == original and info.adapter == "replay" and info.seed == 5
-    assert verdict_differences(original, new, db) == []
-    _same_trajectories(store, original, new)
-    # every replayed model turn points at the span it came from
-    orig_spans = {s.span_id for s in store.attempt_spans(original, "split_the_bill", 0)}
-    replayed = [s for s in store.attempt_spans(new, "split_the_bill", 0) if s.name == "model:call"]
-    assert replayed and all(s.attributes["replayed_from"] in orig_spans for s in replayed)
+    with open_store(db) as store:
+        info = store.run_info(new)
+        assert info.parent_run_id == original and info.adapter == "replay" and info.seed == 5
+        assert verdict_differences(original, new, db) == []
+        _same_trajectories(store, original, new)
+        # every replayed model turn points at the span it came from
+        orig_spans = {s.span_id for s in store.attempt_spans(original, "split_the_bill", 0)}
+        replayed = [s for s in store.attempt_spans(new, "split_the_bill", 0) if s.name == "model:call"]
+        assert replayed and all(s.attributes["replayed_from"] in orig_spans for s in replayed)
 
 
 def test_a_changed_grader_changes_verdicts_on_identical_trajectories(toy_dir, db, tmp_path):
@@ -64,13 +66,13 @@ def test_a_changed_grader_changes_verdicts_on_identical_trajectories(toy_dir, db
     task.write_text(task.read_text().replace("expected: 126", "expected: 127"))
     new = replay_run(original, db=db, suite=str(changed))
     diffs = verdict_differences(original, new, db)
-    store = open_store(db)
-    was_ok = store.attempts_frame(original).filter(
-        (store.attempts_frame(original)["task_id"] == "add_then_multiply")
-        & store.attempts_frame(original)["success"])
-    assert len(was_ok) >= 1
-    assert {(d["task_id"], d["attempt"]) for d in diffs} == {("add_then_multiply", a) for a in was_ok["attempt"]}
-    assert all(d["original"][0] and d["replay"] == (False, "wrong_answer") for d in diffs)
+    with open_store(db) as store:
+        was_ok = store.attempts_frame(original).filter(
+            (store.attempts_frame(original)["task_id"] == "add_then_multiply")
+            & store.attempts_frame(original)["success"])
+        assert len(was_ok) >= 1
+        assert {(d["task_id"], d["attempt"]) for d in diffs} == {("add_then_multiply", a) for a in was_ok["attempt"]}
+        assert all(d["original"][0] and d["replay"] == (False, "wrong_answer") for d in diffs)
 
 
 def test_replay_of_a_react_run_calls_no_model(server, run_live, db):
@@ -101,15 +103,15 @@ def test_replay_of_a_react_run_calls_no_model(server, run_live, db):
     new = replay_run(res.run_id, db=db, suite=TinySuite(tasks))
     assert len(srv.requests) == served
     assert verdict_differences(res.run_id, new, db) == []
-    store = open_store(db)
-    _same_trajectories(store, res.run_id, new)
-    buckets = set(store.attempts_frame(new)["failure_bucket"].to_list())
-    assert len(buckets) >= 3  # the replay covered several kinds of outcome
-    orig = res.model_spans("a", 0)
-    again = [s for s in store.attempt_spans(new, "a", 0) if s.name == "model:call"]
-    assert [s.attributes["replayed_from"] for s in again] == [s.span_id for s in orig]
-    assert [s.attributes["gen_ai.output.messages"] for s in again] == \
-           [s.attributes["gen_ai.output.messages"] for s in orig]
+    with open_store(db) as store:
+        _same_trajectories(store, res.run_id, new)
+        buckets = set(store.attempts_frame(new)["failure_bucket"].to_list())
+        assert len(buckets) >= 3  # the replay covered several kinds of outcome
+        orig = res.model_spans("a", 0)
+        again = [s for s in store.attempt_spans(new, "a", 0) if s.name == "model:call"]
+        assert [s.attributes["replayed_from"] for s in again] == [s.span_id for s in orig]
+        assert [s.attributes["gen_ai.output.messages"] for s in again] == \
+               [s.attributes["gen_ai.output.messages"] for s in orig]
 
 
 def test_replay_budgets_run_for_real(toy_dir, db, tmp_path):
@@ -119,16 +121,16 @@ def test_replay_budgets_run_for_real(toy_dir, db, tmp_path):
     task = tight / "tasks" / "average_to_two_decimals.yaml"
     task.write_text(task.read_text().replace("max_steps: 8", "max_steps: 1"))
     new = replay_run(table.attrs["run_id"], db=db, suite=str(tight))
-    store = open_store(db)
-    checked = 0
-    for attempt in range(2):
-        before = store.attempt_record(table.attrs["run_id"], "average_to_two_decimals", attempt)
-        after = store.attempt_record(new, "average_to_two_decimals", attempt)
-        assert after.steps <= 1
-        if len(before.tool_calls) > 1:  # the original needed more steps than the new budget allows
-            assert after.status == "budget_exhausted" and "max_steps=1" in after.error
-            checked += 1
-    assert checked >= 1
+    with open_store(db) as store:
+        checked = 0
+        for attempt in range(2):
+            before = store.attempt_record(table.attrs["run_id"], "average_to_two_decimals", attempt)
+            after = store.attempt_record(new, "average_to_two_decimals", attempt)
+            assert after.steps <= 1
+            if len(before.tool_calls) > 1:  # the original needed more steps than the new budget allows
+                assert after.status == "budget_exhausted" and "max_steps=1" in after.error
+                checked += 1
+        assert checked >= 1
 
 
 def test_cli_replay_reports_differences(toy_dir, db, capsys):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL = "apt-get update && apt-get install -y chromium"
 

@@ -288,7 +288,8 @@ def test_server_is_up_during_a_run_and_gone_after(suite: DirectorySuite, tmp_pat
     assert table["successes"].sum() == 4
     from aeh.store import Store
 
-    frame = Store(db).attempts_frame(table.attrs["run_id"])
+    with Store(db) as store:
+        frame = store.attempts_frame(table.attrs["run_id"])
     results = [c["result"] for calls in frame["tool_calls"].to_list()
                for c in (json.loads(calls) if isinstance(calls, str) else calls) if c["name"] == "http_get"]
     assert {"unit": "minutes", "first_response": {"enterprise": 60, "pro": 240, "free": 1440}} in results

@@ -106,6 +106,6 @@ def test_false_alarms_stay_nominal_under_run_to_run_noise() -> None:
 def test_unknown_suite_is_a_clear_error(tmp_path: Path) -> None:
     from aeh.store import Store
 
-    Store(tmp_path / "runs.db")  # an existing, empty store: the error is about the suite
+    Store(tmp_path / "runs.db").close()  # an existing, empty store: the error is about the suite
     with pytest.raises(aeh.AehError, match="no finished run of suite 'nope'"):
         aeh.drift("nope", db=tmp_path / "runs.db")

@@ -80,7 +80,8 @@ def test_a_blocking_sync_tool_affects_only_its_own_attempt(db: Path) -> None:
     table = aeh.run(BlockingSuite(tasks, tool_timeout_s=0.5), adapter=ToolThenAnswer(),
                     attempts=1, concurrency=8, seed=1, db=db)
     elapsed = time.monotonic() - started
-    rows = Store(db).attempts_frame(table.attrs["run_id"]).to_pandas().set_index("task_id")
+    with Store(db) as store:
+        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas().set_index("task_id")
 
     fast = rows.drop(index="slow")
     assert fast["success"].all(), fast[["status", "failure_bucket", "error"]].to_dict("index")
@@ -94,7 +95,8 @@ def test_a_blocking_sync_tool_affects_only_its_own_attempt(db: Path) -> None:
 def test_attempt_timeout_fires_while_a_sync_tool_blocks(db: Path) -> None:
     suite = BlockingSuite([_task("slow", "slow", 0.5)], tool_timeout_s=30.0)
     table = aeh.run(suite, adapter=ToolThenAnswer(), attempts=2, concurrency=2, seed=1, db=db)
-    rows = Store(db).attempts_frame(table.attrs["run_id"]).to_pandas()
+    with Store(db) as store:
+        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas()
     assert set(rows["failure_bucket"]) == {"budget_exhausted"}
     assert all("timeout_s=0.5" in e for e in rows["error"])
     assert all(lat < BLOCK_S - 0.5 for lat in rows["latency_s"])

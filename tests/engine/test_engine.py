@@ -18,7 +18,8 @@ def _attempts(run_id: str, db: Path):
 
 def _trajectories(run_id: str, db: Path) -> list[tuple]:
     """What the agent did, minus what legitimately varies (span ids, timings)."""
-    frame = Store(db).attempts_frame(run_id)
+    with Store(db) as store:
+        frame = store.attempts_frame(run_id)
     calls = [[{k: v for k, v in c.items() if k not in ("span_id", "latency_s")} for c in json.loads(tc)]
              for tc in frame["tool_calls"]]
     return list(zip(frame["task_id"], frame["attempt"], frame["success"], frame["final_output"],
@@ -45,7 +46,8 @@ def test_every_attempt_gets_a_fresh_workspace(db: Path) -> None:
     suite = MemorySuite([task()])
     table = aeh.run(suite, adapter=ScriptedAdapter(), attempts=4, seed=1, db=db)
     assert table.loc[0, "successes"] == 4
-    outputs = Store(db).attempts_frame(table.attrs["run_id"])["tool_calls"].to_list()
+    with Store(db) as store:
+        outputs = store.attempts_frame(table.attrs["run_id"])["tool_calls"].to_list()
     assert all('"1 note(s)"' in o for o in outputs)
 
 
@@ -57,7 +59,8 @@ def test_fixtures_are_copied_per_attempt(tmp_path: Path, db: Path) -> None:
                               graders=[{"kind": "contains", "substring": "2 note"}])], root=root)
     adapter = ScriptedAdapter(answer="2 note(s)")
     table = aeh.run(suite, adapter=adapter, attempts=3, seed=1, db=db)
-    calls = Store(db).attempts_frame(table.attrs["run_id"])["tool_calls"].to_list()
+    with Store(db) as store:
+        calls = store.attempts_frame(table.attrs["run_id"])["tool_calls"].to_list()
     assert all('"2 note(s)"' in c for c in calls), "each attempt starts from the fixture, not the last attempt"
     assert (root / "data" / "notes.txt").read_text() == "seeded\n", "the suite's fixture is never modified"
 
@@ -129,7 +132,7 @@ def test_span_tree_is_complete_and_reassemblable(db: Path) -> None:
     table = aeh.run("toy_math", attempts=3, seed=2, db=db, concurrency=3)
     spans = aeh.spans(table.attrs["run_id"], db)
     assert set(spans["category"]) >= {"scheduler", "model", "tools", "grading", "cost"}
-    for (task_id, attempt), group in spans.groupby(["task_id", "attempt"]):
+    for (_task_id, _attempt), group in spans.groupby(["task_id", "attempt"]):
         ids = set(group["span_id"])
         roots = group[group["parent_span_id"].isna()]
         assert len(roots) == 1 and roots.iloc[0]["name"] == "attempt"

@@ -94,6 +94,17 @@ class Agent:
         return AgentOutcome(final_output=self.answer)
 
 
+_OPENED: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+def close_stores_run_tiny_opened() -> Iterator[None]:
+    """`run_tiny` hands its store to the test; close it when the test is done."""
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
+
+
 def run_tiny(db: Path, agent: Agent, *, judge_model: str | None = None,
              suite: TinySuite | None = None, tasks: list[str] | None = None) -> tuple[RunInfo, Store]:
     """Execute TinySuite once per task the way `aeh run` does, with the tier-3 hook always on
@@ -106,6 +117,7 @@ def run_tiny(db: Path, agent: Agent, *, judge_model: str | None = None,
     if options.judge is not None:
         options.judge.backoff_s = 0.01
     store = open_store(db)
+    _OPENED.append(store)  # closed after the test by close_stores_run_tiny_opened
     info = asyncio.run(execute_run(suite or TinySuite(), agent, store, load_price_table(), options))
     return info, store
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from aeh.engine.spans import SpanRecorder
 from aeh.grading.judge import JudgeClient, fence
 from aeh.grading.judge_grader import JudgeVerdict
 from aeh.testing.openai_server import FakeOpenAIServer, Reply
+from aeh.trace import SpanRecorder
 
 MESSAGES = [{"role": "system", "content": "grade"}, {"role": "user", "content": "is it good?"}]
 GOOD = json.dumps({"passed": True, "reason": "it is"})
@@ -120,9 +120,8 @@ def test_fence_cannot_be_closed_from_inside():
 
 def test_configure_judge_sets_options_and_replaces_default_hooks(monkeypatch):
     from aeh.engine.scheduler import RunOptions
-    from aeh.grading.judge import configure_judge
     from aeh.grading.localize import GoldenDivergenceHook
-    from aeh.grading.review import ReviewFlagHook, default_after_failure_hooks
+    from aeh.grading.review import ReviewFlagHook, configure_judge, default_after_failure_hooks
 
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     sentinel = object()
@@ -139,7 +138,7 @@ def test_configure_judge_without_any_provider_fails_loudly(monkeypatch):
 
     from aeh.engine.scheduler import RunOptions
     from aeh.errors import ConfigError
-    from aeh.grading.judge import configure_judge
+    from aeh.grading.review import configure_judge
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

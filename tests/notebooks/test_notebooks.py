@@ -100,7 +100,7 @@ def test_notebooks_without_parameters_explain_an_empty_or_single_run_store(tmp_p
         return nbformat.read(out, as_version=4)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = dict(zip(jobs, pool.map(execute, jobs)))
+        done = dict(zip(jobs, pool.map(execute, jobs), strict=False))
     for (state, name), nb in done.items():
         text = _text(nb)
         assert not _stderr_and_errors(nb), (state, name)

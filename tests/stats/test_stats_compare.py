@@ -66,7 +66,7 @@ def test_compare_tasks_bh_and_flags():
     tested = ["drop", "rise", "same", "small"]
     p = [two_sample_test(r.k_a, r.n_a, r.k_b, r.n_b) for r in rows[:4]]
     _, q, _, _ = multipletests(p, method="fdr_bh")
-    for tid, qi, pi in zip(tested, q, p):
+    for tid, qi, pi in zip(tested, q, p, strict=False):
         assert by[tid].p == pytest.approx(pi)
         assert by[tid].q == pytest.approx(qi)
     assert by["drop"].regressed and not by["drop"].improved

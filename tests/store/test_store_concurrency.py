@@ -7,8 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from aeh.store import registered_migrations
-from aeh.store import Store
+from aeh.store import Store, registered_migrations
 
 
 def test_threads_sharing_one_store(file_store: Store, db_path: Path, make_run: Any,

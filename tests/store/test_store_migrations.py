@@ -8,19 +8,16 @@ from pathlib import Path
 import pytest
 
 from aeh.errors import StoreError
-from aeh.store import registered_migrations
-from aeh.store import Store, _migrations, applied_versions, migrate, migration
+from aeh.store import Store, _migrations, applied_versions, migrate, migration, registered_migrations
 
 
 @pytest.fixture
-def registry(monkeypatch: pytest.MonkeyPatch) -> dict[int, _migrations.Migration]:
-    """A private registry holding only the initial schema, so test migrations do not leak and
+def registry(monkeypatch: pytest.MonkeyPatch) -> _migrations.Migrations:
+    """A private set holding only the initial schema, so test migrations do not leak and
     the shipped later migrations do not take the version numbers these tests use."""
-    _migrations.registered_migrations()  # make sure every shipped migration module is imported
-    reg = {1: _migrations._REGISTRY[1]}
-    monkeypatch.setattr(_migrations, "_REGISTRY", reg)
-    monkeypatch.setattr(_migrations, "MIGRATION_MODULES", ["aeh.store._migrations"])
-    return reg
+    private = _migrations.schema.copy(up_to=1)
+    monkeypatch.setattr(_migrations, "schema", private)
+    return private
 
 
 def _conn(path: Path | str = ":memory:") -> sqlite3.Connection:
@@ -57,7 +54,7 @@ def test_spans_index_exists(file_store: Store, db_path: Path) -> None:
     assert "spans_attempt" in str(plan) or "sqlite_autoindex_spans" in str(plan)
 
 
-def test_new_migration_applies_in_order_and_once(registry: dict) -> None:
+def test_new_migration_applies_in_order_and_once(registry: _migrations.Migrations) -> None:
     conn = _conn()
     assert migrate(conn) == [1]
 
@@ -71,7 +68,7 @@ def test_new_migration_applies_in_order_and_once(registry: dict) -> None:
     conn.execute("INSERT INTO judge_exchanges DEFAULT VALUES")
 
 
-def test_failing_migration_rolls_back(registry: dict) -> None:
+def test_failing_migration_rolls_back(registry: _migrations.Migrations) -> None:
     conn = _conn()
     migrate(conn)
 
@@ -86,14 +83,14 @@ def test_failing_migration_rolls_back(registry: dict) -> None:
     assert conn.execute("SELECT name FROM sqlite_master WHERE name='half'").fetchone() is None
 
 
-def test_duplicate_version_is_rejected(registry: dict) -> None:
+def test_duplicate_version_is_rejected(registry: _migrations.Migrations) -> None:
     with pytest.raises(ValueError, match="already registered"):
 
         @migration(1)
         def other(c: sqlite3.Connection) -> None: ...
 
 
-def test_gap_in_versions_is_rejected(registry: dict) -> None:
+def test_gap_in_versions_is_rejected(registry: _migrations.Migrations) -> None:
     @migration(3)
     def skipped_two(c: sqlite3.Connection) -> None: ...
 
@@ -108,10 +105,20 @@ def test_db_newer_than_code_is_refused(db_path: Path) -> None:
         Store(db_path)
 
 
-def test_migration_modules_are_imported(registry: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_migrations, "MIGRATION_MODULES", [*_migrations.MIGRATION_MODULES])
-    _migrations.register_migration_module("aeh.store._migrations")  # already there: no dupes
-    assert _migrations.MIGRATION_MODULES.count("aeh.store._migrations") == 1
-    _migrations.register_migration_module("no_such_module_xyz")
-    with pytest.raises(ModuleNotFoundError):
-        migrate(_conn())
+def test_migrations_apply_in_version_order_whatever_the_registration_order() -> None:
+    ordered = _migrations.Migrations("test")
+
+    @ordered(2)
+    def second(c: sqlite3.Connection) -> None:
+        c.execute("CREATE TABLE b (x REFERENCES a (x))")
+
+    @ordered(1)
+    def first(c: sqlite3.Connection) -> None:
+        c.execute("CREATE TABLE a (x PRIMARY KEY)")
+
+    assert [m.version for m in ordered.ordered()] == [1, 2]
+    assert ordered.apply(_conn()) == [1, 2]
+
+
+def test_every_store_migration_is_known_without_importing_anything_else() -> None:
+    assert [m.version for m in registered_migrations()] == [1, 2]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-
 SUITE_PY = """
 from aeh.tools.registry import ToolRegistry
 

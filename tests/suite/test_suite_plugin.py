@@ -17,6 +17,16 @@ from aeh.suite import load_suite, validate_suite
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "aeh_demo_suite"
 
 
+def _forget_plugin(dist: str) -> None:
+    """Drop what the uninstalled package registered, so later tests see only the built-ins."""
+    from aeh.plugins import adapters, default_graders, default_invariants, importers, suites
+
+    for registry in (suites, default_graders, default_invariants, adapters, importers):
+        for name, source in registry.describe().items():
+            if dist in source:
+                registry.unregister(name)
+
+
 @pytest.fixture(scope="module")
 def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """`pip install` the demo package into a temp dir (offline) and put it on sys.path.
@@ -37,6 +47,7 @@ def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     try:
         yield target
     finally:
+        _forget_plugin("aeh-demo-suite")
         sys.path.remove(str(target))
         for name in [m for m in sys.modules if m.split(".")[0] == "aeh_demo_suite"]:
             del sys.modules[name]
@@ -92,3 +103,43 @@ def test_plugin_adapter_loads_through_aeh_adapters(installed_plugin, tmp_path):
     assert table["successes"].sum() == 0
     assert set(aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")["failure_bucket"]) == {"wrong_answer"}
     assert aeh.runs(tmp_path / "runs.db").iloc[0].model == "echo-1"
+
+
+def test_plugin_invariant_loads_through_aeh_invariants_and_is_checked(installed_plugin, tmp_path):
+    import aeh
+    from aeh.grading import default_invariants
+    from aeh.store import open_store
+
+    suite = load_suite("demo_plugin")  # a task names the plugin's invariant: validation finds it
+    assert "aeh-demo-suite" in default_invariants.describe()["answer_under_200_chars"]
+    table = aeh.run(suite, attempts=1, seed=1, db=tmp_path / "runs.db")
+    with open_store(tmp_path / "runs.db", must_exist=True) as store:
+        record = store.attempt_record(table.attrs["run_id"], "reverse_word", 0)
+    assert "answer_under_200_chars" in {r.name for r in record.invariant_results}
+
+
+def test_plugin_importer_loads_through_aeh_importers_and_the_cli(installed_plugin, tmp_path, capsys):
+    import aeh
+    from aeh.cli import main
+
+    results = tmp_path / "results.jsonl"
+    results.write_text('{"task_id": "a", "success": true, "output": "yes"}\n'
+                       '{"task_id": "a", "success": false, "output": "no"}\n'
+                       '{"task_id": "b", "success": true, "output": "yes"}\n')
+    assert main(["import", "demo-jsonl", str(results), "--db", str(tmp_path / "runs.db")]) == 0
+    run_id = capsys.readouterr().out.splitlines()[0]
+    table = aeh.load_run(run_id, tmp_path / "runs.db").set_index("task_id")
+    assert table.loc["a", "n"] == 2 and table.loc["a", "successes"] == 1 and table.loc["b", "successes"] == 1
+
+
+def test_aeh_plugins_lists_every_plugin_with_its_package(installed_plugin, capsys):
+    from aeh.cli import main
+
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    for name in ("demo_plugin", "palindrome_verdict", "answer_under_200_chars", "echo", "demo-jsonl"):
+        assert "aeh-demo-suite" in lines[name], name
+    for name in ("smoke", "exact", "no_secret_leak", "mock", "tau-bench", "run"):
+        assert lines[name].split()[-1] == "builtin", name
+    assert "scorers (aeh.scorers)" in out

@@ -13,8 +13,7 @@ from aeh.errors import SuiteLoadError
 from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants
 from aeh.grading.registry import GradeContext, default_graders
 from aeh.models import PlanStep, ToolCall, TraceView
-from aeh.suite import DirectorySuite, EvalSuite, load_suite, suite_hash
-from aeh.suite import builtin
+from aeh.suite import DirectorySuite, EvalSuite, builtin, load_suite, suite_hash
 from aeh.tools.registry import ToolEnv
 
 REPO_SUITES = Path(__file__).resolve().parents[2] / "suites"

@@ -14,7 +14,6 @@ from aeh.api import run_sync
 from aeh.engine.budget import BudgetTracker
 from aeh.engine.context import GARBAGE_OUTPUT, AttemptContext
 from aeh.engine.runplan import build_run_options
-from aeh.engine.spans import SpanRecorder
 from aeh.errors import ConfigError, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.models import FailureBucket, Task, ToolCall
@@ -28,6 +27,7 @@ from aeh.tools.faults import (
     resolve_fault_profile,
 )
 from aeh.tools.registry import ToolRegistry
+from aeh.trace import SpanRecorder
 
 CORE_FAULTS = Path(__file__).resolve().parents[2] / "suites" / "core" / "faults.yaml"
 
@@ -301,7 +301,9 @@ def test_engine_run_records_faults_on_calls_spans_and_run(tmp_path: Path) -> Non
     assert set(attempts["failure_bucket"]) == {"tool_error"}
     from aeh.store import Store
 
-    frame = Store(db).attempts_frame(run_id)
+    with Store(db) as store:
+
+        frame = store.attempts_frame(run_id)
     for calls in frame["tool_calls"].to_list():
         calls = json.loads(calls) if isinstance(calls, str) else calls
         for c in calls:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import aeh
-from aeh.tools.recovery import COLUMNS, format_recovery_table, plot_recovery_curve, recovery_curve
+from aeh.experiments import COLUMNS, format_recovery_table, recovery_curve
+from aeh.report.views import plot_recovery_curve
 
 # Tasks that only use local tools, so no fixture server is needed and no timeout sleeps happen.
 TASKS = ["fm_open_urgent_list", "fm_status_counts_json", "fm_refund_totals", "sa_first_response_by_plan",
@@ -22,6 +23,7 @@ def curves(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return out
 
 
+@pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells
 def test_success_falls_as_the_fail_rate_rises(curves: dict) -> None:
     for mode in ("burst", "uniform"):
         frame = curves[mode]
@@ -38,6 +40,7 @@ def test_success_falls_as_the_fail_rate_rises(curves: dict) -> None:
             assert row.low <= row.success_rate <= row.high
 
 
+@pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells
 def test_title_names_the_mode(curves: dict) -> None:
     assert "burst faults (windows of 5 calls)" in curves["burst"].attrs["title"]
     assert "uniform faults" in curves["uniform"].attrs["title"]
@@ -45,11 +48,13 @@ def test_title_names_the_mode(curves: dict) -> None:
     assert "burst: success" in table and "uniform: success" in table
 
 
+@pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells
 def test_rate_zero_is_one_run_shown_under_every_kind(curves: dict) -> None:
     zero = curves["burst"][curves["burst"]["rate"] == 0]
     assert zero["run_id"].nunique() == 1 and len(zero) == 3
 
 
+@pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells
 def test_runs_are_stored_with_their_fault_profile(curves: dict) -> None:
     frame = curves["uniform"]
     run_id = frame[(frame["rate"] == 0.5) & (frame["error_kind"] == "500")]["run_id"].iloc[0]
@@ -58,6 +63,7 @@ def test_runs_are_stored_with_their_fault_profile(curves: dict) -> None:
     assert info["fault_profile"]["rates"] == {"500": 0.5}
 
 
+@pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells
 def test_plot_says_which_mode(curves: dict) -> None:
     import matplotlib
 
@@ -83,8 +89,8 @@ def test_interval_treats_tasks_as_the_unit() -> None:
     """Repeats of a task are not independent: the curve's interval is the suite rate's, not pooled Wilson."""
     import pandas as pd
 
+    from aeh.experiments._recovery import _row
     from aeh.stats import suite_rate, wilson_interval
-    from aeh.tools.recovery import _row
 
     table = pd.DataFrame({"task_id": list("abcd"), "n": [10] * 4, "successes": [10, 10, 0, 0],
                           "rate": [1.0, 1.0, 0.0, 0.0], "harness_errors": [0] * 4, "injected_faults": [3] * 4})

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 import aeh
+from aeh.analysis import recovery_by_fault
 from aeh.store import Store
-from aeh.tools.recovery import recovery_by_fault
+
+# a faulty smoke run with injected timeouts (~30 s) and a rendered report
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +25,8 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_counts_match_the_stored_tool_calls(faulty_run: tuple[Path, str]) -> None:
     db, run_id = faulty_run
     frame = recovery_by_fault(run_id, db).set_index("injected")
-    stored = Store(db).attempts_frame(run_id)
+    with Store(db) as store:
+        stored = store.attempts_frame(run_id)
     hit = [any(c["injected_fault"] for c in json.loads(tc)) for tc in stored["tool_calls"]]
     assert frame.loc["any", "n"] == sum(hit) > 0
     assert frame.loc["none", "n"] == len(hit) - sum(hit)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aeh.grading.invariants import SHIPPED_INVARIANTS
+from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
 from aeh.suite.contract import Invariant
 from aeh.tools.registry import ToolEnv, ToolRegistry
@@ -15,7 +15,7 @@ _TASKS = [
         "plan": [{"tool": "reverse", "args": {"text": "stressed"}}],
         "reference_answer": "desserts",
         "graders": [{"kind": "exact", "expected": "desserts"}],
-        "invariants": ["tools_within_allowlist"],
+        "invariants": ["tools_within_allowlist", "answer_under_200_chars"],
     },
     {
         "id": "reverse_twice",
@@ -47,7 +47,7 @@ class DemoSuite:
         return self._tools
 
     def invariants(self) -> dict[str, Invariant]:
-        return dict(SHIPPED_INVARIANTS)
+        return registered_invariants()  # the built-ins and installed ones (this package's too)
 
     def golden_traces(self) -> dict[str, GoldenTrace]:
         return {}

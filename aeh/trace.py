@@ -79,7 +79,7 @@ class SpanRecorder:
             attempt=self.attempt,
             span_id=new_id(),
             parent_span_id=parent,
-            category=category,  # type: ignore[arg-type]
+            category=category,
             name=name,
             start_ts=time.time(),
             attributes=dict(attributes),

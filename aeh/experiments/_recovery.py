@@ -1,7 +1,7 @@
 """Recovery curves: success rate under injected tool faults, per fail rate and error kind.
 
     frame = aeh.recovery_curve("core", adapter="mock", rates=(0, 0.1, 0.3, 0.5), mode="burst")
-    plot_recovery_curve(frame)
+    aeh.report.views.plot_recovery_curve(frame)
 
 For every rate r > 0 it runs the suite once per error kind (a profile injecting only that kind
 at per-call rate r) and once with all `kinds` together (r split evenly over them), through the
@@ -24,11 +24,12 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.stats import SUITE_RATE_METHOD, suite_rate, wilson_interval
+from aeh.api import run_async, run_sync
+from aeh.stats import SUITE_RATE_METHOD, suite_rate
+from aeh.store import using_store
 from aeh.tools.faults import FAULT_KINDS, FaultProfile
 
-__all__ = ["format_recovery_table", "plot_recovery_curve", "recovery_by_fault", "recovery_curve",
-           "recovery_curve_async"]
+__all__ = ["COLUMNS", "format_recovery_table", "recovery_curve", "recovery_curve_async"]
 
 COLUMNS = ["mode", "rate", "error_kind", "n", "successes", "success_rate", "low", "high",
            "suite_low", "suite_high", "tool_calls", "injected_faults", "observed_fault_rate",
@@ -48,8 +49,8 @@ def _profile(mode: str, rate: float, kinds: Sequence[str], burst_length: int,
              tools: list[str] | None, timeout_s: float | None) -> dict[str, Any]:
     label = kinds[0] if len(kinds) == 1 else "all"
     profile = FaultProfile(
-        name=f"recovery {mode} {label} @ {rate:g}", mode=mode,  # type: ignore[arg-type]
-        rates={k: rate / len(kinds) for k in kinds},  # type: ignore[misc]
+        name=f"recovery {mode} {label} @ {rate:g}", mode=mode,
+        rates={k: rate / len(kinds) for k in kinds},
         burst_length=burst_length, tools=tools, timeout_s=timeout_s,
     )
     return profile.model_dump(mode="json")
@@ -76,9 +77,8 @@ def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) 
 
 
 def _count_calls(run_id: str, db: Any) -> int:
-    from aeh.analysis._read import _store
-
-    return int(_store(db).attempts_frame(run_id, columns=["n_tool_calls"])["n_tool_calls"].sum())
+    with using_store(db) as store:
+        return int(store.attempts_frame(run_id, columns=["n_tool_calls"])["n_tool_calls"].sum())
 
 
 async def recovery_curve_async(
@@ -100,8 +100,6 @@ async def recovery_curve_async(
     **kw: Any,
 ) -> pd.DataFrame:
     """The async twin of `recovery_curve` (same arguments, same frame)."""
-    from aeh.api import run_async
-
     if mode not in ("uniform", "burst"):
         raise ValueError(f"mode must be 'uniform' or 'burst', got {mode!r}")
     kinds = list(kinds)
@@ -160,8 +158,6 @@ def recovery_curve(
     `frame.attrs["title"]` names the mode. Extra keywords (`burst_length`, `tools`,
     `timeout_s`, `per_kind`, and anything `aeh.run` takes, e.g. `tasks`) are passed on.
     """
-    from aeh.api import run_sync
-
     return run_sync(recovery_curve_async(suite, adapter, rates, mode, attempts, kinds, seed, db,
                                          concurrency, model, **kw))
 
@@ -186,75 +182,3 @@ def format_recovery_table(*frames: pd.DataFrame) -> str:
             lines.append(f"| {rate:g} | {kind} | " + " | ".join(cells) + " |")
     titles = [f.attrs.get("title") for f in frames if f.attrs.get("title")]
     return ("\n".join(f"**{t}**" for t in titles) + "\n\n" if titles else "") + "\n".join(lines)
-
-
-def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
-    """Success rate vs fail rate, one line per error kind with its 95% band; returns the axes.
-
-    A frame holding several modes (e.g. `pd.concat([burst, uniform])`) is drawn one panel per
-    mode when no `ax` is given. The title says which mode(s).
-    """
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    modes = list(dict.fromkeys(frame["mode"]))
-    if ax is None:
-        fig, axes = plt.subplots(1, len(modes), figsize=(5.5 * len(modes), 4), sharey=True, squeeze=False)
-        axes = list(axes[0])
-    else:
-        axes = [ax] * len(modes)
-    palette = dict(zip(list(dict.fromkeys(frame["error_kind"])), sns.color_palette("colorblind"), strict=False))
-    for axis, mode in zip(axes, modes, strict=True):
-        part = frame[frame["mode"] == mode].sort_values("rate")
-        sns.lineplot(data=part, x="rate", y="success_rate", hue="error_kind", marker="o", ax=axis,
-                     palette=palette)
-        for kind, group in part.groupby("error_kind", sort=False):
-            axis.fill_between(group["rate"], group["low"], group["high"], alpha=0.12, color=palette[kind])
-        axis.set_xlabel("injected fault rate (share of tool calls)")
-        axis.set_ylabel("suite success rate (95% CI over tasks)")
-        axis.set_ylim(0, 1.02)
-        burst = frame.attrs.get("burst_length") or 5
-        axis.set_title(f"{mode} faults" + (f" (windows of {burst} calls)" if mode == "burst" else ""))
-    title = frame.attrs.get("title") or f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
-    if len(modes) > 1 and " vs " not in title:
-        title = f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
-    axes[0].figure.suptitle(title)
-    axes[0].figure.tight_layout()
-    return axes[0] if len(axes) == 1 else axes
-
-
-def recovery_by_fault(run_id: str, db: Any = None) -> pd.DataFrame:
-    """Within one stored run: success rate of attempts that met each injected fault kind.
-
-    One row per kind (`timeout`, `500`, `garbage`), one for attempts hit by any injected fault
-    (`any`), and one for attempts that met none (`none`, the baseline), each with n and a Wilson
-    interval. Harness errors are left out, as everywhere. The curve across fail rates needs
-    several runs: `recovery_curve` makes them.
-    """
-    import json
-
-    from aeh.analysis._read import _store
-
-    store = _store(db)
-    full = store.resolve_run_id(run_id)
-    frame = store.attempts_frame(full, columns=["success", "failure_bucket", "tool_calls"])
-    groups: dict[str, list[bool]] = {k: [] for k in (*FAULT_KINDS, "any", "none")}
-    for success, bucket, calls in zip(frame["success"], frame["failure_bucket"], frame["tool_calls"], strict=True):
-        if bucket == "harness_error":
-            continue
-        kinds = {c.get("injected_fault") for c in json.loads(calls or "[]")} - {None}
-        for kind in kinds:
-            groups[kind].append(bool(success))
-        groups["any" if kinds else "none"].append(bool(success))
-    rows = []
-    for kind, outcomes in groups.items():
-        n, k = len(outcomes), sum(outcomes)
-        low, high = wilson_interval(k, n) if n else (float("nan"), float("nan"))
-        rows.append({"injected": kind, "n": n, "successes": k,
-                     "success_rate": k / n if n else float("nan"), "low": low, "high": high})
-    out = pd.DataFrame(rows)
-    info = store.run_info(full)
-    mode = (info.fault_profile or {}).get("mode", "none")
-    out.attrs["title"] = f"Success by injected fault kind ({mode} mode), run {full}"
-    out.attrs["run_id"] = full
-    return out

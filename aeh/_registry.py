@@ -1,0 +1,138 @@
+"""One registry type for every extension point: suites, graders, invariants, adapters, importers,
+commands and trajectory scorers.
+
+The shape follows papermill's engine registry: a registry object per extension point, built-ins
+registered explicitly where the registry is defined, third-party ones from an entry-point group
+loaded on first use (and re-scanned, so a plugin installed after start-up is found too).
+
+    adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters")
+    adapters.register("mock", MockAdapter)                  # a built-in
+    adapters.get("my_agent")                                # loads `aeh.adapters` entry points
+
+An entry point names either the object itself (registered under the entry point's name) or a
+module whose import registers its objects through a decorator (`@grader`, `@invariant`): then
+those registrations are credited to the entry point's distribution.
+
+Two different objects under one name is an error naming both sources, never a silent override.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.metadata import EntryPoint, entry_points
+from typing import Generic, TypeVar
+
+from aeh.errors import ConfigError
+
+__all__ = ["BUILTIN", "Registry", "RegistryError"]
+
+T = TypeVar("T")
+
+#: The source recorded for objects aeh itself registers.
+BUILTIN = "builtin"
+
+
+class RegistryError(ConfigError):
+    """Two plugins (or a plugin and a built-in) claim the same name, or a plugin fails to load."""
+
+
+def _source(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    name = getattr(dist, "name", None) or "unknown distribution"
+    return f"entry point {ep.group}:{ep.name} from {name}"
+
+
+class Registry(Generic[T]):
+    """Named objects of one kind, with where each came from."""
+
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        self.kind = kind
+        """What the objects are, for messages ("adapter", "grader kind" …)."""
+        self.group = group
+        """The entry-point group third-party packages register under, if any."""
+        self._items: dict[str, T] = {}
+        self._sources: dict[str, str] = {}
+        self._seen: set[str] = set()
+        self._loading: str | None = None
+
+    def register(self, name: str, obj: T, *, source: str | None = None) -> T:
+        """Add `obj` as `name`; returns `obj` so it can be used under a decorator.
+
+        Registering the same object again is a no-op (a module imported twice, or a built-in
+        that is also published as an entry point); a different object is a RegistryError.
+        """
+        source = source or self._loading or BUILTIN
+        known = self._items.get(name)
+        if known is not None and known is not obj and not _same_definition(known, obj):
+            raise RegistryError(
+                f"{self.kind} {name!r} is registered twice: by {self._sources[name]} and by {source} — "
+                f"rename one of them or uninstall one of the packages"
+            )
+        if known is None:
+            self._items[name] = obj
+            self._sources[name] = source
+        return obj
+
+    def load_entry_points(self) -> None:
+        """Load every entry point of the group not loaded yet (plugins installed later too)."""
+        if self.group is None:
+            return
+        for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
+            key = f"{ep.name}={ep.value}"
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            with self._crediting(_source(ep)):
+                try:
+                    obj = ep.load()
+                except Exception as exc:  # noqa: BLE001 — a broken plugin is a clear error, not a crash
+                    raise RegistryError(f"{self.kind} plugin {ep.name!r} ({ep.value}) failed to load: "
+                                        f"{type(exc).__name__}: {exc} — fix or reinstall it") from exc
+                if not isinstance(obj, types.ModuleType):  # a module registers its own objects
+                    self.register(ep.name, obj)
+
+    @contextmanager
+    def _crediting(self, source: str) -> Iterator[None]:
+        previous, self._loading = self._loading, source
+        try:
+            yield
+        finally:
+            self._loading = previous
+
+    def unregister(self, name: str) -> None:
+        """Forget `name` (a plugin uninstalled while running, in tests); its entry point may load again."""
+        self._items.pop(name, None)
+        self._sources.pop(name, None)
+        self._seen = {key for key in self._seen if not key.startswith(f"{name}=")}
+
+    def get(self, name: str) -> T:
+        """The object registered as `name`; KeyError when no built-in or plugin has it."""
+        if name not in self._items:
+            self.load_entry_points()
+        return self._items[name]
+
+    def __contains__(self, name: object) -> bool:
+        if name not in self._items:
+            self.load_entry_points()
+        return name in self._items
+
+    def names(self) -> list[str]:
+        """Every registered name, sorted, after loading the entry points."""
+        self.load_entry_points()
+        return sorted(self._items)
+
+    def describe(self) -> dict[str, str]:
+        """Name → where it came from (`builtin` or the entry point and its distribution)."""
+        return {name: self._sources[name] for name in self.names()}
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, group={self.group!r}, {len(self._items)} registered)"
+
+
+def _same_definition(a: object, b: object) -> bool:
+    # importlib.reload (notebooks) re-creates a function: same module and name is the same thing.
+    key = ("__module__", "__qualname__")
+    a, b = getattr(a, "fn", a), getattr(b, "fn", b)  # a grader kind wraps its function
+    return all(getattr(a, k, None) is not None and getattr(a, k, None) == getattr(b, k, None) for k in key)

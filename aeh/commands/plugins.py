@@ -1,0 +1,49 @@
+"""`aeh plugins`: every registry's names and where each came from (builtin or which package)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from aeh.commands._exit import EXIT_OK
+from aeh.commands._registry import commands
+from aeh.grading import default_graders, default_invariants, default_scorers
+from aeh.importers import importers
+from aeh.suite import suites
+
+KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "commands")
+
+NAME = "plugins"
+HELP = "list the installed suites, graders, invariants, adapters, importers, scorers and commands"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    parser.add_argument("--kind", choices=KINDS, help="list only this registry")
+
+
+def registries() -> list[tuple[str, str, dict[str, str]]]:
+    """(registry, entry-point group, name → source) for every extension point."""
+    from aeh.adapters import adapters  # heavy: loaded on first use (the engine brings the store and polars)
+
+    return [
+        ("suites", "aeh.suites", suites.describe()),
+        ("graders", "aeh.graders", default_graders.describe()),
+        ("invariants", "aeh.invariants", default_invariants.describe()),
+        ("adapters", "aeh.adapters", adapters.describe()),
+        ("importers", "aeh.importers", importers.describe()),
+        ("scorers", "aeh.scorers", default_scorers.describe()),
+        ("commands", "aeh.commands", commands.describe()),
+    ]
+
+
+def main(args: argparse.Namespace) -> int:
+    for kind, group, described in registries():
+        if args.kind and kind != args.kind:
+            continue
+        print(f"{kind} ({group})")
+        if not described:
+            print("  (none)")
+        width = max((len(n) for n in described), default=0)
+        for name, source in described.items():
+            print(f"  {name:<{width}}  {source}")
+    return EXIT_OK

@@ -1,0 +1,93 @@
+"""`aeh run --suite S --adapter A`: run a suite against an adapter and print the per-task table."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from aeh.commands._exit import EXIT_INVALID_RUN, EXIT_OK
+from aeh.errors import ConfigError
+
+NAME = "run"
+HELP = "run a suite against an adapter and print the per-task table"
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    r = parser
+    r.add_argument("--suite", required=True, help="shipped name (smoke, toy_math, core), entry point, or directory")
+    r.add_argument("--adapter", default="mock", help="mock | react | single_shot | replay | an installed adapter")
+    r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
+    r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
+    r.add_argument("--attempts", type=int, default=5, help="attempts per task (default 5)")
+    r.add_argument("--concurrency", type=int, default=4, help="attempts in flight at once (default 4)")
+    r.add_argument("--seed", type=int, help="run seed; same seed, same trajectories (default: random, stamped)")
+    r.add_argument("--task", action="append", dest="tasks", help="only this task id (repeatable)")
+    r.add_argument("--fault-profile", help="faults.yaml with tool fault rates, mode and tools")
+    r.add_argument("--fault-rate", type=float, help="override the profile's per-call fault rate")
+    r.add_argument("--fault-mode", choices=["uniform", "burst"], help="override the fault profile's mode")
+    r.add_argument("--judge-model", help="model for the judge grader and tier-2 localization")
+    r.add_argument("--judge-all", action="store_true",
+                   help="also have the judge grade every attempt (shadow: never counts toward success), "
+                        "so judge-agreement has attempts graded both ways")
+    r.add_argument("--price-table", help="your own price table YAML (default: the shipped one)")
+    r.add_argument("--no-redact", action="store_true", help="store traces unredacted (off by default)")
+    r.add_argument("--secret", action="append", dest="secrets", default=[],
+                   help="a value to redact from stored traces (repeatable)")
+    r.add_argument("--keep-workspaces", action="store_true", help="keep each attempt's working directory")
+    r.add_argument("--dry-run", action="store_true",
+                   help="validate, resolve config, estimate tokens and cost; call no model")
+    r.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
+    r.add_argument("--log-only", type=_csv, default=[],
+                   help="only these span categories (tools,model,grading,faults,scheduler,cost)")
+    r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
+    r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
+    add_db(r)
+
+
+def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use (pandas, polars and the engine stay out of `aeh --help`)
+    from aeh.analysis import format_run_table
+    from aeh.api import run_async, run_sync
+    from aeh.dryrun import dry_run
+    from aeh.logs import RunLogger
+
+    if args.dry_run:
+        print(dry_run(args.suite, adapter=args.adapter, model=args.model, attempts=args.attempts,
+                      price_table=args.price_table, fault_profile=args.fault_profile,
+                      fault_rate=args.fault_rate, fault_mode=args.fault_mode))
+        return EXIT_OK
+    logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
+    adapter_options = key_values(args.adapter_option, "--adapter-option")
+    options: dict[str, Any] = {}
+    for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    if args.judge_all:
+        options["judge_all"] = True
+    table = run_sync(run_async(
+        args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
+        seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
+        redact=not args.no_redact, secrets=args.secrets, progress=logger,
+        keep_workspaces=args.keep_workspaces, adapter_options=adapter_options, **options,
+    ))
+    print(format_run_table(table))
+    return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
+
+
+def key_values(items: list[str], flag: str) -> dict[str, Any]:
+    """KEY=VALUE pairs; values are parsed as YAML scalars (256 → int, true → bool)."""
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{flag} {item!r} is not KEY=VALUE — e.g. {flag} max_output_tokens=256")
+        parsed[key.strip()] = yaml.safe_load(value)
+    return parsed

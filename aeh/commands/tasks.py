@@ -1,0 +1,45 @@
+"""`aeh tasks validate|list`: load suites and report every problem, or list a suite's tasks."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_OK
+from aeh.errors import AehError
+from aeh.suite.builtin import available_builtin_suites
+from aeh.suite.loader import load_suite
+
+NAME = "tasks"
+HELP = "validate or list a suite's tasks"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    tsub = parser.add_subparsers(dest="tasks_command", required=True, metavar="ACTION")
+    v = tsub.add_parser("validate", help="load suites and report every problem (default: all shipped suites)")
+    v.add_argument("--suite", action="append", help="suite name or directory (repeatable)")
+    ls = tsub.add_parser("list", help="list a suite's tasks")
+    ls.add_argument("--suite", required=True)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.tasks_command == "list":
+        suite = load_suite(args.suite)
+        for t in suite.tasks():
+            print(f"{t.id:<36} {t.category or '-':<20} tools={','.join(t.tools)}")
+        return EXIT_OK
+    names = args.suite or _shipped_suites()
+    failed = 0
+    for name in names:
+        try:
+            suite = load_suite(name)
+        except AehError as exc:
+            failed += 1
+            print(f"✗ {name}: {exc}")
+            continue
+        print(f"✓ {name}: {len(suite.tasks())} tasks valid")
+    return EXIT_BAD_INPUT if failed else EXIT_OK
+
+
+def _shipped_suites() -> list[str]:
+    return available_builtin_suites()

@@ -1,0 +1,58 @@
+"""Re-run a stored run through the `replay` adapter: same seed, attempts, tasks and faults.
+
+The adapter (`aeh.adapters.replay`) plays one attempt back; this module orchestrates a whole
+run, which needs the public `run_async`, so it sits at the face with the other experiments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aeh.adapters.replay import ReplayAdapter
+from aeh.api import run_async, run_sync
+from aeh.errors import ConfigError
+from aeh.store import default_db, open_store
+
+__all__ = ["replay_run", "replay_run_async"]
+
+
+async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any = None, *,
+                           concurrency: int | None = None, **options: Any) -> str:
+    """Replay stored run `run_id` into a new run (parent_run_id = run_id); returns its id.
+
+    The suite is `suite`, else the original run's `config["suite_spec"]`. Same seed, attempts,
+    tasks and fault profile as the original. Extra `options` go to `aeh.api.run_async`.
+    """
+    path = str(db or default_db())
+    reader = open_store(path, must_exist=True)  # replays read a stored run
+    try:
+        info = reader.run_info(run_id)
+    except BaseException:
+        reader.close()
+        raise
+    spec = suite if suite is not None else info.config.get("suite_spec")
+    if spec is None:
+        reader.close()
+        raise ConfigError(
+            f"run {info.run_id} did not record which suite it ran (no config.suite_spec) — "
+            "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
+        )
+    adapter = ReplayAdapter(model=info.model, source_run_id=info.run_id, db=reader)
+    config = {"replay_of": info.run_id, "source_adapter": info.adapter,
+              "source_suite_hash": info.suite_hash, **dict(options.pop("config", None) or {})}
+    try:
+        table = await run_async(
+            spec, adapter, attempts=info.attempts,
+            concurrency=concurrency or info.concurrency, seed=info.seed, db=path,
+            parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.get("tasks"),
+            fault_profile=info.fault_profile, config=config, **options,
+        )
+    finally:
+        reader.close()
+    return str(table.attrs["run_id"])
+
+
+def replay_run(run_id: str, db: str | Path | None = None, suite: Any = None, **options: Any) -> str:
+    """Sync twin of `replay_run_async` (works in scripts and in Jupyter); returns the new run id."""
+    return run_sync(replay_run_async(run_id, db, suite, **options))

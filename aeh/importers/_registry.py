@@ -1,0 +1,90 @@
+"""The importer contract and registry: `aeh import KIND PATH…` resolves KIND here.
+
+Built-ins (τ-bench, Terminal-Bench) are registered below; other formats arrive through the
+`aeh.importers` entry-point group and get a generic `aeh import KIND PATH… [--option K=V]` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from aeh._registry import Registry
+from aeh.errors import ConfigError
+
+__all__ = ["Importer", "importers"]
+
+_NULL_AS_HELP = ("how a trial with is_resolved null counts: 'failure' (default: the leaderboard's definition, "
+                 "so the suite rate reproduces the submission's accuracy; each failure_mode goes to its bucket, "
+                 "see docs/realdata.md), 'harness_error' (every null leaves n), or "
+                 "'harness_error:MODE[,MODE…]' (only those modes leave n, e.g. harness_error:test_timeout,parse_error)")
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """Turns another harness's recorded run into ONE stored aeh run and returns its id.
+
+    `store` is a Store, a path or None (the default store); an importer that opens the store
+    closes it. `options` are the importer's own (the CLI passes `--option KEY=VALUE` pairs and
+    `run_id`). Optional: `add_arguments(parser)` and `cli_call(args) -> (paths, options)` for
+    a command line of its own.
+    """
+
+    name: str
+    help: str
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str: ...
+
+
+class TauBenchImporter:
+    name = "tau-bench"
+    help = "a τ-bench historical trajectories JSON file (task × trial)"
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+        if len(paths) != 1:
+            raise ConfigError(f"tau-bench imports one trajectories file, got {len(paths)} paths")
+        from aeh.importers._tau_bench import import_tau_bench  # heavy: loaded on first use (polars)
+
+        return import_tau_bench(paths[0], db=store, **options)
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("file", help="e.g. gpt-4o-airline.json")
+        parser.add_argument("--model", help="agent model (default: from the file name, e.g. gpt-4o)")
+
+    def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+        return [args.file], {"model": args.model}
+
+
+class TerminalBenchImporter:
+    name = "terminal-bench"
+    help = "Terminal-Bench results of ONE model: submission folders, run folders or results files"
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+        from aeh.importers._terminal_bench import import_terminal_bench  # heavy: loaded on first use (polars)
+
+        return import_terminal_bench(paths, db=store, **options)
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("dirs", nargs="+", metavar="PATH",
+                            help="a submission folder (run folders, flat <timestamp>_results.json files, or one "
+                                 "results.json with several trials per task), run folders or results files, "
+                                 "in attempt order")
+        parser.add_argument("--model", help="model name (default: from the submission folder, e.g. "
+                                            "claude-4-1-opus, else run_metadata.json's model_name)")
+        parser.add_argument("--agent", help="agent name (default: run_metadata.json's agent_name, else the "
+                                            "submission folder)")
+        parser.add_argument("--dataset", metavar="NAME@VERSION",
+                            help="the dataset, when neither run_metadata.json nor the enclosing folder names it")
+        parser.add_argument("--null-as", default="failure", metavar="POLICY", help=_NULL_AS_HELP)
+
+    def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+        return list(args.dirs), {"model": args.model, "null_as": args.null_as, "dataset": args.dataset,
+                                 "agent": args.agent}
+
+
+#: Name → importer. Built-ins here; plugins by the `aeh.importers` entry-point group.
+importers: Registry[Importer] = Registry("importer", group="aeh.importers")
+importers.register(TauBenchImporter.name, TauBenchImporter())
+importers.register(TerminalBenchImporter.name, TerminalBenchImporter())

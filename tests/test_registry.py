@@ -1,0 +1,59 @@
+"""The one registry type behind every extension point."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from aeh import _registry
+from aeh._registry import Registry, RegistryError
+
+
+class _One:
+    pass
+
+
+class _Other:
+    pass
+
+
+def test_builtins_register_and_describe_their_source() -> None:
+    reg: Registry[type] = Registry("adapter")
+    reg.register("one", _One)
+    reg.register("one", _One)  # the same object again is not a collision
+    assert reg.names() == ["one"] and reg.get("one") is _One
+    assert reg.describe() == {"one": "builtin"}
+
+
+def test_a_name_collision_is_an_error_naming_both_sources() -> None:
+    reg: Registry[type] = Registry("adapter")
+    reg.register("one", _One)
+    with pytest.raises(RegistryError, match=r"adapter 'one' is registered twice: by builtin and by pkg-x"):
+        reg.register("one", _Other, source="pkg-x")
+
+
+def test_an_entry_point_colliding_with_a_builtin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = EntryPoint(name="one", value=f"{__name__}:_Other", group="aeh.test")
+    monkeypatch.setattr(_registry, "entry_points", lambda group: [ep] if group == "aeh.test" else [])
+    reg: Registry[type] = Registry("adapter", group="aeh.test")
+    reg.register("one", _One)
+    with pytest.raises(RegistryError, match=r"by builtin and by entry point aeh\.test:one"):
+        reg.names()
+
+
+def test_entry_points_load_once_and_plugins_installed_later_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    installed: list[EntryPoint] = []
+    monkeypatch.setattr(_registry, "entry_points", lambda group: list(installed))
+    reg: Registry[type] = Registry("adapter", group="aeh.test")
+    assert "late" not in reg
+    installed.append(EntryPoint(name="late", value=f"{__name__}:_One", group="aeh.test"))
+    assert "late" in reg and reg.get("late") is _One
+    assert reg.describe()["late"].startswith("entry point aeh.test:late")
+
+
+def test_a_broken_plugin_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = EntryPoint(name="broken", value="no_such_module_xyz:thing", group="aeh.test")
+    monkeypatch.setattr(_registry, "entry_points", lambda group: [ep])
+    with pytest.raises(RegistryError, match="plugin 'broken' .* failed to load"):
+        Registry("adapter", group="aeh.test").names()
