@@ -26,4 +26,9 @@ fi
 
 # Jupyter and matplotlib write state under $HOME; keep the run clean and repeatable.
 export AEH_TEST_HOME="${AEH_TEST_HOME:-$(mktemp -d)}"
+# The import layers (import-linter contracts in pyproject.toml), lint and types come first:
+# they take seconds and name the exact line.
+.venv/bin/lint-imports
+.venv/bin/ruff check aeh tests
+.venv/bin/mypy aeh
 exec .venv/bin/python -m pytest -q -p no:cacheprovider --timeout 600 "$@"
