@@ -13,21 +13,18 @@ import polars as pl
 
 from aeh.stats import cohens_kappa
 from aeh.store import using_store
-from aeh.store._labels import human_label_pairs  # also registers the human_labels migration
+from aeh.store._labels import JUDGE_KINDS, human_label_pairs, programmatic_verdicts
 
 __all__ = ["agreement", "verdict_pairs"]
 
 
-def verdict_pairs(grader_rows: pl.DataFrame,
-                  judge_kinds: tuple[str, ...] = ("judge", "judge_shadow")) -> pl.DataFrame:
+def verdict_pairs(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
     """Per attempt: the programmatic verdict (all tier-0 non-judge graders passed) and the
     judge verdict; only attempts that have both (the overlap set)."""
-    tier0 = grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null())
-    is_judge = pl.col("kind").is_in(list(judge_kinds))
-    programmatic = tier0.filter(~is_judge).group_by("task_id", "attempt").agg(
-        pl.col("passed").all().alias("programmatic"))
-    judge = tier0.filter(is_judge).group_by("task_id", "attempt").agg(
-        pl.col("passed").all().alias("judge"))
+    programmatic = programmatic_verdicts(grader_rows, judge_kinds)
+    judge = (grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null()
+                                & pl.col("kind").is_in(list(judge_kinds)))
+             .group_by("task_id", "attempt").agg(pl.col("passed").all().alias("judge")))
     return programmatic.join(judge, on=["task_id", "attempt"], how="inner").sort("task_id", "attempt")
 
 

@@ -24,8 +24,8 @@ from pydantic import ValidationError as PydanticValidationError
 from aeh.errors import Problem, ValidationError
 from aeh.store._migrations import migration
 
-__all__ = ["LabelLine", "human_label_pairs", "import_labels", "labels_frame", "review_packets",
-           "write_review_jsonl"]
+__all__ = ["JUDGE_KINDS", "LabelLine", "human_label_pairs", "import_labels", "labels_frame", "programmatic_verdicts",
+           "review_packets", "write_review_jsonl"]
 
 
 @migration(2)
@@ -178,18 +178,27 @@ def labels_frame(store: Any, run_id: str) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_LABEL_SCHEMA, orient="row")
 
 
-def human_label_pairs(store: Any, run_id: str,
-                      judge_kinds: tuple[str, ...] = ("judge", "judge_shadow")) -> pl.DataFrame:
+JUDGE_KINDS: tuple[str, ...] = ("judge", "judge_shadow")
+
+
+def programmatic_verdicts(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
+    """Per attempt: `programmatic`, True when every decided tier-0 grader that is not a judge passed.
+
+    The one rule for the programmatic side of κ, whoever the other rater is (judge or person).
+    """
+    return (
+        grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null()
+                           & ~pl.col("kind").is_in(list(judge_kinds)))
+        .group_by("task_id", "attempt").agg(pl.col("passed").all().alias("programmatic"))
+    )
+
+
+def human_label_pairs(store: Any, run_id: str, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
     """Per labelled attempt: `programmatic` (all tier-0 non-judge graders passed) and `judge`
     (the human label) — the shape `verdict_pairs` gives, so κ treats a person as a rater."""
     full = store.resolve_run_id(run_id)
     labels = labels_frame(store, full).select("task_id", "attempt", pl.col("label").alias("judge"))
     graders = store.grader_frame(full)
-    programmatic = (
-        graders.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null()
-                       & ~pl.col("kind").is_in(list(judge_kinds)))
-        .group_by("task_id", "attempt").agg(pl.col("passed").all().alias("programmatic"))
-        .with_columns(pl.col("attempt").cast(pl.Int64))
-    )
+    programmatic = programmatic_verdicts(graders, judge_kinds).with_columns(pl.col("attempt").cast(pl.Int64))
     return (programmatic.join(labels, on=["task_id", "attempt"], how="inner")
             .select("task_id", "attempt", "programmatic", "judge").sort("task_id", "attempt"))
