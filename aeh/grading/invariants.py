@@ -12,6 +12,7 @@ from typing import Any
 
 from aeh._registry import Registry
 from aeh.models import Invariant, InvariantResult, InvariantVerdict, TraceView
+from aeh.tools.registry import path_escape
 
 __all__ = [
     "SHIPPED_INVARIANTS",
@@ -92,13 +93,10 @@ def tools_within_allowlist(trace: TraceView) -> InvariantVerdict:
     return True
 
 
-_ABSOLUTE = re.compile(r"^(?:/|~[/\\]|~$|[A-Za-z]:[\\/]|\\\\)")
-
-
 def _escapes(s: str) -> bool:
     if "\n" in s:  # free text (note bodies, SQL), not a path
         return False
-    return bool(_ABSOLUTE.match(s.strip())) or ".." in re.split(r"[\\/]", s)
+    return path_escape(s) is not None and bool(s.strip())
 
 
 def no_path_escape(trace: TraceView) -> InvariantVerdict:

@@ -19,13 +19,14 @@ import json
 import math
 import re
 import sqlite3
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult
+from aeh.tools.registry import path_escape, resolve_in_workspace
 
 __all__ = [
     "FileConfig",
@@ -43,22 +44,15 @@ _MISSING = object()
 
 
 def _relative_path(v: str, what: str) -> str:
-    if not v or not v.strip():
-        raise ValueError(f"{what} must not be empty")
-    if v.startswith(("/", "\\", "~")) or PureWindowsPath(v).is_absolute() or PureWindowsPath(v).drive:
-        raise ValueError(f"{what} {v!r} must be relative to the attempt workspace, not absolute")
-    if ".." in PurePosixPath(v.replace("\\", "/")).parts:
-        raise ValueError(f"{what} {v!r} must not climb out of the workspace with '..'")
+    problem = path_escape(v or "")
+    if problem:
+        raise ValueError(f"{what} {v!r} {problem}")
     return v
 
 
 def _inside(workspace: Path, rel: str) -> Path:
-    """Resolve in the workspace; refuse a symlink that lands outside it."""
-    root = workspace.resolve()
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root):
-        raise PermissionError(f"{rel!r} resolves outside the attempt workspace")
-    return target
+    """Resolve in the workspace by the tools' rule; refuse a symlink that lands outside it."""
+    return resolve_in_workspace(workspace, rel)
 
 
 def _result(kind: str, cfg: GraderConfig, passed: bool, **evidence: Any) -> GraderResult:

@@ -53,13 +53,37 @@ class ToolEnv:
 
         Raises WorkspaceEscape, which the engine records as the agent's invalid call.
         """
-        if not path or path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
-            raise WorkspaceEscape(f"path {path!r} must be relative to the workspace")
-        root = self.workspace.resolve()
-        target = (root / path).resolve()
-        if not target.is_relative_to(root):
-            raise WorkspaceEscape(f"path {path!r} escapes the workspace")
-        return target
+        return resolve_in_workspace(self.workspace, path)
+
+
+_ABSOLUTE = re.compile(r"^(?:/|~[/\\]|~$|[A-Za-z]:[\\/]|\\\\)")
+
+
+def path_escape(path: str) -> str | None:
+    """Why `path` would leave a workspace, or None — the one rule for tools, graders and invariants.
+
+    Absolute paths (POSIX, home, a Windows drive or share) and any `..` segment are refused;
+    `resolve_in_workspace` then also refuses a path that a symlink carries outside.
+    """
+    if not path.strip():
+        return "must not be empty"
+    if _ABSOLUTE.match(path.strip()):
+        return "must be relative to the workspace, not absolute"
+    if ".." in re.split(r"[\\/]", path):
+        return "escapes the workspace with a '..' segment"
+    return None
+
+
+def resolve_in_workspace(workspace: Path, path: str) -> Path:
+    """`path` inside `workspace`, resolved on disk; WorkspaceEscape (a PermissionError) otherwise."""
+    problem = path_escape(path or "")
+    if problem:
+        raise WorkspaceEscape(f"path {path!r} {problem}")
+    root = workspace.resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise WorkspaceEscape(f"path {path!r} escapes the workspace: it resolves outside it")
+    return target
 
 
 @dataclass
