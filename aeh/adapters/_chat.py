@@ -22,7 +22,15 @@ from typing import Any
 
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
-from aeh.llm import DEFAULT_TIMEOUT_S, ProviderError, chat_completion, make_client
+from aeh.adapters._fidelity import tools_dropped_suspect
+from aeh.llm import (
+    DEFAULT_TIMEOUT_S,
+    ProviderError,
+    chat_completion,
+    endpoint_of,
+    make_client,
+    server_processing_s,
+)
 from aeh.models import Task, ToolCall
 
 __all__ = [
@@ -178,6 +186,11 @@ class LiveChatAdapter:
                 "OPENAI_BASE_URL (or adapter option base_url) at an OpenAI-compatible server"
             )
 
+    def endpoint(self) -> str:
+        """The base URL requests go to (for per-endpoint connection limits)."""
+        url = self.options.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return url.rstrip("/")
+
     @property
     def client(self) -> Any:
         """The one AsyncOpenAI client every attempt of this adapter shares (created lazily)."""
@@ -268,6 +281,26 @@ def _pricing_model(ctx: AttemptContext, requested: str, responded: str | None) -
     return responded if ctx.prices.lookup(responded) is not None else requested
 
 
+def _record_timing(ctx: AttemptContext, span: Any, timing: dict[str, float], response: Any) -> None:
+    """Split a request's time into queue (client slot wait + server-reported queueing) and model.
+
+    Called once when the request ends (response None: failed or cancelled) and again with the
+    response, which may carry the server's own processing time (llama.cpp `timings`).
+    """
+    request_s = float(timing.get("request_s") or 0.0)
+    wait_s = float(timing.get("wait_s") or 0.0)
+    processing = server_processing_s(response) if response is not None else None
+    server_queue = max(0.0, request_s - processing) if processing is not None else 0.0
+    if response is not None and server_queue:
+        ctx.budget.add_queue(server_queue)  # reported after the fact: the agent's clock gives it back
+    span.set(**{
+        "aeh.time.queue_s": round(wait_s + server_queue, 6),
+        "aeh.time.client_wait_s": round(wait_s, 6),
+        "aeh.time.model_s": round(processing if processing is not None else request_s, 6),
+        "aeh.time.server_reported": processing is not None,
+    })
+
+
 async def chat_turn(
     ctx: AttemptContext,
     adapter: LiveChatAdapter,
@@ -292,18 +325,32 @@ async def chat_turn(
         request["tools"] = tools
         if opts.tool_choice:
             request["tool_choice"] = opts.tool_choice
+    tool_names = [t["function"]["name"] for t in tools or []]
     attrs = {
         "turn": turn,
         "gen_ai.system": "openai",
         "gen_ai.operation.name": "chat",
         "gen_ai.request.messages": len(messages),
         "gen_ai.request.temperature": opts.temperature,
-        "gen_ai.request.tools": [t["function"]["name"] for t in tools or []],
+        "gen_ai.request.tools": tool_names,
+        # What was actually sent, so a reader can check it against what the server saw.
+        "gen_ai.request.tool_names": tool_names,
+        "aeh.request.tools_offered": len(tool_names),
+        "aeh.request.tool_choice": request.get("tool_choice", "unset") if tools else None,
     }
     with ctx.model_call(model, **attrs) as span:
         client = adapter.client
-        response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
-                                          backoff_s=opts.backoff_s, **request)
+        limits = getattr(ctx, "connections", None)
+        limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
+        slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None
+        timing: dict[str, float] = {}
+        try:
+            response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
+                                              backoff_s=opts.backoff_s, slot=slot, timing=timing,
+                                              **request)
+        finally:
+            _record_timing(ctx, span, timing, None)
+        _record_timing(ctx, span, timing, response)
         choices = getattr(response, "choices", None)
         if not choices:
             raise ProviderError(f"model provider replied without choices: {str(response)[:300]}")
@@ -326,6 +373,9 @@ async def chat_turn(
             tokens_in = _estimate_tokens(messages, tools) if tokens_in is None else tokens_in
             tokens_out = (max(1, len(json.dumps(output)) // 4)) if tokens_out is None else tokens_out
             span.set(usage_estimated=True)
+        elif tools:
+            suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
+            span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
         try:
             ctx.record_usage(span, _pricing_model(ctx, model, responded), int(tokens_in), int(tokens_out))
         finally:

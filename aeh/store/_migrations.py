@@ -40,7 +40,8 @@ MigrationFn = Callable[[sqlite3.Connection], None]
 
 #: Modules that define migrations; `migrate` imports them all before applying anything, so a
 #: store opened early still gets every table. Append new modules here.
-MIGRATION_MODULES: list[str] = ["aeh.store._migrations", "aeh.store._labels"]
+MIGRATION_MODULES: list[str] = ["aeh.store._migrations", "aeh.store._labels",
+                                 "aeh.store._timing_schema"]
 
 
 @dataclass(frozen=True)
