@@ -90,7 +90,11 @@ _APOLOGY = rf"(?:(?:I{_APOSTROPHE}m sorry|I am sorry|sorry|I apologi[sz]e|unfort
 REFUSAL_PATTERN = re.compile(
     rf"^\s*{_APOLOGY}(?:I\s+{_CANT}\s+(?:\w+\s+)?{_VERB}\b"
     rf"|I\s+(?:must|have to|need to|will|{_APOSTROPHE}ll)\s+(?:respectfully\s+|politely\s+)?decline\b"
-    rf"|I\s+(?:respectfully\s+)?(?:decline|refuse)\b)",
+    rf"|I\s+(?:respectfully\s+)?(?:decline|refuse)\b"
+    # Soft refusals: no access or ability claimed instead of an answer.
+    rf"|I\s+(?:do not|don{_APOSTROPHE}?t|lack)\s+(?:have\s+)?(?:access|the ability|permission|the capability)\b"
+    rf"|I\s+(?:am|{_APOSTROPHE}m)\s+(?:unable|not able)\s+to\s+(?:access|browse|view|see|open|retrieve|connect)\b"
+    rf"|as an ai(?:\s+(?:language\s+)?model)?,?\s+I\s+(?:{_CANT}|do not|don{_APOSTROPHE}?t|have no|lack)\b)",
     re.IGNORECASE,
 )
 
