@@ -130,6 +130,10 @@ class ChatOptions:
     """Offer the `decline` pseudo-tool."""
     system_prompt: str | None = None
     """Replace the default system prompt."""
+    probe_tools: bool = False
+    """At run start, send two one-token requests (without and with a tool, `tool_choice` as
+    configured) and compare the prompt tokens the server reports: equal counts mean the server
+    leaves tools out of the prompt. Recorded on the run; a drop is a run warning."""
 
     @classmethod
     def parse(cls, adapter: str, options: dict[str, Any]) -> ChatOptions:
@@ -148,8 +152,9 @@ class ChatOptions:
             for key in ("retries", "max_turns", "max_output_tokens"):
                 if key in values:
                     values[key] = int(values[key])
-            if "offer_decline_tool" in values and isinstance(values["offer_decline_tool"], str):
-                values["offer_decline_tool"] = values["offer_decline_tool"].lower() in ("1", "true", "yes")
+            for key in ("offer_decline_tool", "probe_tools"):
+                if key in values and isinstance(values[key], str):
+                    values[key] = values[key].lower() in ("1", "true", "yes")
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"bad {adapter} adapter option: {exc}") from None
         opts = cls(**values)
@@ -181,14 +186,42 @@ class LiveChatAdapter:
         """Fail fast (AdapterError) when there is neither an API key nor a base URL to talk to.
 
         Cheap and offline: builds no client. Call it before a run so a missing key is one clear
-        error instead of every attempt becoming a harness error.
+        error instead of every attempt becoming a harness error. It also imports the openai SDK,
+        so that import (~0.5 s) is not counted in the first attempt's time.
         """
+        import openai  # noqa: F401
         if not (self.options.api_key or os.environ.get("OPENAI_API_KEY")
                 or self.options.base_url or os.environ.get("OPENAI_BASE_URL")):
             raise AdapterError(
                 f"the {self.name} adapter has no OPENAI_API_KEY — export it, or point "
                 "OPENAI_BASE_URL (or adapter option base_url) at an OpenAI-compatible server"
             )
+
+    async def warm_up(self) -> None:
+        """Create the shared client before the first attempt, so its set-up is not agent time."""
+        _ = self.client
+
+    async def probe_tools(self) -> dict[str, Any]:
+        """Does the server put offered tools into the prompt? Two `max_tokens=1` requests.
+
+        Returns `{"prompt_tokens_without", "prompt_tokens_with", "tool_choice", "dropped"}`;
+        `dropped` is None when the server reports no usage (nothing to compare).
+        """
+        messages = [{"role": "user", "content": "Reply with OK."}]
+        base: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": 1}
+        with_tools = {**base, "tools": [DECLINE_TOOL]}
+        if self.options.tool_choice:
+            with_tools["tool_choice"] = self.options.tool_choice
+        counts = []
+        for request in (base, with_tools):
+            response = await chat_completion(self.client, retries=self.options.retries,
+                                             backoff_s=self.options.backoff_s, **request)
+            usage = getattr(response, "usage", None)
+            counts.append(getattr(usage, "prompt_tokens", None) if usage is not None else None)
+        without, with_ = counts
+        dropped = None if without is None or with_ is None else with_ - without < 20
+        return {"prompt_tokens_without": without, "prompt_tokens_with": with_,
+                "tool_choice": self.options.tool_choice or "unset", "dropped": dropped}
 
     def endpoint(self) -> str:
         """The base URL requests go to (for per-endpoint connection limits)."""

@@ -89,6 +89,8 @@ def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, 
     from aeh.engine.fidelity import _planned_rate, warnings_from
 
     checks = dict((info.get("config") or {}).get("live_checks") or {})
+    if (info.get("config") or {}).get("tools_probe"):
+        checks["tools_probe"] = info["config"]["tools_probe"]
     if not checks and info.get("fault_profile"):
         checks = {"faults_planned_rate": _planned_rate(info.get("fault_profile"))}
     if len(frame) and "tool_calls" in frame.columns:

@@ -43,6 +43,8 @@ class RunFidelity:
         self.attempts = 0
         self.model_turns = 0
         self.turns_with_tools = 0
+        self.turns_with_task_tools = 0
+        """Turns that offered a task tool (not only the `decline` pseudo-tool, as single_shot does)."""
         self.suspect_turns = 0
         self.tool_choices: Counter[str] = Counter()
         self.tool_calls = 0
@@ -69,6 +71,8 @@ class RunFidelity:
                 self.tool_choices[str(a.get("aeh.request.tool_choice"))] += 1
                 if a.get("aeh.tools_dropped_suspect"):
                     self.suspect_turns += 1
+                if any(n != "decline" for n in a.get("gen_ai.request.tool_names") or []):
+                    self.turns_with_task_tools += 1
         for g in attempt.grader_results:
             if g.kind in JUDGE_KINDS:
                 self.judge[judge_verdict_status(g.passed, g.evidence, g.error)] += 1
@@ -79,6 +83,7 @@ class RunFidelity:
             "attempts": self.attempts,
             "model_turns": self.model_turns,
             "turns_with_tools": self.turns_with_tools,
+            "turns_with_task_tools": self.turns_with_task_tools,
             "tools_dropped_suspect_turns": self.suspect_turns,
             "tool_choice": dict(self.tool_choices),
             "tool_calls": self.tool_calls,
@@ -112,6 +117,13 @@ def _planned_rate(profile: dict[str, Any] | None) -> float | None:
 def warnings_from(checks: dict[str, Any]) -> list[str]:
     """The loud one-line warnings a run table and report print."""
     out: list[str] = []
+    probe = checks.get("tools_probe") or {}
+    if probe.get("dropped"):
+        out.append(
+            f"TOOLS DROPPED BY THE SERVER (preflight): a request with a tool reported "
+            f"{probe.get('prompt_tokens_with')} prompt tokens, the same request without it "
+            f"{probe.get('prompt_tokens_without')} (tool_choice {probe.get('tool_choice')}) — set "
+            "--adapter-option tool_choice=auto or required")
     turns = checks.get("turns_with_tools") or 0
     suspect = checks.get("tools_dropped_suspect_turns") or 0
     choice = ", ".join(f"{k}" for k in (checks.get("tool_choice") or {})) or "unset"
@@ -121,8 +133,9 @@ def warnings_from(checks: dict[str, Any]) -> list[str]:
             "the server reported too few prompt tokens to contain them (tool_choice "
             f"{choice}) — some servers drop tools when tool_choice is unset; try "
             "--adapter-option tool_choice=auto or required")
-    if turns and not checks.get("tool_calls") and turns == checks.get("model_turns"):
-        out.append(f"NO TOOL CALLS: tools were offered on all {turns} model turns and the agent made "
+    task_turns = checks.get("turns_with_task_tools", turns) or 0
+    if task_turns and not checks.get("tool_calls") and task_turns == checks.get("model_turns"):
+        out.append(f"NO TOOL CALLS: tools were offered on all {task_turns} model turns and the agent made "
                    f"no tool call in {checks.get('attempts')} attempts (tool_choice {choice})")
     rate = checks.get("faults_planned_rate")
     if rate and not checks.get("faults_injected"):

@@ -81,23 +81,24 @@ def test_one_at_a_time_server_without_a_connection_limit_starves_attempts(server
     """The old behaviour, kept visible: queueing at the server eats the agent's budget."""
     srv = server([Reply.text("126", delay_s=0.7)], serial=True)
     res = run_live(srv, [answer_task(timeout_s=1.0)], attempts=2, concurrency=2)
-    assert sorted(b or "ok" for b in res.buckets()) == ["budget_exhausted", "ok"]
+    # The second request waits 0.7 s inside the server, unmeasured: at least that attempt runs out.
+    assert "budget_exhausted" in res.buckets()
 
 
 def test_max_connections_moves_the_queue_to_the_client_where_it_is_not_agent_time(server, run_live):
-    srv = server([Reply.text("126", delay_s=0.7)], serial=True)
+    srv = server([Reply.text("126", delay_s=0.5)], serial=True)
     res = run_live(srv, [answer_task(timeout_s=1.0)], attempts=2, concurrency=2,
                    run_options={"max_connections": 1})
     assert res.buckets() == [None, None]  # both answer: the wait was not the agent's time
     assert srv.max_in_flight == 1
     attempts = [res.attempt(attempt=i) for i in range(2)]
     waited = max(attempts, key=lambda a: a.queue_s)
-    assert waited.queue_s > 0.5
+    assert waited.queue_s > 0.4
     for a in attempts:
-        assert a.latency_s == a.agent_s and 0.6 < a.agent_s < 1.0
+        assert a.latency_s == a.agent_s and 0.45 < a.agent_s < 1.0
     span = [s for s in res.model_spans(attempt=attempts.index(waited))][0].attributes
-    assert span["aeh.time.client_wait_s"] > 0.5 and span["aeh.time.queue_s"] > 0.5
-    assert 0.6 < span["aeh.time.model_s"] < 1.0
+    assert span["aeh.time.client_wait_s"] > 0.4 and span["aeh.time.queue_s"] > 0.4
+    assert 0.45 < span["aeh.time.model_s"] < 1.0
     assert "queued" in format_run_table(res.table)
     assert res.store.run_info(res.run_id).config["max_connections"] == 1
 
@@ -215,3 +216,41 @@ def test_judge_on_the_agents_server_shares_its_slots_and_never_counts_as_agent_t
     for i in range(3):
         a = res.attempt(attempt=i)
         assert a.agent_s < 0.6 and a.grading_s >= 0.4
+
+
+def test_preflight_probe_finds_a_server_that_drops_tools(server, run_live):
+    srv = server([Reply.text("126")], **LLAMA_LIKE)
+    res = run_live(srv, [answer_task()], probe_tools=True)
+    probe = res.store.run_info(res.run_id).config["tools_probe"]
+    assert probe["dropped"] is True and probe["prompt_tokens_with"] == probe["prompt_tokens_without"]
+    assert [r.get("max_tokens") for r in srv.requests[:2]] == [1, 1] and "tools" in srv.requests[1]
+    assert any(w.startswith("TOOLS DROPPED BY THE SERVER (preflight)") for w in res.table.attrs["warnings"])
+
+
+def test_preflight_probe_passes_when_tool_choice_is_set(server, run_live):
+    srv = server([Reply.text("126")], **LLAMA_LIKE)
+    res = run_live(srv, [answer_task()], probe_tools=True, tool_choice="auto")
+    probe = res.store.run_info(res.run_id).config["tools_probe"]
+    assert probe["dropped"] is False and probe["tool_choice"] == "auto"
+    assert not any("TOOLS" in w for w in res.table.attrs["warnings"])
+
+
+def test_single_shot_is_not_warned_for_making_no_tool_call(server, run_live):
+    srv = server([Reply.text("126")], count_prompt_tokens=True)
+    res = run_live(srv, [answer_task()], adapter="single_shot", attempts=2)
+    assert res.table.attrs["warnings"] == []
+
+
+def test_cli_run_prints_the_warnings_and_the_time_split(server, tmp_path, capsys):
+    from aeh.cli import main
+
+    srv = server([Reply.text("126", delay_s=0.05)], **LLAMA_LIKE)
+    code = main(["run", "--suite", "toy_math", "--adapter", "react", "--model", "gpt-4o-mini",
+                 "--attempts", "1", "--concurrency", "2", "--max-connections", "1", "--seed", "1",
+                 "--task", "add_then_multiply", "--log-level", "silent",
+                 "--adapter-option", f"base_url={srv.base_url}", "--adapter-option", "api_key=test",
+                 "--adapter-option", "retries=0", "--db", str(tmp_path / "runs.db")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("⚠ TOOLS PROBABLY NOT SEEN BY THE MODEL")
+    assert "time: agent" in out and "queued" in out and "grading" in out
