@@ -31,8 +31,9 @@ def format_run_table(table: pd.DataFrame) -> str:
             f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>12} "
             f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
-    lines.append("failures: te tool_error · mtc malformed_tool_call · ht hallucinated_tool · "
-                 "be budget_exhausted · wa wrong_answer · na no_answer · ref refusal")
+    if "failures" in table.columns and any(table["failures"]):
+        lines.append("failures: te tool_error · mtc malformed_tool_call · ht hallucinated_tool · "
+                     "be budget_exhausted · wa wrong_answer · na no_answer · ref refusal")
     lines.append("")
     if a.get("n_tasks") == 1:
         # No spread across tasks to build a suite interval from: show the task's own Wilson interval.

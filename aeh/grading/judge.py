@@ -212,7 +212,8 @@ class JudgeClient:
                 # The server does not take this response_format: fall back, for the whole run.
                 recorder.event("judge:response_format_fallback", "grading", status="ok",
                                refused=mode, http_status=exc.status_code, error=str(exc)[:300])
-                self.response_formats = self.response_formats[1:]
+                if self.response_formats and self.response_formats[0] == mode:
+                    self.response_formats = self.response_formats[1:]  # (another attempt may have)
 
     async def _exchange(self, convo: list[dict[str, Any]], schema: type[S], recorder: Any,
                         span_name: str, exchange: int, context: dict[str, Any] | None
