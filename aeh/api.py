@@ -104,12 +104,20 @@ async def run_async(
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
         preflight()  # one clear error for a missing key, not a harness error per attempt
+    warm_up = getattr(adapter, "warm_up", None)
+    if callable(warm_up):
+        await warm_up()  # client set-up is the harness's time, not the first attempt's
+    probe = None
+    if getattr(getattr(adapter, "options", None), "probe_tools", False):
+        probe = await adapter.probe_tools()  # type: ignore[attr-defined]
     prices = load_price_table(price_table)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
     config = dict(options.pop("config", None) or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
     config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
+    if probe is not None:
+        config["tools_probe"] = probe
     run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
                                     tasks=tasks, config=config, **options)
     logger = _progress_for(progress, log_level)

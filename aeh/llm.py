@@ -8,19 +8,43 @@ ProviderError, which the engine records as a harness error — never as the agen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
+import time
 from typing import Any
 
 from aeh.errors import AdapterError
 
-__all__ = ["ProviderError", "chat_completion", "describe_failure", "make_client"]
+__all__ = ["ProviderError", "chat_completion", "describe_failure", "endpoint_of", "make_client",
+           "server_processing_s"]
 
 DEFAULT_TIMEOUT_S = 60.0
 
 
 class ProviderError(Exception):
-    """The model provider failed (transport, 429, 5xx, unparseable reply) after all retries."""
+    """The model provider failed (transport, 429, 5xx, unparseable reply) after all retries.
+
+    `status_code` is the last HTTP status when there was one; `kind` is a short reason
+    (`timeout`, `http_error`, `connection`, `unparseable`, `refused` for a 4xx).
+    """
+
+    def __init__(self, message: str, *, status_code: int | None = None, kind: str = "provider") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.kind = kind
+
+
+def _kind(exc: BaseException | None) -> str:
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIStatusError):
+        return "http_error"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection"
+    return "unparseable"
 
 
 def make_client(base_url: str | None = None, api_key: str | None = None,
@@ -94,26 +118,45 @@ def describe_failure(exc: BaseException, endpoint: str | None) -> str:
     return f"unparseable reply from {where}: {str(exc)[:300]}"
 
 
+def endpoint_of(client: Any) -> str | None:
+    base_url = getattr(client, "base_url", None)
+    return str(base_url).rstrip("/") if base_url is not None else None
+
+
 async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3,
-                          backoff_s: float = 0.5, max_backoff_s: float = 8.0, **request: Any) -> Any:
+                          backoff_s: float = 0.5, max_backoff_s: float = 8.0, slot: Any = None,
+                          timing: dict[str, float] | None = None, **request: Any) -> Any:
     """`client.chat.completions.create(**request)` with bounded retries on provider trouble.
 
     Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
     configuration errors and raise at once.
+
+    `slot`: a callable returning an async context manager that holds a connection slot for one
+    try and yields the seconds waited for it (`aeh.engine.connections`). `timing`, when given,
+    receives `wait_s` (all slot waits) and `request_s` (the successful try's request time).
+    Cancelling the awaiting task (an attempt's time budget running out) closes the connection.
     """
     # heavy: loaded on first use
     import openai
 
-    base_url = getattr(client, "base_url", None)
-    endpoint = str(base_url).rstrip("/") if base_url is not None else None
+    endpoint = endpoint_of(client)
     last: Exception | None = None
     cause = ""
+    timing = timing if timing is not None else {}
+    timing.setdefault("wait_s", 0.0)
     for attempt in range(retries + 1):
         try:
-            return await client.chat.completions.create(**request)
+            async with (slot() if slot is not None else _no_slot()) as waited:
+                timing["wait_s"] += waited
+                started = time.monotonic()
+                try:
+                    return await client.chat.completions.create(**request)
+                finally:
+                    timing["request_s"] = time.monotonic() - started
         except openai.APIStatusError as exc:
             if exc.status_code != 429 and exc.status_code < 500:
-                raise ProviderError(f"provider refused the request ({exc.status_code}): {exc.message}") from exc
+                raise ProviderError(f"provider refused the request ({exc.status_code}): {exc.message}",
+                                    status_code=exc.status_code, kind="refused") from exc
             last = exc
         except (openai.APIConnectionError, openai.APIResponseValidationError, ValueError) as exc:
             last = exc  # APITimeoutError is an APIConnectionError; ValueError: unparseable body
@@ -126,4 +169,25 @@ async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3
         if attempt < retries:
             wait = _retry_after(last) or min(max_backoff_s, backoff_s * 2**attempt)
             await asyncio.sleep(wait)
-    raise ProviderError(f"model provider failed after {retries + 1} tries: {cause}") from last
+    raise ProviderError(f"model provider failed after {retries + 1} tries: {cause}",
+                        status_code=getattr(last, "status_code", None), kind=_kind(last)) from last
+
+
+@contextlib.asynccontextmanager
+async def _no_slot() -> Any:
+    yield 0.0
+
+
+def server_processing_s(response: Any) -> float | None:
+    """Seconds the server says it spent on a request (llama.cpp's `timings`: prompt_ms +
+    predicted_ms), or None when it reports no timings. Time queued at the server is excluded."""
+    timings = getattr(response, "timings", None)
+    if timings is None:
+        extra = getattr(response, "model_extra", None) or {}
+        timings = extra.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    try:
+        return (float(timings.get("prompt_ms") or 0) + float(timings.get("predicted_ms") or 0)) / 1000
+    except (TypeError, ValueError):
+        return None

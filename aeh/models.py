@@ -251,6 +251,13 @@ class Attempt(BaseModel):
     cost_usd: float | None = 0.0
     """None when a model used was missing from the price table (unpriced, not free)."""
     latency_s: float = 0.0
+    """The agent's time (model + tools): wall-clock of the agent phase minus time queued for the
+    model server; grading is not included. Runs before aeh 0.x stored the whole wall-clock."""
+    agent_s: float | None = None
+    queue_s: float | None = None
+    """Time queued for the model server (client-side slot waits + server-reported queueing)."""
+    grading_s: float | None = None
+    """Time spent grading (graders, judge calls, localization) after the agent finished."""
     steps: int = 0
     tool_calls: list[ToolCall] = Field(default_factory=list)
     grader_results: list[GraderResult] = Field(default_factory=list)

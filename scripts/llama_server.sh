@@ -7,6 +7,10 @@
 #     aeh run --suite toy_math --adapter react --model smollm2 --attempts 2
 #
 # AEH_LLAMA_GGUF=/path/model.gguf serves another gguf; PYTHON picks the interpreter.
+# LLAMA_THREADS (default 1): on 2-core machines 1 thread ran SmolLM2-135M at 47–60 tokens/s and
+# 2 threads at 1.4–2.9 tokens/s (measured earlier; not re-measured). The server handles one
+# request at a time: run aeh with --max-connections 1, and --adapter-option tool_choice=auto
+# (with tool_choice unset this server leaves the tools out of the prompt).
 set -euo pipefail
 PORT="${1:-8089}"
 PYTHON="${PYTHON:-$(dirname "$0")/../.venv/bin/python}"
@@ -26,4 +30,4 @@ if [ -z "$GGUF" ] || [ ! -f "$GGUF" ]; then
 fi
 exec "$PYTHON" -m llama_cpp.server --model "$GGUF" --model_alias smollm2 \
   --chat_format chatml-function-calling --host 127.0.0.1 --port "$PORT" \
-  --n_ctx 2048 --n_threads "${LLAMA_THREADS:-2}"
+  --n_ctx 2048 --n_threads "${LLAMA_THREADS:-1}"

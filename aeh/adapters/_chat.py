@@ -20,9 +20,17 @@ import uuid
 from dataclasses import dataclass, fields
 from typing import Any
 
+from aeh.adapters._fidelity import tools_dropped_suspect
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
-from aeh.llm import DEFAULT_TIMEOUT_S, ProviderError, chat_completion, make_client
+from aeh.llm import (
+    DEFAULT_TIMEOUT_S,
+    ProviderError,
+    chat_completion,
+    endpoint_of,
+    make_client,
+    server_processing_s,
+)
 from aeh.models import Task, ToolCall
 
 __all__ = [
@@ -84,7 +92,11 @@ _APOLOGY = rf"(?:(?:I{_APOSTROPHE}m sorry|I am sorry|sorry|I apologi[sz]e|unfort
 REFUSAL_PATTERN = re.compile(
     rf"^\s*{_APOLOGY}(?:I\s+{_CANT}\s+(?:\w+\s+)?{_VERB}\b"
     rf"|I\s+(?:must|have to|need to|will|{_APOSTROPHE}ll)\s+(?:respectfully\s+|politely\s+)?decline\b"
-    rf"|I\s+(?:respectfully\s+)?(?:decline|refuse)\b)",
+    rf"|I\s+(?:respectfully\s+)?(?:decline|refuse)\b"
+    # Soft refusals: no access or ability claimed instead of an answer.
+    rf"|I\s+(?:do not|don{_APOSTROPHE}?t|lack)\s+(?:have\s+)?(?:access|the ability|permission|the capability)\b"
+    rf"|I\s+(?:am|{_APOSTROPHE}m)\s+(?:unable|not able)\s+to\s+(?:access|browse|view|see|open|retrieve|connect)\b"
+    rf"|as an ai(?:\s+(?:language\s+)?model)?,?\s+I\s+(?:{_CANT}|do not|don{_APOSTROPHE}?t|have no|lack)\b)",
     re.IGNORECASE,
 )
 
@@ -120,6 +132,10 @@ class ChatOptions:
     """Offer the `decline` pseudo-tool."""
     system_prompt: str | None = None
     """Replace the default system prompt."""
+    probe_tools: bool = False
+    """At run start, send two one-token requests (without and with a tool, `tool_choice` as
+    configured) and compare the prompt tokens the server reports: equal counts mean the server
+    leaves tools out of the prompt. Recorded on the run; a drop is a run warning."""
 
     @classmethod
     def parse(cls, adapter: str, options: dict[str, Any]) -> ChatOptions:
@@ -137,8 +153,9 @@ class ChatOptions:
             for key in ("retries", "max_turns", "max_output_tokens"):
                 if key in values:
                     values[key] = int(values[key])
-            if "offer_decline_tool" in values and isinstance(values["offer_decline_tool"], str):
-                values["offer_decline_tool"] = values["offer_decline_tool"].lower() in ("1", "true", "yes")
+            for key in ("offer_decline_tool", "probe_tools"):
+                if key in values and isinstance(values[key], str):
+                    values[key] = values[key].lower() in ("1", "true", "yes")
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"bad {adapter} adapter option: {exc}") from None
         opts = cls(**values)
@@ -170,7 +187,8 @@ class LiveChatAdapter:
         """Fail fast (AdapterError) when there is neither an API key nor a base URL to talk to.
 
         Cheap and offline: builds no client. Call it before a run so a missing key is one clear
-        error instead of every attempt becoming a harness error.
+        error instead of every attempt becoming a harness error. It also imports the openai SDK,
+        so that import (~0.5 s) is not counted in the first attempt's time.
         """
         if not (
             self.options.api_key
@@ -182,6 +200,37 @@ class LiveChatAdapter:
                 f"the {self.name} adapter has no OPENAI_API_KEY — export it, or point "
                 "OPENAI_BASE_URL (or adapter option base_url) at an OpenAI-compatible server"
             )
+
+    async def warm_up(self) -> None:
+        """Create the shared client before the first attempt, so its set-up is not agent time."""
+        _ = self.client
+
+    async def probe_tools(self) -> dict[str, Any]:
+        """Does the server put offered tools into the prompt? Two `max_tokens=1` requests.
+
+        Returns `{"prompt_tokens_without", "prompt_tokens_with", "tool_choice", "dropped"}`;
+        `dropped` is None when the server reports no usage (nothing to compare).
+        """
+        messages = [{"role": "user", "content": "Reply with OK."}]
+        base: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": 1}
+        with_tools = {**base, "tools": [DECLINE_TOOL]}
+        if self.options.tool_choice:
+            with_tools["tool_choice"] = self.options.tool_choice
+        counts = []
+        for request in (base, with_tools):
+            response = await chat_completion(self.client, retries=self.options.retries,
+                                             backoff_s=self.options.backoff_s, **request)
+            usage = getattr(response, "usage", None)
+            counts.append(getattr(usage, "prompt_tokens", None) if usage is not None else None)
+        without, with_ = counts
+        dropped = None if without is None or with_ is None else with_ - without < 20
+        return {"prompt_tokens_without": without, "prompt_tokens_with": with_,
+                "tool_choice": self.options.tool_choice or "unset", "dropped": dropped}
+
+    def endpoint(self) -> str:
+        """The base URL requests go to (for per-endpoint connection limits)."""
+        url = self.options.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return url.rstrip("/")
 
     @property
     def client(self) -> Any:
@@ -274,6 +323,26 @@ def _pricing_model(ctx: AttemptContext, requested: str, responded: str | None) -
     return responded if ctx.prices.lookup(responded) is not None else requested
 
 
+def _record_timing(ctx: AttemptContext, span: Any, timing: dict[str, float], response: Any) -> None:
+    """Split a request's time into queue (client slot wait + server-reported queueing) and model.
+
+    Called once when the request ends (response None: failed or cancelled) and again with the
+    response, which may carry the server's own processing time (llama.cpp `timings`).
+    """
+    request_s = float(timing.get("request_s") or 0.0)
+    wait_s = float(timing.get("wait_s") or 0.0)
+    processing = server_processing_s(response) if response is not None else None
+    server_queue = max(0.0, request_s - processing) if processing is not None else 0.0
+    if response is not None and server_queue:
+        ctx.budget.add_queue(server_queue)  # reported after the fact: the agent's clock gives it back
+    span.set(**{
+        "aeh.time.queue_s": round(wait_s + server_queue, 6),
+        "aeh.time.client_wait_s": round(wait_s, 6),
+        "aeh.time.model_s": round(processing if processing is not None else request_s, 6),
+        "aeh.time.server_reported": processing is not None,
+    })
+
+
 async def chat_turn(
     ctx: AttemptContext,
     adapter: LiveChatAdapter,
@@ -298,19 +367,32 @@ async def chat_turn(
         request["tools"] = tools
         if opts.tool_choice:
             request["tool_choice"] = opts.tool_choice
+    tool_names = [t["function"]["name"] for t in tools or []]
     attrs = {
         "turn": turn,
         "gen_ai.system": "openai",
         "gen_ai.operation.name": "chat",
         "gen_ai.request.messages": len(messages),
         "gen_ai.request.temperature": opts.temperature,
-        "gen_ai.request.tools": [t["function"]["name"] for t in tools or []],
+        "gen_ai.request.tools": tool_names,
+        # What was actually sent, so a reader can check it against what the server saw.
+        "gen_ai.request.tool_names": tool_names,
+        "aeh.request.tools_offered": len(tool_names),
+        "aeh.request.tool_choice": request.get("tool_choice", "unset") if tools else None,
     }
     with ctx.model_call(model, **attrs) as span:
         client = adapter.client
-        response = await chat_completion(
-            client, recorder=ctx.recorder, retries=opts.retries, backoff_s=opts.backoff_s, **request
-        )
+        limits = getattr(ctx, "connections", None)
+        limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
+        slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None
+        timing: dict[str, float] = {}
+        try:
+            response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
+                                              backoff_s=opts.backoff_s, slot=slot, timing=timing,
+                                              **request)
+        finally:
+            _record_timing(ctx, span, timing, None)
+        _record_timing(ctx, span, timing, response)
         choices = getattr(response, "choices", None)
         if not choices:
             raise ProviderError(f"model provider replied without choices: {str(response)[:300]}")
@@ -335,6 +417,9 @@ async def chat_turn(
             tokens_in = _estimate_tokens(messages, tools) if tokens_in is None else tokens_in
             tokens_out = (max(1, len(json.dumps(output)) // 4)) if tokens_out is None else tokens_out
             span.set(usage_estimated=True)
+        elif tools:
+            suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
+            span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
         try:
             ctx.record_usage(span, _pricing_model(ctx, model, responded), int(tokens_in), int(tokens_out))
         finally:

@@ -6,33 +6,64 @@ Raters: `judge` (tier-0 `judge` verdicts) and, once labels are imported with `ae
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
 import polars as pl
 
+from aeh.engine.fidelity import judge_verdict_status
 from aeh.stats import cohens_kappa
 from aeh.store import using_store
 from aeh.store._labels import JUDGE_KINDS, human_label_pairs, programmatic_verdicts
 
-__all__ = ["agreement", "verdict_pairs"]
+__all__ = ["MIN_KAPPA_N", "agreement", "judge_verdict_counts", "verdict_pairs"]
 
 
 def verdict_pairs(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
     """Per attempt: the programmatic verdict (all tier-0 non-judge graders passed) and the
     judge verdict; only attempts that have both (the overlap set)."""
     programmatic = programmatic_verdicts(grader_rows, judge_kinds)
+    # A verdict decided without a judge call (e.g. no final output) is not the judge's opinion.
     judge = (grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null()
-                                & pl.col("kind").is_in(list(judge_kinds)))
+                                & pl.col("kind").is_in(list(judge_kinds)) & ~_automatic())
              .group_by("task_id", "attempt").agg(pl.col("passed").all().alias("judge")))
     return programmatic.join(judge, on=["task_id", "attempt"], how="inner").sort("task_id", "attempt")
+
+
+MIN_KAPPA_N = 10
+"""Below this many paired verdicts κ is reported as "not enough data", not as a number."""
+
+
+def _automatic() -> pl.Expr:
+    return pl.col("evidence").fill_null("").str.contains('"automatic":true', literal=True)
+
+
+def judge_verdict_counts(grader_rows: pl.DataFrame,
+                         judge_kinds: tuple[str, ...] = ("judge", "judge_shadow")) -> dict[str, Any]:
+    """Judge verdicts attempted (a judge call was made), valid, failed by reason, automatic."""
+    rows = grader_rows.filter(pl.col("kind").is_in(list(judge_kinds)))
+    counts: dict[str, int] = {}
+    for passed, evidence, error in rows.select("passed", "evidence", "error").iter_rows():
+        try:
+            ev = json.loads(evidence) if evidence else {}
+        except ValueError:
+            ev = {}
+        status = judge_verdict_status(passed, ev if isinstance(ev, dict) else {}, error)
+        counts[status] = counts.get(status, 0) + 1
+    failed = {k.split(":", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith("failed:")}
+    automatic = counts.get("automatic", 0)
+    return {"attempted": sum(counts.values()) - automatic, "valid": counts.get("valid", 0),
+            "failed": sum(failed.values()), "failed_by_reason": failed, "automatic": automatic}
 
 
 def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
     """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
-        pairs = verdict_pairs(store.grader_frame(full))
+        graders = store.grader_frame(full)
+        pairs = verdict_pairs(graders)
+        counts = judge_verdict_counts(graders)
         sources = [("judge", pairs)]
         human = human_label_pairs(store, full)  # labels imported with `aeh review --import`
         if human.height:
@@ -50,9 +81,14 @@ def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
                 "base_rate_rater": result.base_rate_judge,
                 "both_pass": result.table[0][0], "prog_pass_rater_fail": result.table[0][1],
                 "prog_fail_rater_pass": result.table[1][0], "both_fail": result.table[1][1],
-                "trusted": result.trusted, "note": result.note,
+                "trusted": result.trusted and result.n >= MIN_KAPPA_N,
+                "enough_data": result.n >= MIN_KAPPA_N,
+                "note": (f"not enough data (n = {result.n} < {MIN_KAPPA_N})" if result.n < MIN_KAPPA_N
+                         else result.note),
             })
         out = pd.DataFrame(rows)
         out.attrs["threshold"] = 0.7
+        out.attrs["min_n"] = MIN_KAPPA_N
+        out.attrs["judge_verdicts"] = counts
         out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
         return out

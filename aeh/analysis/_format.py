@@ -18,16 +18,22 @@ def _money(value: object) -> str:
 def format_run_table(table: pd.DataFrame) -> str:
     """The per-task table, the suite line, harness errors and the run id."""
     a = table.attrs
-    lines = [f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
-             f"{'h.err':>5} {'cost/task':>10} {'cost/succ':>10} {'p50 s':>6}"]
+    warnings = list(a.get("warnings") or [])
+    lines = [f"⚠ {w}" for w in warnings] + ([""] if warnings else [])
+    lines.append(f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
+                 f"{'h.err':>5} {'cost/attempt':>12} {'cost/succ':>10} {'p50 s':>6}  failures")
     for row in table.itertuples(index=False):
         interval = f"[{row.low:.2f}, {row.high:.2f}]" if row.n else "—"
         rate = f"{row.rate:.2f}" if row.n else "—"
+        failures = getattr(row, "failures", "") or ("—" if row.n == row.successes else "")
         lines.append(
             f"{row.task_id:<34} {row.n:>3} {row.successes:>3} {rate:>5}  {interval:<13} "
-            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>10} "
-            f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}"
+            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>12} "
+            f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
+    if "failures" in table.columns and any(table["failures"]):
+        lines.append("failures: te tool_error · mtc malformed_tool_call · ht hallucinated_tool · "
+                     "be budget_exhausted · wa wrong_answer · na no_answer · ref refusal")
     lines.append("")
     if a.get("n_tasks") == 1:
         # No spread across tasks to build a suite interval from: show the task's own Wilson interval.
@@ -41,8 +47,10 @@ def format_run_table(table: pd.DataFrame) -> str:
             f"suite rate {a['suite_rate']:.3f}  95% CI [{a['suite_low']:.3f}, {a['suite_high']:.3f}] "
             f"over {a['n_tasks']} tasks — {a['suite_rate_method']}"
         )
+    per_success = (_money(a.get("cost_per_success_usd")) if a.get("cost_per_success_usd") is not None
+                   else "— (no success)")
     cost = "unpriced (a model is missing from the price table)" if not a.get("priced") else (
-        f"total {_money(a.get('total_cost_usd'))}, per success {_money(a.get('cost_per_success_usd'))}")
+        f"total {_money(a.get('total_cost_usd'))}, per success {per_success}")
     lines.append(f"cost {cost} — price table {a.get('price_table_version')} ({a.get('price_table_date')})")
     errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"
     if a.get("invalid_measurement"):
@@ -56,6 +64,19 @@ def format_run_table(table: pd.DataFrame) -> str:
         if len(causes) > 1:
             errors += f"; {len(causes) - 1} other cause{'s' if len(causes) > 2 else ''}"
     lines.append(errors)
+    split = a.get("time_split_s")
+    if split:
+        lines.append(f"time: agent {split.get('agent', 0):.2f} s (model + tools; latency columns and "
+                     f"budgets), queued {split.get('queue', 0):.2f} s, grading {split.get('grading', 0):.2f} s")
+    if a.get("faults_planned_rate"):
+        lines.append(f"faults: planned rate {a['faults_planned_rate']:g}, injected {a.get('faults_injected', 0)} "
+                     f"over {a.get('tool_calls', 0)} tool calls")
+    judge = a.get("judge_verdicts") or {}
+    if judge.get("attempted") or judge.get("automatic"):
+        reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
+        lines.append(f"judge verdicts: {judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
+                     f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
+                     + f", {judge.get('automatic', 0)} automatic")
     if a.get("import_policy"):
         lines.append(f"import policy: {a['import_policy']}")
     lines.append(f"run id {a.get('run_id')}")

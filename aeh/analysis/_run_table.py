@@ -17,13 +17,13 @@ from statsmodels.stats.proportion import proportion_confint
 from aeh.models import FAILURE_PRIORITY
 from aeh.stats import suite_rate
 
-__all__ = ["AGENT_BUCKETS", "HARNESS_ERROR_LIMIT", "RUN_TABLE_COLUMNS", "harness_error_causes",
-           "per_task_frame", "run_table_from_frames"]
+__all__ = ["AGENT_BUCKETS", "BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "RUN_TABLE_COLUMNS",
+           "failure_summary", "harness_error_causes", "per_task_frame", "run_table_from_frames"]
 
 #: The attempt columns the per-task table needs (the JSON columns are skipped for speed).
 RUN_TABLE_COLUMNS = ("task_id", "attempt", "success", "clean_success", "failure_bucket", "tokens_in",
                      "tokens_out", "cost_usd", "latency_s", "n_injected_faults", "needs_human_review",
-                     "error")
+                     "error", "n_tool_calls", "queue_s", "grading_s")
 
 #: Above this share of harness errors a run is not a valid measurement.
 HARNESS_ERROR_LIMIT = 0.02
@@ -52,6 +52,9 @@ def per_task_frame(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("latency_s").quantile(0.5, "linear").alias("latency_p50_s"),
         pl.col("latency_s").quantile(0.9, "linear").alias("latency_p90_s"),
         pl.col("n_injected_faults").sum().alias("injected_faults"),
+        *([pl.col("n_tool_calls").sum().alias("tool_calls")] if "n_tool_calls" in attempts.columns else []),
+        *([pl.col("queue_s").sum().alias("queue_s"), pl.col("grading_s").sum().alias("grading_s")]
+          if "queue_s" in attempts.columns else []),
         pl.col("needs_human_review").sum().alias("needs_review"),
     )
     unpriced = pl.col("_unpriced")
@@ -64,6 +67,36 @@ def per_task_frame(attempts: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.col("cost_usd") / pl.col("successes")).alias("cost_per_success_usd"),
         (~unpriced).alias("priced"),
     ).drop("_unpriced").sort("task_id")
+
+
+#: Short names for the compact failure column of the CLI table (`wa:2 te:1`).
+BUCKET_ABBREVIATIONS = {"tool_error": "te", "malformed_tool_call": "mtc", "hallucinated_tool": "ht",
+                        "budget_exhausted": "be", "wrong_answer": "wa", "no_answer": "na",
+                        "refusal": "ref"}
+
+
+def failure_summary(row: dict[str, Any]) -> str:
+    """`wa:2 te:1` from a per-task row's `fail_*` counts (most first); "" with no failure."""
+    counts = [(b, int(row.get(f"fail_{b}") or 0)) for b in AGENT_BUCKETS]
+    counts = sorted([c for c in counts if c[1]], key=lambda c: -c[1])
+    return " ".join(f"{BUCKET_ABBREVIATIONS.get(b, b)}:{n}" for b, n in counts)
+
+
+def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The run's live checks (stored at run end) and its warnings; faults are re-derived from the
+    attempt rows so runs stored before the checks existed still get the faults warning."""
+    from aeh.engine.fidelity import _planned_rate, warnings_from
+
+    checks = dict((info.get("config") or {}).get("live_checks") or {})
+    if (info.get("config") or {}).get("tools_probe"):
+        checks["tools_probe"] = info["config"]["tools_probe"]
+    if not checks and info.get("fault_profile"):
+        checks = {"faults_planned_rate": _planned_rate(info.get("fault_profile"))}
+    if len(frame) and "tool_calls" in frame.columns:
+        checks["faults_injected"] = int(frame["injected_faults"].sum())
+        checks["tool_calls"] = int(frame["tool_calls"].sum())
+    checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
+    return checks, warnings_from(checks)
 
 
 def _cause(error: str | None) -> str:
@@ -122,7 +155,16 @@ def run_table_from_frames(attempts: pl.DataFrame, info: dict[str, Any]) -> pd.Da
     priced = bool(frame["priced"].all()) if len(frame) else True
     total_cost = float(frame["cost_usd"].sum()) if priced and len(frame) else None
     successes = int(frame["successes"].sum()) if len(frame) else 0
+    frame["failures"] = [failure_summary(r) for r in frame.to_dict("records")]
+    checks, warnings = _run_warnings(frame, info)
     frame.attrs.update({
+        "warnings": warnings,
+        "live_checks": checks,
+        "faults_planned_rate": checks.get("faults_planned_rate"),
+        "faults_injected": checks.get("faults_injected"),
+        "tool_calls": checks.get("tool_calls"),
+        "judge_verdicts": checks.get("judge_verdicts"),
+        "time_split_s": checks.get("time_s"),
         "run_id": info["run_id"],
         "run": info,
         "suite_rate": summary.mean if summary else float("nan"),

@@ -22,25 +22,47 @@ def _f(value: Any, fmt: str = "{:.3f}") -> str:
     return fmt.format(value)
 
 
+def _verdict_line(counts: dict[str, Any]) -> str:
+    failed = counts.get("failed_by_reason") or {}
+    reasons = ", ".join(f"{k} {v}" for k, v in failed.items())
+    return (f"judge verdicts: {counts.get('attempted', 0)} attempted, {counts.get('valid', 0)} valid, "
+            f"{counts.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
+            + f"; {counts.get('automatic', 0)} automatic (no judge call, left out of κ)")
+
+
+def _kappa_line(r: dict[str, Any], min_n: int) -> str:
+    if r["n"] < min_n:
+        return f"  κ: not enough data (n = {r['n']} < {min_n})"
+    return f"  κ = {_f(r['kappa'])}   95% CI [{_f(r['kappa_low'])}, {_f(r['kappa_high'])}]   n = {r['n']}"
+
+
 def format_agreement(frame: Any) -> str:
     threshold = frame.attrs.get("threshold", 0.7)
+    min_n = frame.attrs.get("min_n", 10)
+    counts = frame.attrs.get("judge_verdicts")
     rows = [r for r in frame.to_dict("records") if r["n"] > 0]
+    head = [_verdict_line(counts)] if counts and (counts.get("attempted") or counts.get("automatic")) else []
+    if counts and counts.get("failed"):
+        head.append(f"WARNING: {counts['failed']} of {counts['attempted']} judge verdicts failed — "
+                    "κ below covers only the valid ones")
     if not rows:
-        return "no judge verdicts in this run (and no human labels): nothing to compare"
-    lines = []
+        what = "no valid judge verdicts" if counts and counts.get("attempted") else "no judge verdicts"
+        return "\n".join(head + [f"{what} in this run (and no human labels): nothing to compare"])
+    lines = list(head)
     if not any(r["rater"] == "judge" for r in rows):
         lines.append("no judge verdicts in this run")
     for r in rows:
+        note = r["note"] if r["n"] >= min_n else ""
         lines += [
             f"rater: {r['rater']} vs programmatic   (run {r['run_id']})",
-            f"  κ = {_f(r['kappa'])}   95% CI [{_f(r['kappa_low'])}, {_f(r['kappa_high'])}]   n = {r['n']}",
+            _kappa_line(r, min_n),
             f"  raw agreement {_f(r['raw_agreement'])}   base rate: programmatic "
             f"{_f(r['base_rate_programmatic'])}, {r['rater']} {_f(r['base_rate_rater'])}",
             f"  {'':<20}{r['rater'] + ' pass':>12}{r['rater'] + ' fail':>12}",
             f"  {'programmatic pass':<20}{r['both_pass']:>12}{r['prog_pass_rater_fail']:>12}",
             f"  {'programmatic fail':<20}{r['prog_fail_rater_pass']:>12}{r['both_fail']:>12}",
-            f"  trusted (κ ≥ {threshold}): {'yes' if r['trusted'] else 'no'}"
-            + (f"   note: {r['note']}" if r["note"] else ""),
+            f"  trusted (κ ≥ {threshold}, n ≥ {min_n}): {'yes' if r['trusted'] else 'no'}"
+            + (f"   note: {note}" if note else ""),
         ]
     return "\n".join(lines)
 

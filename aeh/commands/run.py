@@ -28,6 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                    help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
     r.add_argument("--attempts", type=int, default=5, help="attempts per task (default 5)")
     r.add_argument("--concurrency", type=int, default=4, help="attempts in flight at once (default 4)")
+    r.add_argument("--max-connections", type=int,
+                   help="model requests in flight per endpoint (default: no limit beyond --concurrency); "
+                        "1 for a server that handles one request at a time — time waiting for a slot "
+                        "is queue time, not the agent's")
+    r.add_argument("--judge-max-connections", type=int, default=2,
+                   help="judge requests in flight to a judge endpoint the agent does not use (default 2); "
+                        "on the agent's endpoint the judge shares --max-connections")
     r.add_argument("--seed", type=int, help="run seed; same seed, same trajectories (default: random, stamped)")
     r.add_argument("--task", action="append", dest="tasks", help="only this task id (repeatable)")
     r.add_argument("--fault-profile", help="faults.yaml with tool fault rates, mode and tools")
@@ -67,7 +74,8 @@ def main(args: argparse.Namespace) -> int:
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
     adapter_options = key_values(args.adapter_option, "--adapter-option")
     options: dict[str, Any] = {}
-    for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks"):
+    for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks", "max_connections",
+                "judge_max_connections"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     if args.judge_all:

@@ -50,6 +50,8 @@ class AttemptSetup:
     fault_factory: Any = None
     """Callable (task, attempt_seed) -> FaultSource | None, when faults are injected."""
     judge: Any = None
+    connections: Any = None
+    """The run's `ConnectionLimits` (per-endpoint model-request slots), or None."""
     after_failure: list[FailureHook] = field(default_factory=list)
     after_grading: list[FailureHook] = field(default_factory=list)
 
@@ -88,6 +90,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                 registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
                 resources=setup.resources, faults=faults,
                 golden=setup.goldens.get(task.golden) if task.golden else None,
+                connections=setup.connections,
             )
             outcome = await _run_agent(setup.adapter, task, ctx, recorder)
         except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
@@ -100,6 +103,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             tool_calls=tool_calls, spans=list(recorder.spans), allowed_tools=list(task.tools),
             secrets=list(setup.secrets),
         )
+        agent_s, queue_s = budget.elapsed_s, budget.queue_s  # before grading: not the agent's time
+        grading_started = time.monotonic()
         grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace,
                                  resources=setup.resources, suite_root=setup.suite_root,
                                  judge=setup.judge, recorder=recorder,
@@ -107,6 +112,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         graded = await grade_attempt(grade_ctx, setup.invariants, recorder,
                                      after_failure=setup.after_failure,
                                      after_grading=setup.after_grading)
+        grading_s = time.monotonic() - grading_started
         status, error = outcome.status, outcome.error
         if graded.grader_crash and status != "harness_error":
             status, error = "harness_error", graded.grader_crash
@@ -115,14 +121,18 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                                   final_output=outcome.final_output)
         recorder.event("cost", "cost", tokens_in=budget.tokens_in, tokens_out=budget.tokens_out,
                        cost_usd=budget.cost_usd, unpriced_models=sorted(budget.unpriced_models))
-        root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None)
+        root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,
+                 **{"aeh.time.agent_s": round(agent_s, 6), "aeh.time.queue_s": round(queue_s, 6),
+                    "aeh.time.grading_s": round(grading_s, 6),
+                    "aeh.time.wall_s": round(time.monotonic() - started, 6)})
         if not success:
             root.fail(error or (bucket.value if bucket else "failed"))
     record = Attempt(
         run_id=setup.run_id, task_id=task.id, attempt=attempt, seed=seed, success=success,
         status=status, failure_bucket=bucket, final_output=outcome.final_output, error=error,
         tokens_in=budget.tokens_in, tokens_out=budget.tokens_out, cost_usd=budget.cost_usd,
-        latency_s=time.monotonic() - started, steps=budget.steps, tool_calls=tool_calls,
+        latency_s=agent_s, agent_s=agent_s, queue_s=queue_s, grading_s=grading_s, steps=budget.steps,
+        tool_calls=tool_calls,
         grader_results=graded.grader_results, invariant_results=graded.invariant_results,
         needs_human_review=graded.needs_human_review, root_span_id=root.span_id,
     )
@@ -131,8 +141,9 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
 
 async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder: SpanRecorder) -> AgentOutcome:
     with recorder.span("agent", "scheduler", adapter=adapter.name, model=adapter.model) as span:
+        ctx.budget.restart_clock()
         try:
-            outcome = await asyncio.wait_for(adapter.run(task, ctx), task.budget.timeout_s)
+            outcome = await run_on_agent_clock(adapter.run(task, ctx), ctx.budget, task.budget.timeout_s)
         except BudgetExceeded as exc:
             outcome = AgentOutcome(status="budget_exhausted", error=exc.reason)
         except TimeoutError:
@@ -144,6 +155,31 @@ async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder
         if outcome.status in ("budget_exhausted", "harness_error"):
             span.fail(outcome.error or outcome.status)
     return outcome
+
+
+async def run_on_agent_clock(coro: Any, budget: BudgetTracker, timeout_s: float) -> Any:
+    """Await `coro` until the agent's clock (`budget.elapsed_s`: wall time minus time queued for
+    the model server) reaches `timeout_s`; then cancel it — which closes an in-flight HTTP
+    request's connection — and raise TimeoutError.
+    """
+    task = asyncio.ensure_future(coro)
+    try:
+        while not task.done():
+            remaining = timeout_s - budget.elapsed_s
+            if remaining <= 0:
+                break
+            await asyncio.wait({task}, timeout=remaining + 0.005)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task.done():
+        return task.result()
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):
+        pass
+    raise TimeoutError(f"timeout_s={timeout_s} exceeded")
 
 
 def _describe(exc: BaseException) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 
 from aeh.models import Budget
 
@@ -28,10 +30,43 @@ class BudgetTracker:
         self.cost_usd: float | None = 0.0
         self.unpriced_models: set[str] = set()
         self.exhausted: str | None = None
+        self.queue_s = 0.0
+        """Time the agent spent waiting for the model server rather than working: a client-side
+        wait for a connection slot, plus queueing the server reports (`timings`)."""
+        self._waiting_since: float | None = None
 
     @property
     def elapsed_s(self) -> float:
+        """The agent's time: wall-clock since the start minus time queued (see `queue_s`)."""
+        now = time.monotonic()
+        waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
+        return max(0.0, now - self.started - self.queue_s - waiting)
+
+    @property
+    def wall_s(self) -> float:
         return time.monotonic() - self.started
+
+    def restart_clock(self) -> None:
+        """Start the agent's clock now (workspace preparation is not the agent's time)."""
+        self.started = time.monotonic()
+
+    @contextlib.contextmanager
+    def waiting(self) -> Iterator[None]:
+        """Pause the agent's clock while the attempt waits in a queue (nesting is not counted twice)."""
+        if self._waiting_since is not None:
+            yield
+            return
+        self._waiting_since = time.monotonic()
+        try:
+            yield
+        finally:
+            self.queue_s += time.monotonic() - self._waiting_since
+            self._waiting_since = None
+
+    def add_queue(self, seconds: float) -> None:
+        """Add queueing measured after the fact (e.g. a server's reported timings)."""
+        if seconds > 0:
+            self.queue_s += seconds
 
     def _exceed(self, reason: str) -> None:
         self.exhausted = reason

@@ -82,6 +82,7 @@ class AttemptContext:
         resources: dict[str, Any] | None = None,
         faults: FaultSource | None = None,
         golden: GoldenTrace | None = None,
+        connections: Any = None,
     ) -> None:
         self.task = task
         self.attempt = attempt
@@ -95,6 +96,8 @@ class AttemptContext:
         self.resources = dict(resources or {})
         self.faults = faults
         self.golden = golden
+        self.connections = connections
+        """The run's `ConnectionLimits` (per-endpoint request slots), or None for no limit."""
         self.tool_calls: list[ToolCall] = []
         self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
 

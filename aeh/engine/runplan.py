@@ -30,16 +30,24 @@ def build_run_options(
     run_id: str | None = None,
     parent_run_id: str | None = None,
     config: dict[str, Any] | None = None,
+    max_connections: int | None = None,
+    judge_max_connections: int | None = 2,
 ) -> RunOptions:
     if attempts < 1:
         raise ConfigError(f"attempts must be at least 1, got {attempts}")
     if concurrency < 1:
         raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
+    for name, value in (("max_connections", max_connections), ("judge_max_connections", judge_max_connections)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
     options = RunOptions(
+        max_connections=max_connections, judge_max_connections=judge_max_connections,
         attempts=attempts, concurrency=concurrency, seed=seed, task_ids=tasks,
         keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
         run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
     )
+    if max_connections is not None:
+        options.config["max_connections"] = max_connections
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
     if fault_profile is not None or fault_rate is not None:

@@ -21,6 +21,9 @@ from typing import Any
 from aeh._version import __version__
 from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
+from aeh.engine.connections import ConnectionLimits
+from aeh.engine.fidelity import RunFidelity
+from aeh.llm import endpoint_of
 from aeh.models import Attempt, RunInfo, Task
 from aeh.pricing import PriceTable
 from aeh.store._writer import AttemptWriter
@@ -70,6 +73,10 @@ class RunOptions:
     parent_run_id: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
     task_ids: list[str] | None = None
+    max_connections: int | None = None
+    """Model requests in flight per endpoint (None: bounded only by `concurrency`)."""
+    judge_max_connections: int | None = 2
+    """Judge requests in flight to a judge endpoint the agent does not use."""
 
 
 async def execute_run(
@@ -106,17 +113,23 @@ async def execute_run(
     try:
         lifespan = suite_lifespan(suite)
         async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
+            connections = ConnectionLimits(options.max_connections)
+            _attach_judge_limits(options.judge, adapter, connections, options.judge_max_connections)
+            fidelity = RunFidelity(options.fault_profile)
             setup = AttemptSetup(
                 run_id=info.run_id, run_seed=seed, adapter=adapter,
                 registry=suite.tool_registry(), invariants=suite.invariants(),
                 goldens=suite.golden_traces(), prices=prices, work_root=work_root,
                 suite_root=suite_root(suite), resources=dict(resources or {}),
                 secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
-                fault_factory=options.fault_factory, judge=options.judge,
+                fault_factory=options.fault_factory, judge=options.judge, connections=connections,
                 after_failure=list(options.after_failure),
                 after_grading=list(options.after_grading),
             )
-            await _run_all(setup, tasks, options, writer, progress)
+            await _run_all(setup, tasks, options, writer, progress, fidelity)
+            info.config["live_checks"] = fidelity.summary()
+            with contextlib.suppress(Exception):  # a summary is never worth losing the run over
+                store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
         status = "finished"
@@ -139,14 +152,32 @@ async def execute_run(
     return info
 
 
+def _attach_judge_limits(judge: Any, adapter: Adapter, connections: Any, judge_limit: int | None) -> None:
+    """Give the judge its own request slots: the agent's when both use one endpoint (so judge
+    traffic waits client-side, measured, instead of queueing the agent at the server)."""
+    if judge is None or not hasattr(judge, "limiter"):
+        return
+    judge_endpoint = judge.endpoint()
+    agent_client = getattr(adapter, "_client", None)
+    agent_endpoint = endpoint_of(agent_client) if agent_client is not None else None
+    if agent_endpoint is None:
+        endpoint_fn = getattr(adapter, "endpoint", None)
+        agent_endpoint = endpoint_fn() if callable(endpoint_fn) else None
+    shared = judge_endpoint is not None and judge_endpoint == agent_endpoint
+    judge.limiter = connections.for_endpoint(
+        judge_endpoint, None if shared else judge_limit)
+
+
 async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions,
-                   writer: AttemptWriter, progress: RunProgress) -> None:
+                   writer: AttemptWriter, progress: RunProgress, fidelity: Any = None) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
     done: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
 
     async def one(task: Task, index: int) -> None:
         async with semaphore:
             record, spans = await run_attempt(setup, task, index)
+        if fidelity is not None:
+            fidelity.add(record, spans)
         writer.submit(record, spans)
         progress.attempt_finished(record)
         done[task.id].append(record)

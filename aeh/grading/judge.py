@@ -36,6 +36,7 @@ __all__ = [
     "TIER2_PROMPT_VERSION",
     "JudgeClient",
     "fence",
+    "judge_error_kind",
     "new_boundary",
 ]
 
@@ -87,6 +88,21 @@ class _NullRecorder:
     def event(self, *args: Any, **kwargs: Any) -> None: ...
 
 
+REASK_EXCERPT_CHARS = 500
+"""How much of a malformed judge reply is echoed back on the re-ask (the rest is cut): a long
+bad reply must not overflow the judge's context."""
+
+
+def _excerpt(raw: str | None, limit: int = REASK_EXCERPT_CHARS) -> str:
+    text = raw or ""
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} characters cut]"
+
+
+def _json_schema_format(schema: type[BaseModel]) -> dict[str, Any]:
+    return {"type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True}}
+
+
 def _reask(schema: type[BaseModel], error: str) -> str:
     return (
         "Your previous reply was not valid JSON matching the required schema "
@@ -120,7 +136,12 @@ class JudgeClient:
         self.retries = retries
         self.backoff_s = backoff_s
         self.json_mode = json_mode
-        """Send `response_format={"type": "json_object"}`; turn off for servers that reject it."""
+        """Ask for structured output: `response_format` json_schema first, then json_object when
+        the server refuses that (HTTP 4xx), then none; the fallback is remembered."""
+        self.response_formats: list[str] = ["json_schema", "json_object"] if json_mode else []
+        """The structured-output modes still to try, best first (shrinks on refusals)."""
+        self.limiter: Any = None
+        """An `EndpointLimiter` the run sets: judge requests take its slots."""
         self._client: Any = None
         self._prices: Any = None
 
@@ -132,6 +153,12 @@ class JudgeClient:
         if self._client is None:
             self._client = make_client(self.base_url, self.api_key, self.timeout_s)
         return self._client
+
+    def endpoint(self) -> str:
+        import os
+
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return url.rstrip("/")
 
     def _cost(self, tokens_in: int, tokens_out: int) -> float | None:
         if self._prices is None:
@@ -157,31 +184,55 @@ class JudgeClient:
                 return parsed, None
             if provider_failed:
                 return None, error
-            convo += [{"role": "assistant", "content": raw or ""},
+            # A bounded excerpt: a long bad reply echoed whole can overflow the judge's context.
+            convo += [{"role": "assistant", "content": _excerpt(raw)},
                       {"role": "user", "content": _reask(schema, error)}]
         return None, f"judge reply was not valid {schema.__name__} JSON after one re-ask: {error}"
+
+    async def _create(self, request: dict[str, Any], schema: type[BaseModel], recorder: Any) -> Any:
+        """One request with the best structured-output mode the server accepts."""
+        from aeh.llm import ProviderError
+
+        slot = (lambda: self.limiter.slot()) if self.limiter is not None else None
+        while True:
+            mode = self.response_formats[0] if self.response_formats else None
+            body = dict(request)
+            if mode == "json_schema":
+                body["response_format"] = _json_schema_format(schema)
+            elif mode == "json_object":
+                body["response_format"] = {"type": "json_object"}
+            try:
+                return await chat_completion(self.client, recorder=recorder, retries=self.retries,
+                                             backoff_s=self.backoff_s, slot=slot, **body)
+            except ProviderError as exc:
+                if mode is None or not _refuses_format(exc):
+                    raise
+                # The server does not take this response_format: fall back, for the whole run.
+                recorder.event("judge:response_format_fallback", "grading", status="ok",
+                               refused=mode, http_status=exc.status_code, error=str(exc)[:300])
+                if self.response_formats and self.response_formats[0] == mode:
+                    self.response_formats = self.response_formats[1:]  # (another attempt may have)
 
     async def _exchange(self, convo: list[dict[str, Any]], schema: type[S], recorder: Any,
                         span_name: str, exchange: int, context: dict[str, Any] | None
                         ) -> tuple[S | None, str | None, str, bool]:
         request: dict[str, Any] = {"model": self.model, "messages": convo, "temperature": 0}
-        if self.json_mode:
-            request["response_format"] = {"type": "json_object"}
         attrs = {"gen_ai.request.model": self.model, "prompt": convo, "exchange": exchange,
                  "schema": schema.__name__}
         with recorder.span(span_name, "grading", **attrs) as span:
             started = time.monotonic()
             try:
-                response = await chat_completion(self.client, recorder=recorder, retries=self.retries,
-                                                 backoff_s=self.backoff_s, **request)
+                response = await self._create(request, schema, recorder)
             except ProviderError as exc:
                 error = f"judge provider failed: {exc}"
-                span.set(raw_response=None, parsed=None, latency_s=time.monotonic() - started)
+                span.set(raw_response=None, parsed=None, latency_s=time.monotonic() - started,
+                         judge_error_kind=exc.kind)
                 span.fail(error)
                 return None, None, error, True
             except Exception as exc:  # a client misconfiguration must not crash grading
                 error = f"judge call failed: {type(exc).__name__}: {exc}"
-                span.set(raw_response=None, parsed=None, latency_s=time.monotonic() - started)
+                span.set(raw_response=None, parsed=None, latency_s=time.monotonic() - started,
+                         judge_error_kind="other")
                 span.fail(error)
                 return None, None, error, True
             latency = time.monotonic() - started
@@ -203,9 +254,38 @@ class JudgeClient:
             else:
                 span.set(parsed=parsed.model_dump(mode="json"), error=None)
                 return parsed, raw, "", False
-            span.set(parsed=None)
+            span.set(parsed=None, judge_error_kind="wrong_shape")
             span.fail(f"malformed judge reply: {error}")
             return None, raw, error, False
+
+
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "not supported",
+                 "unsupported")
+
+
+def _refuses_format(exc: Any) -> bool:
+    """A 4xx that refuses the structured-output request itself (not e.g. a context overflow)."""
+    if getattr(exc, "kind", None) != "refused" or exc.status_code not in (400, 404, 415, 422, 501):
+        return False
+    text = str(exc).lower()
+    return exc.status_code == 422 or any(w in text for w in _FORMAT_WORDS)
+
+
+def judge_error_kind(error: str | None) -> str:
+    """A short reason for a judge that gave no verdict: timeout, wrong_shape, http_error,
+    connection, no_judge or other (counted by `aeh judge-agreement` and the run's checks)."""
+    text = (error or "").lower()
+    if "has no judge" in text:
+        return "no_judge"
+    if "timed out" in text:
+        return "timeout"
+    if "not valid" in text and "json" in text:
+        return "wrong_shape"
+    if "http " in text or "refused the request" in text:
+        return "http_error"
+    if "connection" in text or "cannot reach" in text or "cannot resolve" in text:
+        return "connection"
+    return "other"
 
 
 def _content(response: Any) -> str | None:

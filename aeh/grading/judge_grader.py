@@ -24,6 +24,7 @@ from aeh.grading.judge import (
     DATA_NOT_INSTRUCTIONS,
     JUDGE_PROMPT_VERSION,
     fence,
+    judge_error_kind,
     new_boundary,
 )
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
@@ -97,17 +98,22 @@ async def judge(cfg: JudgeConfig, ctx: GradeContext) -> GraderResult:
     name = result_name("judge", cfg)
     evidence: dict[str, Any] = {"rubric": cfg.rubric, "prompt_version": JUDGE_PROMPT_VERSION}
     if ctx.judge is None:
-        return GraderResult(tier=0, kind="judge", name=name, passed=None, evidence=evidence,
+        return GraderResult(tier=0, kind="judge", name=name, passed=None,
+                            evidence={**evidence, "judge_error_kind": "no_judge"},
                             error="this task has a `judge` grader but the run has no judge — "
                                   "pass --judge-model (or judge_model=...) to aeh run")
     evidence["judge_model"] = ctx.judge.model
     if not (ctx.trace.final_output or "").strip():
+        # Decided without asking the judge: an automatic verdict, not the judge's opinion (it is
+        # left out of judge-agreement's κ and counted apart).
         return GraderResult(tier=0, kind="judge", name=name, passed=False,
-                            evidence={**evidence, "reason": "the agent gave no final output"})
+                            evidence={**evidence, "reason": "the agent gave no final output",
+                                      "automatic": True})
     verdict, error = await ctx.judge.verdict(judge_messages(cfg, ctx), JudgeVerdict,
                                              recorder=ctx.recorder, span_name="judge:grader")
     if verdict is None:
-        return GraderResult(tier=0, kind="judge", name=name, passed=None, evidence=evidence,
+        return GraderResult(tier=0, kind="judge", name=name, passed=None,
+                            evidence={**evidence, "judge_error_kind": judge_error_kind(error)},
                             error=error)
     return GraderResult(tier=0, kind="judge", name=name, passed=verdict.passed,
                         evidence={**evidence, "reason": verdict.reason})

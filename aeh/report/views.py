@@ -78,33 +78,44 @@ def run_header(table: pd.DataFrame) -> Any:
             f"⚠ NOT A VALID MEASUREMENT: {a['harness_errors']} of {a['attempts_total']} attempts "
             f"({a['harness_error_rate']:.1%}) were harness errors, above the 2% limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
-    parts.append(
-        f"<h1>Run report: {escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}</h1>"
-    )
-    fields = [
-        ("run id", run.get("run_id")),
-        ("status", run.get("status")),
-        ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
-        ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
-        ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
-        ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
-        ("seed", run.get("seed")),
-        ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
-        ("judge model / tier-2 prompt", f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
-        ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
-        ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
-        (
-            "harness errors",
-            f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
-            f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)",
-        ),
-        ("aeh version", run.get("aeh_version")),
-    ]
-    rows = "".join(
-        f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
-        f"<td style='text-align:left'>{escape(str(v))}</td></tr>"
-        for k, v in fields
-    )
+    for w in a.get("warnings") or []:
+        parts.append(f'<div class="aeh-banner warn run-warning" style="padding:10px 14px;background:#fdecea;'
+                     f'border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px;margin:4px 0">'
+                     f"⚠ {escape(w)}</div>")
+    title = f"{escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}"
+    parts.append(f"<h1>Run report: {title}</h1>")
+    fields = [("run id", run.get("run_id")), ("status", run.get("status")),
+              ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
+              ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
+              ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
+              ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
+              ("seed", run.get("seed")),
+              ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
+              ("judge model / tier-2 prompt",
+               f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
+              ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
+              ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
+              ("harness errors", f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
+                                 f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)"),
+              ("aeh version", run.get("aeh_version"))]
+    split = a.get("time_split_s")
+    if split:
+        fields.append(("time: agent / queued / grading",
+                       f"{split.get('agent', 0):.2f} s / {split.get('queue', 0):.2f} s / "
+                       f"{split.get('grading', 0):.2f} s (latency columns and budgets use agent time: "
+                       "model + tools, queueing excluded)"))
+    if a.get("faults_planned_rate"):
+        fields.append(("faults planned / injected",
+                       f"rate {a['faults_planned_rate']:g} / {a.get('faults_injected', 0)} injected over "
+                       f"{a.get('tool_calls', 0)} tool calls"))
+    judge = a.get("judge_verdicts") or {}
+    if judge.get("attempted") or judge.get("automatic"):
+        reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
+        fields.append(("judge verdicts", f"{judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
+                       f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
+                       + f", {judge.get('automatic', 0)} automatic"))
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
+                   f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
     parts.append(f'<table id="run-metadata">{rows}</table>')
     return _html("\n".join(parts))
 
@@ -122,23 +133,21 @@ def suite_line(table: pd.DataFrame) -> Any:
 
 def task_table(table: pd.DataFrame) -> Any:
     """Per task: n, successes, rate with its Wilson interval, clean successes, errors, cost, latency."""
-    rows = pd.DataFrame(
-        {
-            "task": table["task_id"],
-            "n": table["n"],
-            "k": table["successes"],
-            "rate": [_num(r) for r in table["rate"]],
-            "Wilson 95%": [
-                f"[{_num(lo)}, {_num(hi)}]" if n else "—"
-                for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)
-            ],
-            "clean k": table["clean_successes"],
-            "harness errors": table["harness_errors"],
-            "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
-            "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
-            "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
-        }
-    )
+    rows = pd.DataFrame({
+        "task": table["task_id"],
+        "n": table["n"],
+        "k": table["successes"],
+        "rate": [_num(r) for r in table["rate"]],
+        "Wilson 95%": [f"[{_num(lo)}, {_num(hi)}]" if n else "—"
+                       for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)],
+        "clean k": table["clean_successes"],
+        "harness errors": table["harness_errors"],
+        "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
+        "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
+        "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
+    })
+    if "failures" in table.columns:
+        rows["failures"] = [f or "—" for f in table["failures"]]
     return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True))
 
 

@@ -1,6 +1,9 @@
 """The run store: SQLite (WAL) with redaction on write, migrations, and polars frame readers."""
 
-from aeh.store import _labels  # noqa: F401  (defines migration 2: every migration is known before a store opens)
+from aeh.store import (
+    _labels,  # noqa: F401  (defines migration 2: every migration is known before a store opens)
+    _timing_schema,  # noqa: F401  (defines migration 3, the attempt time split)
+)
 from aeh.store._discover import (
     DB_RULE,
     StoreLocation,

@@ -50,6 +50,7 @@ ATTEMPTS_SCHEMA: dict[str, pl.DataType] = {
     "latency_s": pl.Float64(), "steps": pl.Int64(), "n_tool_calls": pl.Int64(),
     "n_injected_faults": pl.Int64(), "needs_human_review": pl.Boolean(),
     "root_span_id": pl.String(), "tool_calls": pl.String(), "invariant_results": pl.String(),
+    "agent_s": pl.Float64(), "queue_s": pl.Float64(), "grading_s": pl.Float64(),
 }  # fmt: skip
 ATTEMPT_COLUMNS: tuple[str, ...] = tuple(ATTEMPTS_SCHEMA)
 
@@ -121,6 +122,7 @@ def attempt_row(a: Attempt, redactor: Redactor) -> tuple[Any, ...]:
         sum(tc.injected_fault is not None for tc in a.tool_calls), int(a.needs_human_review),
         a.root_span_id, to_json(calls, redactor),
         to_json([r.model_dump() for r in a.invariant_results], redactor),
+        a.agent_s, a.queue_s, a.grading_s,
     )  # fmt: skip
 
 
@@ -166,6 +168,7 @@ def attempt_from_row(row: tuple[Any, ...], graders: list[tuple[Any, ...]]) -> At
         success=bool(d["success"]), status=d["status"], failure_bucket=d["failure_bucket"],
         final_output=d["final_output"], error=d["error"], tokens_in=d["tokens_in"],
         tokens_out=d["tokens_out"], cost_usd=d["cost_usd"], latency_s=d["latency_s"],
+        agent_s=d.get("agent_s"), queue_s=d.get("queue_s"), grading_s=d.get("grading_s"),
         steps=d["steps"], needs_human_review=bool(d["needs_human_review"]),
         root_span_id=d["root_span_id"],
         tool_calls=[ToolCall.model_validate(c) for c in json.loads(d["tool_calls"])],

@@ -8,11 +8,29 @@ real HTTP path (retries, timeouts, status codes) without a key or the internet:
 
 Replies are served in order (the last one repeats), or chosen by a function of the request.
 Every request body is kept in `server.requests`.
+
+Options that imitate a real single-process server (llama-cpp-python's, see docs/adapters.md):
+
+- `count_prompt_tokens=True`: `usage.prompt_tokens` is computed from the request (characters
+  of the message contents / 4, plus the tool schemas' JSON / 4 when they reach the "prompt").
+- `drop_tools_without_choice=True`: with `tool_choice` unset the tools never reach the prompt
+  (they are not counted), as llama-cpp-python's `chatml-function-calling` handler does.
+- `serial=True`: one request is processed at a time; others wait in the server's queue.
+- `timings=True`: replies carry llama.cpp's `timings` object (prompt_ms + predicted_ms = the
+  time spent processing, excluding time queued).
+- `reject_response_format={"json_schema"}`: a request whose `response_format.type` is listed
+  is refused with HTTP 400, as servers without structured output do.
+
+A client that closes the connection while its reply is delayed is noticed: `server.disconnects`
+counts them (a real llama server does not notice, and keeps generating).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import select
+import socket
 import threading
 import time
 import uuid
@@ -77,17 +95,47 @@ def _completion(message: dict[str, Any], prompt_tokens: int, completion_tokens: 
     }
 
 
+def prompt_tokens_for(request: dict[str, Any], *, drop_tools_without_choice: bool = False) -> int:
+    """The fake's tokenizer: message content characters / 4 (+4 a message), plus the tools'
+    JSON / 4 unless `drop_tools_without_choice` and the request sets no `tool_choice`."""
+    chars = 0
+    count = 0
+    for message in request.get("messages") or []:
+        count += 1
+        content = message.get("content")
+        chars += len(content) if isinstance(content, str) else len(json.dumps(content or ""))
+        for call in message.get("tool_calls") or []:
+            chars += len(json.dumps(call))
+    tokens = chars // 4 + 4 * count
+    tools = request.get("tools")
+    if tools and not (drop_tools_without_choice and "tool_choice" not in request):
+        tokens += len(json.dumps(tools)) // 4
+    return max(1, tokens)
+
+
 Responder = Callable[[dict[str, Any]], Reply]
 
 
 class FakeOpenAIServer:
     """Serves `/v1/chat/completions` and `/v1/models` on an ephemeral loopback port."""
 
-    def __init__(self, replies: Sequence[Reply] | Responder = ()) -> None:
+    def __init__(self, replies: Sequence[Reply] | Responder = (), *, count_prompt_tokens: bool = False,
+                 drop_tools_without_choice: bool = False, serial: bool = False,
+                 timings: bool = False, reject_response_format: Sequence[str] = ()) -> None:
         self._script = list(replies) if not callable(replies) else []
         self._responder = replies if callable(replies) else None
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        self.count_prompt_tokens = count_prompt_tokens
+        self.drop_tools_without_choice = drop_tools_without_choice
+        self.serial = serial
+        self.timings = timings
+        self.reject_response_format = set(reject_response_format)
+        self._serial_lock = threading.Lock()
+        self.disconnects = 0
+        """Requests whose client closed the connection before the reply was sent."""
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -104,6 +152,24 @@ class FakeOpenAIServer:
             if not self._script:
                 return Reply.text("")
             return self._script.pop(0) if len(self._script) > 1 else self._script[0]
+
+    def _adjust(self, reply: Reply, request: dict[str, Any], queued_s: float) -> Reply:
+        """Apply the server options (counted prompt tokens, llama timings) to a 200 reply."""
+        if reply.status != 200 or not isinstance(reply.body, dict) or "choices" not in reply.body:
+            return reply
+        body = json.loads(json.dumps(reply.body))
+        usage = body.setdefault("usage", {})
+        if self.count_prompt_tokens:
+            usage["prompt_tokens"] = prompt_tokens_for(
+                request, drop_tools_without_choice=self.drop_tools_without_choice)
+            usage["total_tokens"] = usage["prompt_tokens"] + int(usage.get("completion_tokens") or 0)
+        if self.timings:
+            # The whole delay is processing; the time spent waiting for the lock is not.
+            body["timings"] = {"prompt_n": usage.get("prompt_tokens"), "prompt_ms": 1000 * reply.delay_s / 2,
+                               "predicted_n": usage.get("completion_tokens"),
+                               "predicted_ms": 1000 * reply.delay_s / 2, "queued_ms": 1000 * queued_s}
+        return Reply(status=reply.status, body=body, raw=reply.raw, delay_s=reply.delay_s,
+                     headers=dict(reply.headers))
 
     # -- lifecycle ------------------------------------------------------------------------
     @property
@@ -124,9 +190,31 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                # Without it every reply waits ~40 ms (Nagle + delayed ACK) on loopback.
+                with contextlib.suppress(OSError):
+                    self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def _client_gone(self, seconds: float) -> bool:
+                """Wait `seconds`, returning early (True) when the client closes the connection."""
+                deadline = time.monotonic() + seconds
+                while (left := deadline - time.monotonic()) > 0:
+                    ready, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+                    if ready:
+                        try:
+                            if not self.connection.recv(1, socket.MSG_PEEK):
+                                return True
+                        except OSError:
+                            return True
+                        time.sleep(min(left, 0.05))  # pipelined bytes: not a disconnect
+                return False
+
             def _send(self, reply: Reply) -> None:
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
+                if reply.delay_s and self._client_gone(reply.delay_s):
+                    with server._lock:
+                        server.disconnects += 1
+                    return
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
@@ -155,7 +243,25 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(Reply.error(404, f"no route {self.path}"))
                     return
-                self._send(server._next(body))
+                kind = (body.get("response_format") or {}).get("type")
+                if kind in server.reject_response_format:
+                    with server._lock:
+                        server.requests.append(body)
+                    self._send(Reply.error(400, f"response_format type {kind!r} is not supported"))
+                    return
+                queued = time.monotonic()
+                lock = server._serial_lock if server.serial else contextlib.nullcontext()
+                with lock:
+                    with server._lock:
+                        server.in_flight += 1
+                        server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    try:
+                        started = time.monotonic()
+                        reply = server._adjust(server._next(body), body, started - queued)
+                        self._send(reply)
+                    finally:
+                        with server._lock:
+                            server.in_flight -= 1
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

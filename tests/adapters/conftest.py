@@ -24,8 +24,8 @@ def server() -> Iterator[Callable[..., FakeOpenAIServer]]:
     """`server(replies_or_responder)` starts a FakeOpenAIServer; all are stopped afterwards."""
     started: list[FakeOpenAIServer] = []
 
-    def start(replies: Any = ()) -> FakeOpenAIServer:
-        s = FakeOpenAIServer(replies).start()
+    def start(replies: Any = (), **server_options: Any) -> FakeOpenAIServer:
+        s = FakeOpenAIServer(replies, **server_options).start()
         started.append(s)
         return s
 
@@ -41,7 +41,8 @@ def run_live(db: Path) -> Iterator[Callable[..., Result]]:
     results: list[Result] = []
 
     def go(srv: FakeOpenAIServer | None, tasks: list[Task] | None = None, *, adapter: Any = "react",
-           attempts: int = 1, concurrency: int = 1, seed: int = 7, **options: Any) -> Result:
+           attempts: int = 1, concurrency: int = 1, seed: int = 7, run_options: dict | None = None,
+           **options: Any) -> Result:
         adapter_options = {"retries": 2, "backoff_s": 0.01, "timeout_s": 10.0}
         if srv is not None:
             adapter_options["base_url"] = srv.base_url
@@ -51,7 +52,7 @@ def run_live(db: Path) -> Iterator[Callable[..., Result]]:
         if isinstance(adapter, str):
             kwargs = {"model": MODEL, "adapter_options": adapter_options}
         table = run(TinySuite(tasks or [calc_task()]), adapter, attempts=attempts,
-                    concurrency=concurrency, seed=seed, db=db, **kwargs)
+                    concurrency=concurrency, seed=seed, db=db, **kwargs, **(run_options or {}))
         results.append(Result(table, db))
         return results[-1]
 

@@ -29,7 +29,10 @@ async def test_valid_verdict_is_parsed_and_the_exchange_recorded():
     assert error is None and verdict == JudgeVerdict(passed=True, reason="it is")
     request = server.requests[0]
     assert request["temperature"] == 0 and request["model"] == "gpt-4o-mini"
-    assert request["response_format"] == {"type": "json_object"}
+    # Structured output first: the verdict's JSON schema (json_object only after a refusal).
+    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["name"] == "JudgeVerdict"
+    assert request["response_format"]["json_schema"]["schema"] == JudgeVerdict.model_json_schema()
     (span,) = judge_spans(rec)
     a = span.attributes
     assert span.category == "grading" and span.status == "ok"

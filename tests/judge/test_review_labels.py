@@ -107,5 +107,8 @@ def test_judge_agreement_cli(db, fake_openai, capsys):
     info2, store2 = run_tiny(db2, Agent("126 boxes", ("42 * 3",)), judge_model="gpt-4o-mini", suite=suite)
     assert cli(["judge-agreement", "--run-id", info2.run_id, "--db", str(db2)]) == 0
     text = capsys.readouterr().out
-    assert "rater: judge vs programmatic" in text and "n = 2" in text
-    assert "programmatic pass" in text and "trusted (κ ≥ 0.7): no" in text
+    assert "rater: judge vs programmatic" in text
+    # Two pairs are no basis for a κ: it says so instead of printing a number.
+    assert "κ: not enough data (n = 2 < 10)" in text and "κ =" not in text
+    assert "judge verdicts: 2 attempted, 2 valid, 0 failed" in text
+    assert "programmatic pass" in text and "trusted (κ ≥ 0.7, n ≥ 10): no" in text

@@ -56,3 +56,35 @@ def test_toy_math_against_smollm2(llama: str, adapter: str, tmp_path: Path) -> N
     spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
     model = [s for s in spans if s.name == "model:call"]
     assert model and all("gen_ai.output.messages" in s.attributes for s in model)
+
+
+def test_default_tool_choice_against_llama_warns_that_tools_were_dropped(llama: str, tmp_path: Path) -> None:
+    """llama-cpp-python leaves the tools out with tool_choice unset: the run must say so."""
+    table = run("toy_math", "react", attempts=1, concurrency=1, seed=1, db=tmp_path / "runs.db",
+                model=ALIAS, max_connections=1,
+                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120,
+                                 "retries": 1, "max_output_tokens": 64, "max_turns": 1})
+    assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL") for w in table.attrs["warnings"])
+
+
+def test_forced_tool_choice_against_llama_is_not_suspect(llama: str, tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    table = run("toy_math", "react", attempts=1, concurrency=1, seed=1, db=db, model=ALIAS,
+                max_connections=1,
+                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120, "retries": 1,
+                                 "max_output_tokens": 64, "max_turns": 1, "tool_choice": "required"})
+    assert not any(w.startswith("TOOLS PROBABLY NOT SEEN") for w in table.attrs["warnings"])
+    checks = open_store(db).run_info(table.attrs["run_id"]).config["live_checks"]
+    assert checks["tools_dropped_suspect_turns"] == 0 and checks["tool_choice"] == {"required": 3}
+
+
+def test_queue_time_against_llama_is_not_agent_time(llama: str, tmp_path: Path) -> None:
+    """Two attempts in flight, one server slot: the second waits on the client, not the agent's clock."""
+    db = tmp_path / "runs.db"
+    table = run("toy_math", "single_shot", attempts=2, concurrency=2, seed=1, db=db, model=ALIAS,
+                max_connections=1, tasks=["add_then_multiply"],
+                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120, "retries": 1,
+                                 "max_output_tokens": 64})
+    frame = open_store(db).attempts_frame(table.attrs["run_id"])
+    assert frame["queue_s"].max() > 0.0
+    assert (frame["latency_s"] == frame["agent_s"]).all()

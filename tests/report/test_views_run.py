@@ -49,3 +49,29 @@ def test_run_header_shows_an_imported_runs_null_policy() -> None:
     html = views.run_header(table).data
     assert "import policy" in html
     assert "null is_resolved counted as a failure" in html
+
+
+def test_run_header_shows_warnings_time_split_faults_and_judge_verdicts() -> None:
+    table = pd.DataFrame()
+    table.attrs.update({
+        "run": {"run_id": "r2", "suite": "toy_math", "config": {}},
+        "harness_errors": 0, "attempts_total": 6, "harness_error_rate": 0.0,
+        "warnings": ["TOOLS PROBABLY NOT SEEN BY THE MODEL: 6 of 6 model turns …"],
+        "time_split_s": {"agent": 5.0, "queue": 40.5, "grading": 147.6},
+        "faults_planned_rate": 0.3, "faults_injected": 0, "tool_calls": 0,
+        "judge_verdicts": {"attempted": 8, "valid": 0, "failed": 8,
+                           "failed_by_reason": {"timeout": 4, "wrong_shape": 4}, "automatic": 2},
+    })
+    html = views.run_header(table).data
+    assert "⚠ TOOLS PROBABLY NOT SEEN BY THE MODEL" in html and "run-warning" in html
+    assert "5.00 s / 40.50 s / 147.60 s" in html
+    assert "rate 0.3 / 0 injected over 0 tool calls" in html
+    assert "8 attempted, 0 valid, 8 failed (timeout 4, wrong_shape 4), 2 automatic" in html
+
+
+def test_task_table_has_a_failures_column_and_one_cost_per_attempt_name() -> None:
+    table = pd.DataFrame([{"task_id": "a", "n": 2, "successes": 0, "rate": 0.0, "low": 0.0, "high": 0.66,
+                           "clean_successes": 0, "harness_errors": 0, "cost_per_attempt_usd": 0.0,
+                           "cost_per_success_usd": None, "latency_p50_s": 1.0, "failures": "wa:2"}])
+    html = views.task_table(table).data
+    assert "cost / attempt" in html and "wa:2" in html and "nan" not in html.lower()

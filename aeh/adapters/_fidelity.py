@@ -1,0 +1,53 @@
+"""Did the model see what the trace says it was offered? A check on every live model turn.
+
+Some OpenAI-compatible servers accept `tools` and then leave them out of the prompt: with
+`tool_choice` unset, llama-cpp-python's `chatml-function-calling` handler renders no tool at all
+(162 prompt tokens per turn instead of 433 with a tool forced), so a "react" run measured a
+model that never saw a tool while the trace listed the tools as offered.
+
+The rule (documented in docs/adapters.md): estimate the tokens the messages and the tool
+schemas need at ~4 characters a token; a turn that offered tools is *suspect* when the
+prompt tokens the server reports are fewer than
+
+    0.8 × (estimated message tokens) + 0.5 × (estimated tool-schema tokens)
+
+i.e. the reported prompt cannot hold even half of the schemas on top of the conversation. Only
+turns with server-reported usage are checked (an estimate cannot contradict itself).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["estimate_message_tokens", "estimate_tool_tokens", "tools_dropped_suspect"]
+
+CHARS_PER_TOKEN = 4
+MESSAGE_SHARE = 0.8
+TOOL_SHARE = 0.5
+
+
+def estimate_message_tokens(messages: list[dict[str, Any]]) -> int:
+    """≈ tokens of the messages' contents and tool calls (+4 per message for the template)."""
+    chars = 0
+    for m in messages:
+        content = m.get("content")
+        chars += len(content) if isinstance(content, str) else len(json.dumps(content or ""))
+        for call in m.get("tool_calls") or []:
+            chars += len(json.dumps(call))
+    return chars // CHARS_PER_TOKEN + 4 * len(messages)
+
+
+def estimate_tool_tokens(tools: list[dict[str, Any]] | None) -> int:
+    """≈ tokens of the tool schemas as JSON."""
+    return len(json.dumps(tools)) // CHARS_PER_TOKEN if tools else 0
+
+
+def tools_dropped_suspect(reported_prompt_tokens: int | None, messages: list[dict[str, Any]],
+                          tools: list[dict[str, Any]] | None) -> tuple[bool, int]:
+    """(suspect, the least prompt tokens that could contain the tools); False without tools."""
+    tool_tokens = estimate_tool_tokens(tools)
+    if not tool_tokens or reported_prompt_tokens is None:
+        return False, 0
+    floor = int(MESSAGE_SHARE * estimate_message_tokens(messages) + TOOL_SHARE * tool_tokens)
+    return reported_prompt_tokens < floor, floor
