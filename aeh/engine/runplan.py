@@ -27,6 +27,8 @@ def build_run_options(
     run_id: str | None = None,
     parent_run_id: str | None = None,
     config: dict[str, Any] | None = None,
+    grading_sandbox: bool = True,
+    workspace_retention: int | None = None,
 ) -> RunOptions:
     if attempts < 1:
         raise ConfigError(f"attempts must be at least 1, got {attempts}")
@@ -37,6 +39,17 @@ def build_run_options(
         keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
         run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
     )
+    if workspace_retention is not None:
+        if workspace_retention < 0:
+            raise ConfigError(f"workspace_retention must be 0 or more, got {workspace_retention}")
+        import tempfile
+
+        # Kept workspaces live in one place, so retention can count runs there.
+        options.keep_workspaces = True
+        options.work_dir = options.work_dir or Path(tempfile.gettempdir()) / "aeh-workspaces"
+        options.workspace_retention = workspace_retention
+    # Graded code runs with the network denied unless turned off (recorded on the run either way).
+    options.resources["grading_sandbox"] = bool(grading_sandbox)
     from aeh.grading.review import default_after_failure_hooks
 
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.

@@ -112,6 +112,7 @@ class GraderRegistry:
     def _ensure_builtin(self, rescan: bool = False) -> None:
         if self is not default_graders or (self._scanned and not rescan):
             return
+        import aeh.grading._hidden_tests  # noqa: F401  (registers hidden_tests)
         import aeh.grading.judge_grader  # noqa: F401  (registers judge)
         import aeh.grading.outcome  # noqa: F401  (registers the built-in kinds)
         import aeh.grading.workspace_graders  # noqa: F401  (registers file and sql)

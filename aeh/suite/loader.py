@@ -55,7 +55,10 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     if not isinstance(spec, str | Path):
         suite = spec
     elif Path(spec).expanduser().is_dir():
-        suite = DirectorySuite(Path(spec).expanduser())
+        from aeh.suite._coding import CodingSuite, is_coding_suite_dir
+
+        path = Path(spec).expanduser()
+        suite = CodingSuite(path) if is_coding_suite_dir(path) else DirectorySuite(path)
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):
         raise SuiteLoadError([Problem(str(spec), "suite", "no such suite directory",
                                       "pass a directory holding suite.py and tasks/, or an installed suite name")],
