@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a suite against an adapter and print the per-task table")
     r.add_argument("--suite", required=True, help="shipped name (smoke, toy_math, core), entry point, or directory")
-    r.add_argument("--adapter", default="mock", help="mock | react | single_shot | replay | an installed adapter")
+    r.add_argument("--adapter", default="mock", help="mock | react | single_shot | replay | command | an installed adapter")
     r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
     r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                    help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--log-only", type=_csv, default=[], help="only these span categories (tools,model,grading,faults,scheduler,cost)")
     r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
     r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
+    from aeh.adapters._command_cli import add_run_arguments
+
+    add_run_arguments(r)  # coding suites: --solver, --label, --price-in/out, sandbox and retention flags
     _add_db(r)
 
     runs = sub.add_parser("runs", help="list stored runs")
@@ -118,6 +121,15 @@ def _tasks(args: argparse.Namespace) -> int:
             failed += 1
             print(f"✗ {name}: {exc}")
             continue
+        from aeh.suite._coding import CodingSuite, check_contract
+
+        if isinstance(suite, CodingSuite):  # the fixture contract, run for real
+            text, ok = check_contract(suite)
+            print(text)
+            if not ok:
+                failed += 1
+                print(f"✗ {name}: fixtures break the contract")
+                continue
         print(f"✓ {name}: {len(suite.tasks())} tasks valid")
     return EXIT_BAD_INPUT if failed else EXIT_OK
 
@@ -149,6 +161,11 @@ def _run(args: argparse.Namespace) -> int:
             options[key] = getattr(args, key)
     if args.judge_all:
         options["judge_all"] = True
+    from aeh.adapters._command_cli import run_notes, run_options
+
+    coding_adapter_options, coding_options = run_options(args)
+    adapter_options.update(coding_adapter_options)
+    options.update(coding_options)
     table = run_sync(run_async(
         args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
         seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
@@ -156,6 +173,8 @@ def _run(args: argparse.Namespace) -> int:
         keep_workspaces=args.keep_workspaces, adapter_options=adapter_options, **options,
     ))
     print(format_run_table(table))
+    for line in run_notes(table):
+        print(line)
     return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
 
 

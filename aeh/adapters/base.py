@@ -32,6 +32,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "react": "aeh.adapters.react:ReactAdapter",
     "single_shot": "aeh.adapters.single_shot:SingleShotAdapter",
     "replay": "aeh.adapters.replay:ReplayAdapter",
+    "command": "aeh.adapters.command:CommandAdapter",
 }
 
 
