@@ -4,9 +4,10 @@ from aeh.analysis._agreement import agreement
 from aeh.analysis._compare import SUITE_ROW, compare
 from aeh.analysis._drift import drift
 from aeh.analysis._format import format_run_table
+from aeh.analysis._matrix import matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 
 __all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "agreement", "attempts", "compare", "drift", "format_run_table",
-           "load_run", "pass_k", "power", "run_table", "runs", "spans"]
+           "load_run", "matrix", "pass_k", "power", "run_table", "runs", "spans"]
