@@ -250,7 +250,8 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
         "collection_errors": run.collection_errors, "timed_out": run.timed_out,
         "pytest_exit": run.returncode, "hidden_sha256": sha, "tamper_suspect": bool(tamper),
         "tamper_files": tamper[:50], "grading_sandbox": run.sandbox, "entry_files": taken,
-        "grading_dir": str(kept) if kept else None,
+        "grading_dir": str(kept) if kept else None, "workspace": str(workspace),
+        "transcript": str(workspace.parent / f"{workspace.name}.transcript.txt"),
     }
     if not solved:
         evidence["output_tail"] = run.output[-1500:]
