@@ -1,8 +1,8 @@
 """The `command` adapter: any shell command as the solver of a coding task.
 
 The command runs in the attempt's workspace (seed/ + tests_public/ + PROMPT.md), with the prompt
-also in `$AEH_PROMPT`, in its own process group so a timeout kills it and every child. Its
-stdout and stderr (each capped) become a span and `<workspace>.transcript.txt`. A solver may
+also in `$AEH_PROMPT` and the files it is expected to change in `$AEH_ENTRY_FILES` (a JSON
+list), in its own process group so a timeout kills it and every child. Its stdout and stderr (each capped) become a span and `<workspace>.transcript.txt`. A solver may
 report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`); with
 `price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
 way the figures are marked `solver-reported`: they come from the process under evaluation.
@@ -101,7 +101,8 @@ class CommandAdapter:
         usage_file = usage_dir / "usage.json"
         env = {**os.environ, "AEH_PROMPT": task.prompt, "AEH_USAGE_FILE": str(usage_file),
                "AEH_TASK_ID": task.id, "AEH_ATTEMPT": str(ctx.attempt), "AEH_SEED": str(ctx.seed),
-               "AEH_WORKSPACE": str(ctx.workspace)}
+               "AEH_WORKSPACE": str(ctx.workspace),
+               "AEH_ENTRY_FILES": json.dumps(task.metadata["coding"]["entry_files"])}
         argv = ["/bin/sh", "-c", self.solver]
         if self.sandbox_solver:
             if self._sandbox is None:
