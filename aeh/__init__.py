@@ -22,7 +22,7 @@ from aeh.suite.loader import load_suite
 from aeh.tools.registry import ToolRegistry, ToolUnavailable
 
 if _typing.TYPE_CHECKING:
-    from aeh.analysis import agreement, attempts, compare, drift, load_run, pass_k, power, runs, spans
+    from aeh.analysis import agreement, attempts, compare, drift, load_run, matrix, pass_k, power, runs, spans
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
     from aeh.widgets import TraceBrowser
@@ -34,6 +34,7 @@ _LAZY = {
     "compare": "aeh.analysis",
     "drift": "aeh.analysis",
     "load_run": "aeh.analysis",
+    "matrix": "aeh.analysis",
     "pass_k": "aeh.analysis",
     "power": "aeh.analysis",
     "runs": "aeh.analysis",
@@ -77,6 +78,7 @@ __all__ = [
     "drift",
     "load_run",
     "load_suite",
+    "matrix",
     "pass_k",
     "power",
     "recovery_curve",

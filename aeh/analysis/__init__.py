@@ -4,6 +4,7 @@ from aeh.analysis._agreement import agreement
 from aeh.analysis._compare import SUITE_ROW, compare
 from aeh.analysis._drift import drift
 from aeh.analysis._format import format_run_table
+from aeh.analysis._matrix import matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
 from aeh.analysis._recovery import recovery_by_fault
@@ -11,4 +12,5 @@ from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 from aeh.analysis._verdicts import verdict_differences
 
 __all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "agreement", "attempts", "compare", "drift", "format_run_table",
-           "load_run", "pass_k", "power", "recovery_by_fault", "run_table", "runs", "spans", "verdict_differences"]
+           "load_run", "matrix", "pass_k", "power", "recovery_by_fault", "run_table", "runs", "spans",
+           "verdict_differences"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from aeh.commands._coding_options import add_run_arguments, run_notes, run_options
 from aeh.commands._exit import EXIT_INVALID_RUN, EXIT_OK
 from aeh.errors import ConfigError
 
@@ -22,7 +23,8 @@ def _csv(value: str) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     r = parser
     r.add_argument("--suite", required=True, help="shipped name (smoke, toy_math, core), entry point, or directory")
-    r.add_argument("--adapter", default="mock", help="mock | react | single_shot | replay | an installed adapter")
+    r.add_argument("--adapter", default="mock",
+                   help="mock | react | single_shot | replay | command | an installed adapter")
     r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
     r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                    help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
@@ -56,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                    help="only these span categories (tools,model,grading,faults,scheduler,cost)")
     r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
     r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
+    add_run_arguments(r)  # coding suites: --solver, --label, --price-in/out, sandbox and retention flags
     add_db(r)
 
 
@@ -80,6 +83,9 @@ def main(args: argparse.Namespace) -> int:
             options[key] = getattr(args, key)
     if args.judge_all:
         options["judge_all"] = True
+    coding_adapter_options, coding_options = run_options(args)
+    adapter_options.update(coding_adapter_options)
+    options.update(coding_options)
     table = run_sync(run_async(
         args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
         seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
@@ -87,6 +93,8 @@ def main(args: argparse.Namespace) -> int:
         keep_workspaces=args.keep_workspaces, adapter_options=adapter_options, **options,
     ))
     print(format_run_table(table))
+    for line in run_notes(table):
+        print(line)
     return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_OK
 from aeh.errors import AehError
+from aeh.suite._coding import CodingSuite, check_contract
 from aeh.suite.builtin import available_builtin_suites
 from aeh.suite.loader import load_suite
 
@@ -19,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     v = tsub.add_parser("validate", help="load suites and report every problem (default: all shipped suites)")
     v.add_argument("--suite", action="append", help="suite name or directory (repeatable)")
     ls = tsub.add_parser("list", help="list a suite's tasks")
-    ls.add_argument("--suite", required=True)
+    ls.add_argument("--suite", required=True, help="suite name or directory")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -37,6 +38,13 @@ def main(args: argparse.Namespace) -> int:
             failed += 1
             print(f"✗ {name}: {exc}")
             continue
+        if isinstance(suite, CodingSuite):  # the fixture contract, run for real
+            text, ok = check_contract(suite)
+            print(text)
+            if not ok:
+                failed += 1
+                print(f"✗ {name}: fixtures break the contract")
+                continue
         print(f"✓ {name}: {len(suite.tasks())} tasks valid")
     return EXIT_BAD_INPUT if failed else EXIT_OK
 

@@ -54,6 +54,8 @@ class AttemptSetup:
     """The run's `ConnectionLimits` (per-endpoint model-request slots), or None."""
     after_failure: list[FailureHook] = field(default_factory=list)
     after_grading: list[FailureHook] = field(default_factory=list)
+    prepare: Any = None
+    """Callable (task, workspace) the suite uses to lay out a workspace (coding fixtures)."""
 
 
 def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> Path:
@@ -69,6 +71,8 @@ def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> Path:
             shutil.copytree(source, target)
         else:
             shutil.copy2(source, target)
+    if setup.prepare is not None:
+        setup.prepare(task, workspace)
     return workspace
 
 

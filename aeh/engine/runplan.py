@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ def build_run_options(
     config: dict[str, Any] | None = None,
     max_connections: int | None = None,
     judge_max_connections: int | None = 2,
+    grading_sandbox: bool = True,
+    workspace_retention: int | None = None,
 ) -> RunOptions:
     if attempts < 1:
         raise ConfigError(f"attempts must be at least 1, got {attempts}")
@@ -48,6 +51,15 @@ def build_run_options(
     )
     if max_connections is not None:
         options.config["max_connections"] = max_connections
+    if workspace_retention is not None:
+        if workspace_retention < 0:
+            raise ConfigError(f"workspace_retention must be 0 or more, got {workspace_retention}")
+        # Kept workspaces live in one place, so retention can count runs there.
+        options.keep_workspaces = True
+        options.work_dir = options.work_dir or Path(tempfile.gettempdir()) / "aeh-workspaces"
+        options.workspace_retention = workspace_retention
+    # Graded code runs with the network denied unless turned off (recorded on the run either way).
+    options.resources["grading_sandbox"] = bool(grading_sandbox)
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
     if fault_profile is not None or fault_rate is not None:

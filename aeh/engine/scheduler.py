@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh._version import __version__
+from aeh.engine._retention import prune_workspaces
 from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.connections import ConnectionLimits
@@ -77,6 +78,10 @@ class RunOptions:
     """Model requests in flight per endpoint (None: bounded only by `concurrency`)."""
     judge_max_connections: int | None = 2
     """Judge requests in flight to a judge endpoint the agent does not use."""
+    resources: dict[str, Any] = field(default_factory=dict)
+    """Run-level values graders and adapters see in `resources` (e.g. grading_sandbox)."""
+    workspace_retention: int | None = None
+    """With keep_workspaces: keep only the newest N runs' workspaces under work_dir."""
 
 
 async def execute_run(
@@ -95,6 +100,10 @@ async def execute_run(
         wanted = set(options.task_ids)
         tasks = [t for t in tasks if t.id in wanted]
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+    run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
+    suite_config = run_config(options.resources) if callable(run_config) else {}
+    adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
+    suite_config.update(adapter_config() if callable(adapter_config) else {})
     info = RunInfo(
         run_id=options.run_id or new_run_id(), created_at=_now(), aeh_version=__version__,
         suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
@@ -102,12 +111,16 @@ async def execute_run(
         price_table_version=prices.version, price_table_date=prices.date,
         judge_model=options.judge_model, tier2_prompt_version=options.tier2_prompt_version,
         fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
-        config={**options.config, "tasks": [t.id for t in tasks]},
+        config={**options.config, **suite_config, "tasks": [t.id for t in tasks]},
     )
+    if options.work_dir is not None:
+        Path(options.work_dir).mkdir(parents=True, exist_ok=True)
+    work_root = Path(tempfile.mkdtemp(prefix=f"aeh-{info.run_id}-", dir=options.work_dir))
+    if options.keep_workspaces:
+        info.config["workspace_root"] = str(work_root)  # `aeh trace` points at the kept workspace
     store.create_run(info)
     progress = progress or RunProgress()
     progress.run_started(info, tasks)
-    work_root = Path(tempfile.mkdtemp(prefix=f"aeh-{info.run_id}-", dir=options.work_dir))
     writer = AttemptWriter(store)
     status = "failed"
     try:
@@ -120,11 +133,12 @@ async def execute_run(
                 run_id=info.run_id, run_seed=seed, adapter=adapter,
                 registry=suite.tool_registry(), invariants=suite.invariants(),
                 goldens=suite.golden_traces(), prices=prices, work_root=work_root,
-                suite_root=suite_root(suite), resources=dict(resources or {}),
+                suite_root=suite_root(suite), resources={**options.resources, **dict(resources or {})},
                 secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
                 fault_factory=options.fault_factory, judge=options.judge, connections=connections,
                 after_failure=list(options.after_failure),
                 after_grading=list(options.after_grading),
+                prepare=getattr(suite, "prepare_workspace", None),
             )
             await _run_all(setup, tasks, options, writer, progress, fidelity)
             info.config["live_checks"] = fidelity.summary()
@@ -148,6 +162,8 @@ async def execute_run(
                 await aclose()
         if not options.keep_workspaces:
             shutil.rmtree(work_root, ignore_errors=True)
+        elif options.workspace_retention is not None:
+            prune_workspaces(work_root.parent, options.workspace_retention)
     progress.run_finished(info)
     return info
 

@@ -191,8 +191,6 @@ class JudgeClient:
 
     async def _create(self, request: dict[str, Any], schema: type[BaseModel], recorder: Any) -> Any:
         """One request with the best structured-output mode the server accepts."""
-        from aeh.llm import ProviderError
-
         slot = (lambda: self.limiter.slot()) if self.limiter is not None else None
         while True:
             mode = self.response_formats[0] if self.response_formats else None

@@ -9,7 +9,7 @@ from aeh.errors import ConfigError
 __all__ = ["NOTEBOOKS", "REPORTS_DIR", "default_out", "notebook_path"]
 
 REPORTS_DIR = Path("reports")
-NOTEBOOKS = ("run_suite", "compare_runs", "judge_agreement", "explore")
+NOTEBOOKS = ("run_suite", "compare_runs", "judge_agreement", "explore", "coding_matrix")
 
 
 def default_out(name: str) -> Path:

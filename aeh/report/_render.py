@@ -13,7 +13,7 @@ from aeh.report._export import export_html
 from aeh.report._paths import default_out
 from aeh.store import Store, default_db, open_store
 
-__all__ = ["render_compare_report", "render_run_report"]
+__all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
 
 
 def _db_path(db: Any) -> str:
@@ -62,3 +62,15 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
     return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr}, target,
                    keep_ipynb)
+
+
+def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: Any = None, *,
+                         keep_ipynb: bool = False) -> Path:
+    """Render the coding matrix of `run_ids` (notebooks/coding_matrix.ipynb) to one HTML file."""
+    path = _db_path(db)
+    if path == ":memory:":
+        raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
+    with open_store(path, must_exist=True) as store:
+        full = [store.resolve_run_id(r) for r in run_ids]
+    target = Path(out) if out else default_out(f"matrix-{full[0]}.html")
+    return _render("coding_matrix", {"run_ids": full, "db": path}, target, keep_ipynb)

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from aeh.errors import Problem, SuiteLoadError
+from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
 
-__all__ = ["BUILTIN_SUITES", "available_builtin_suites", "bundled_suite", "core", "smoke", "toy_math"]
+__all__ = ["BUILTIN_SUITES", "available_builtin_suites", "bundled_suite", "coding", "core", "smoke", "toy_math"]
 
-BUILTIN_SUITES: tuple[str, ...] = ("smoke", "toy_math", "core")
+BUILTIN_SUITES: tuple[str, ...] = ("smoke", "toy_math", "core", "coding")
 
 
 def _bundled_root() -> Path:
@@ -22,7 +23,8 @@ def _bundled_root() -> Path:
 
 def available_builtin_suites() -> list[str]:
     """The shipped suites this install actually has (core may not be there yet)."""
-    return [n for n in BUILTIN_SUITES if (_bundled_root() / n / "suite.py").is_file()]
+    return [n for n in BUILTIN_SUITES
+            if (_bundled_root() / n / "suite.py").is_file() or (_bundled_root() / n / "suite.yaml").is_file()]
 
 
 def bundled_suite(name: str) -> DirectorySuite:
@@ -50,3 +52,15 @@ def toy_math() -> DirectorySuite:
 def core() -> DirectorySuite:
     """The 32-task core suite."""
     return bundled_suite("core")
+
+
+def coding() -> CodingSuite:
+    """Eight small stdlib-Python repos with edge-case bugs, graded by hidden tests."""
+    root = _bundled_root() / "coding"
+    if not is_coding_suite_dir(root):
+        raise SuiteLoadError(
+            [Problem("coding", "suite", f"the bundled suite 'coding' is not installed (looked in {root})",
+                     "reinstall aeh, or pass the path of a coding suite directory")],
+            suite="coding",
+        )
+    return CodingSuite(root, name="coding")

@@ -14,6 +14,7 @@ from aeh._problems import display_path, pydantic_problems, read_yaml
 from aeh._registry import Registry, RegistryError
 from aeh.errors import Problem, SuiteLoadError
 from aeh.suite import builtin
+from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
 from aeh.suite._validate import validate_suite
 from aeh.suite.contract import EvalSuite, suite_root
@@ -65,7 +66,8 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     if not isinstance(spec, str | Path):
         suite = spec
     elif Path(spec).expanduser().is_dir():
-        suite = DirectorySuite(Path(spec).expanduser())
+        path = Path(spec).expanduser()
+        suite = CodingSuite(path) if is_coding_suite_dir(path) else DirectorySuite(path)
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):
         raise SuiteLoadError([Problem(str(spec), "suite", "no such suite directory",
                                       "pass a directory holding suite.py and tasks/, or an installed suite name")],

@@ -1,0 +1,246 @@
+"""The `command` adapter: any shell command as the solver of a coding task.
+
+The command runs in the attempt's workspace (seed/ + tests_public/ + PROMPT.md), with the prompt
+also in `$AEH_PROMPT` and the files it is expected to change in `$AEH_ENTRY_FILES` (a JSON
+list), in its own process group so a timeout kills it and every child. Its stdout and stderr
+(each capped) become a span and `<workspace>.transcript.txt`. A solver may
+report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`); with
+`price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
+way the figures are marked `solver-reported`: they come from the process under evaluation.
+
+Two built-in solvers need no command: `noop` (changes nothing: the floor) and `reference`
+(copies the fixture's reference entry files: the ceiling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from aeh.engine.context import AttemptContext
+from aeh.errors import AdapterError
+from aeh.models import AgentOutcome, Task
+from aeh.store._redact import Redactor
+
+__all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
+
+BUILTIN_SOLVERS = ("noop", "reference")
+OUTPUT_CAP_BYTES = 64 * 1024
+ROLES = {"noop": "floor", "reference": "ceiling"}
+
+
+class CommandAdapter:
+    """Run `solver` (a shell command, or `noop` / `reference`) once per attempt."""
+
+    name = "command"
+
+    def __init__(self, model: str | None = None, *, solver: str = "noop", label: str | None = None,
+                 price_in: float | None = None, price_out: float | None = None,
+                 sandbox_solver: bool = False, timeout_s: float | None = None,
+                 output_cap_bytes: int = OUTPUT_CAP_BYTES) -> None:
+        if not isinstance(solver, str) or not solver.strip():
+            raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
+        if (price_in is None) != (price_out is None):
+            raise AdapterError("give both --price-in and --price-out (USD per million tokens), or neither")
+        for value, flag in ((price_in, "--price-in"), (price_out, "--price-out")):
+            if value is not None and float(value) < 0:
+                raise AdapterError(f"{flag} must not be negative, got {value}")
+        self.solver = solver.strip()
+        self.builtin = self.solver if self.solver in BUILTIN_SOLVERS else None
+        self.label = str(label or model or (self.builtin or _short(self.solver)))
+        self.model = self.label  # the matrix and the run list name the solver by this
+        self.role = ROLES.get(self.builtin or "", "solver")
+        self.price_in = None if price_in is None else float(price_in)
+        self.price_out = None if price_out is None else float(price_out)
+        self.sandbox_solver = bool(sandbox_solver)
+        self.timeout_s = None if timeout_s is None else float(timeout_s)
+        self.output_cap = int(output_cap_bytes)
+        self._sandbox: Any = None
+
+    def preflight(self) -> None:
+        if self.sandbox_solver and not self.builtin:
+            from aeh.grading._sandbox import probe_sandbox
+
+            self._sandbox = probe_sandbox()
+            if not self._sandbox.active:
+                raise AdapterError(f"--sandbox-solver: no network sandbox here ({self._sandbox.mode}); "
+                                   "run without --sandbox-solver to give the solver the network")
+
+    def run_config(self) -> dict[str, Any]:
+        return {"solver": self.solver, "solver_label": self.label, "solver_role": self.role,
+                "cost_provenance": "none (built-in solver)" if self.builtin else "solver-reported",
+                "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off"}
+
+    async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        coding = task.metadata.get("coding")
+        if not coding:
+            raise AdapterError(f"task {task.id!r} is not a coding fixture; the command adapter runs coding suites")
+        if self.builtin == "noop":
+            _write_transcript(ctx.workspace, "noop: the workspace was left as prepared\n")
+            self._usage(ctx, None, builtin=True)
+            return AgentOutcome(final_output="noop", status="answered")
+        if self.builtin == "reference":
+            root = Path(ctx.resources["coding_suite_root"]) / coding["fixture"] / "reference"
+            for rel in coding["entry_files"]:
+                target = ctx.workspace / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(root / rel, target)
+            _write_transcript(ctx.workspace, f"reference: copied {', '.join(coding['entry_files'])}\n")
+            self._usage(ctx, None, builtin=True)
+            return AgentOutcome(final_output="reference", status="answered")
+        return await self._run_command(task, ctx)
+
+    async def _run_command(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        timeout = self.timeout_s or max(1.0, task.budget.timeout_s * 0.95)
+        usage_dir = Path(tempfile.mkdtemp(prefix="aeh-usage-"))
+        usage_file = usage_dir / "usage.json"
+        env = {**os.environ, "AEH_PROMPT": task.prompt, "AEH_USAGE_FILE": str(usage_file),
+               "AEH_TASK_ID": task.id, "AEH_ATTEMPT": str(ctx.attempt), "AEH_SEED": str(ctx.seed),
+               "AEH_WORKSPACE": str(ctx.workspace),
+               "AEH_ENTRY_FILES": json.dumps(task.metadata["coding"]["entry_files"])}
+        argv = ["/bin/sh", "-c", self.solver]
+        if self.sandbox_solver:
+            if self._sandbox is None:
+                self.preflight()
+            argv = self._sandbox.wrap(argv)
+        try:
+            with ctx.recorder.span("solver:command", "tools", command=self.solver, label=self.label,
+                                   workspace=str(ctx.workspace), timeout_s=timeout,
+                                   network="denied" if self.sandbox_solver else "allowed") as span:
+                result = await _run_capped(argv, ctx.workspace, env, timeout, self.output_cap)
+                span.set(exit_code=result["exit_code"], timed_out=result["timed_out"],
+                         stdout=result["stdout"], stderr=result["stderr"],
+                         stdout_bytes=result["stdout_bytes"], stderr_bytes=result["stderr_bytes"],
+                         truncated=result["truncated"], latency_s=result["latency_s"])
+                if result["timed_out"] or result["exit_code"] != 0:
+                    span.fail(f"solver exit {result['exit_code']}" if not result["timed_out"]
+                              else f"solver timed out after {timeout:g}s")
+            _write_transcript(ctx.workspace, _transcript(self.solver, result))
+            self._usage(ctx, _read_usage(usage_file))
+        finally:
+            shutil.rmtree(usage_dir, ignore_errors=True)
+        if result["timed_out"]:
+            return AgentOutcome(status="budget_exhausted",
+                                error=f"solver timed out after {timeout:g}s; its process group was killed")
+        if result["exit_code"] in (126, 127):  # the shell could not run the command at all
+            return AgentOutcome(status="harness_error", error=f"solver could not start (exit "
+                                f"{result['exit_code']}): {result['stderr'][-300:].strip()}")
+        return AgentOutcome(final_output=f"exit {result['exit_code']}", status="answered")
+
+    def _usage(self, ctx: AttemptContext, usage: dict[str, Any] | None, *, builtin: bool = False) -> None:
+        """Record the solver's usage and cost on a `model` span (or nothing, for built-ins)."""
+        attrs: dict[str, Any] = {"gen_ai.response.model": self.label}
+        tin = tout = 0
+        cost: float | None
+        if builtin:
+            cost, provenance = 0.0, "built-in solver: no model"
+        elif usage is None:
+            cost, provenance = None, "solver-reported: no usage file"
+        elif "error" in usage:
+            cost, provenance = None, f"solver-reported: unreadable usage file ({usage['error']})"
+        else:
+            tin, tout = usage.get("tokens_in", 0), usage.get("tokens_out", 0)
+            if self.price_in is not None and self.price_out is not None:
+                cost = (tin * self.price_in + tout * self.price_out) / 1e6
+                provenance = "solver-reported tokens × --price-in/--price-out"
+            elif usage.get("cost_usd") is not None:
+                cost, provenance = float(usage["cost_usd"]), "solver-reported cost_usd"
+            else:
+                cost, provenance = None, "solver-reported tokens, no price given"
+            attrs["reported"] = usage
+        attrs.update({"gen_ai.usage.input_tokens": tin, "gen_ai.usage.output_tokens": tout,
+                      "cost_usd": cost, "priced": cost is not None, "cost_provenance": provenance})
+        ctx.recorder.event("solver:usage", "model", **attrs)
+        ctx.budget.add_usage(self.label, tin, tout, cost)
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= 40 else command[:37] + "..."
+
+
+def _read_usage(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        out: dict[str, Any] = {}
+        for key in ("tokens_in", "tokens_out"):
+            value = data.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{key} must be a non-negative integer, got {value!r}")
+            out[key] = value
+        cost = data.get("cost_usd")
+        if cost is not None:
+            if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0:
+                raise ValueError(f"cost_usd must be a non-negative number, got {cost!r}")
+            out["cost_usd"] = float(cost)
+        return out
+    except (OSError, ValueError) as exc:
+        return {"error": str(exc)[:200]}
+
+
+async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, int]:
+    kept, total = bytearray(), 0
+    while chunk := await stream.read(65536):
+        total += len(chunk)
+        if len(kept) < cap:
+            kept += chunk[: cap - len(kept)]
+    return bytes(kept), total
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def _run_capped(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
+                      cap: int) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    proc = await asyncio.create_subprocess_exec(*argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    readers = [asyncio.ensure_future(_drain(proc.stdout, cap)),  # type: ignore[arg-type]
+               asyncio.ensure_future(_drain(proc.stderr, cap))]  # type: ignore[arg-type]
+    timed_out = False
+    try:
+        await asyncio.wait_for(proc.wait(), timeout)
+    except TimeoutError:
+        timed_out = True
+    finally:
+        # The whole group: children a solver left behind (or a cancelled attempt's) die too.
+        _kill_group(proc.pid)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+    await proc.wait()
+    done, pending = await asyncio.wait(readers, timeout=5)
+    for task in pending:
+        task.cancel()
+    (out, out_n), (err, err_n) = [r.result() if r in done else (b"", 0) for r in readers]
+    return {"exit_code": proc.returncode, "timed_out": timed_out, "latency_s": loop.time() - started,
+            "stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace"),
+            "stdout_bytes": out_n, "stderr_bytes": err_n, "truncated": out_n > cap or err_n > cap}
+
+
+def _transcript(command: str, r: dict[str, Any]) -> str:
+    note = " (truncated)" if r["truncated"] else ""
+    return (f"$ {command}\nexit {r['exit_code']}{' (timed out, group killed)' if r['timed_out'] else ''}"
+            f" after {r['latency_s']:.2f}s\n\n--- stdout ({r['stdout_bytes']} bytes){note} ---\n{r['stdout']}"
+            f"\n--- stderr ({r['stderr_bytes']} bytes){note} ---\n{r['stderr']}\n")
+
+
+def _write_transcript(workspace: Path, text: str) -> None:
+    """Beside the workspace, never in it; redacted like the stored spans."""
+
+    text = Redactor().redact_text(text)
+    (workspace.parent / f"{workspace.name}.transcript.txt").write_text(text, encoding="utf-8")

@@ -1,0 +1,71 @@
+"""`aeh run` options for coding suites and the command adapter, kept apart from cli.py.
+
+cli.py calls `add_run_arguments(parser)` while building `run`, `run_options(args)` before the
+run and `run_notes(table)` after it; nothing else there knows about coding runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from aeh.errors import ConfigError
+
+__all__ = ["DEFAULT_RETENTION", "add_run_arguments", "run_notes", "run_options"]
+
+#: Command-adapter runs keep workspaces for inspection; this many runs' worth by default.
+DEFAULT_RETENTION = 10
+
+
+def add_run_arguments(r: argparse.ArgumentParser) -> None:
+    g = r.add_argument_group("coding suites (--adapter command)")
+    g.add_argument("--solver", help="shell command run in each attempt's workspace (prompt in $AEH_PROMPT), "
+                                    "or noop (the floor) / reference (the ceiling)")
+    g.add_argument("--label", help="the solver's name in the matrix (default: the solver)")
+    g.add_argument("--price-in", type=float, help="USD per million input tokens, applied to solver-reported usage")
+    g.add_argument("--price-out", type=float, help="USD per million output tokens, applied to solver-reported usage")
+    g.add_argument("--sandbox-solver", action="store_true", help="deny the solver the network (local solvers)")
+    g.add_argument("--solver-timeout", type=float, help="seconds before the solver's process group is killed")
+    g.add_argument("--no-grading-sandbox", action="store_true",
+                   help="run graded code WITH network (recorded on the run as grading_sandbox: disabled)")
+    g.add_argument("--workspace-retention", type=int, metavar="N",
+                   help=f"keep attempt workspaces of the newest N runs (command adapter default: "
+                        f"{DEFAULT_RETENTION}; 0 keeps none)")
+
+
+def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(adapter options, run options) from the coding flags; ConfigError for a bad mix."""
+    adapter_options: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    solver_flags = {"solver": args.solver, "label": args.label, "price_in": args.price_in,
+                    "price_out": args.price_out, "timeout_s": args.solver_timeout}
+    if args.adapter == "command":
+        if not args.solver:
+            raise ConfigError("--adapter command needs --solver CMD (or --solver noop / --solver reference)")
+        adapter_options = {k: v for k, v in solver_flags.items() if v is not None}
+        if args.sandbox_solver:
+            adapter_options["sandbox_solver"] = True
+        if args.workspace_retention is None and not args.keep_workspaces:
+            options["workspace_retention"] = DEFAULT_RETENTION
+    elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver:
+        raise ConfigError("--solver, --label, --price-in/--price-out, --solver-timeout and --sandbox-solver "
+                          "belong to --adapter command")
+    if args.workspace_retention is not None:
+        options["workspace_retention"] = args.workspace_retention
+    if args.no_grading_sandbox:
+        options["grading_sandbox"] = False
+    return adapter_options, options
+
+
+def run_notes(table: Any) -> list[str]:
+    """Lines printed after a coding run: the grading sandbox, never silently off; kept workspaces."""
+    config = (table.attrs.get("run") or {}).get("config") or {}
+    mode = config.get("grading_sandbox")
+    if mode is None:
+        return []
+    lines = [f"grading sandbox: {mode}" + ("" if mode == "unshare" else
+                                            "  (WARNING: graded code ran with the network available)"),
+             f"hidden set sha256: {config.get('hidden_sha256')}"]
+    if config.get("workspace_root"):
+        lines.append(f"workspaces kept in {config['workspace_root']}")
+    return lines

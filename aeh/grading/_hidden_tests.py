@@ -1,0 +1,273 @@
+"""The `hidden_tests` grader: grade a coding attempt without trusting its workspace.
+
+A fresh directory is built from the fixture's intact `seed/`, overlaid with ONLY the agent's
+versions of the task's entry files, plus `tests_public/` and `tests_hidden/` copied from the
+fixture. Both sets run in one pytest subprocess (junit XML counts each), in its own process
+group with a timeout, under the network sandbox. Whatever the agent did to the tests in its
+workspace changes nothing here; test files it created that look like hidden tests only raise
+`tamper_suspect`.
+
+    - kind: hidden_tests
+      fixture: csv_dedup            # directory under the suite root
+      entry_files: [dedup.py]
+      timeout_seconds: 60
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import functools
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from aeh.grading._sandbox import Sandbox, sandbox_for
+from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.models import GraderResult
+
+__all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",
+           "hidden_sha256", "run_tests"]
+
+#: File or directory names that look like hidden tests; none may ever be in a workspace.
+HIDDEN_PATTERNS = ("test_hidden*", "tests_hidden")
+SETS = ("tests_public", "tests_hidden")
+_FAILING_SHOWN = 20
+_OUTPUT_CHARS = 4000
+
+
+class HiddenTestsConfig(GraderConfig):
+    fixture: str = Field(min_length=1)
+    """The fixture directory, relative to the suite root."""
+    entry_files: list[str] = Field(min_length=1)
+    """Paths relative to seed/ taken from the agent's workspace; nothing else is."""
+    timeout_seconds: float = Field(60, gt=0)
+
+
+def hidden_like_files(root: Path) -> list[str]:
+    """Relative paths under `root` named like hidden tests (files or directories)."""
+    if not root.is_dir():
+        return []
+    found = []
+    for p in root.rglob("*"):
+        if any(fnmatch.fnmatch(p.name, pat) for pat in HIDDEN_PATTERNS):
+            found.append(str(p.relative_to(root)))
+    return sorted(found)
+
+
+def hidden_sha256(fixture: Path) -> str:
+    """SHA-256 over the hidden set: every file's relative path and bytes, in sorted order."""
+    h = hashlib.sha256()
+    base = fixture / "tests_hidden"
+    for p in sorted(q for q in base.rglob("*") if q.is_file() and "__pycache__" not in q.parts):
+        h.update(str(p.relative_to(base)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def build_grading_dir(fixture: Path, dest: Path, entry_files: list[str], source: Path | None,
+                      *, with_hidden: bool = True) -> dict[str, str]:
+    """Seed + entry files from `source` (a workspace, or the fixture's reference/) + tests.
+
+    Returns what happened to each entry file: `agent` (copied), `missing` (absent in the source,
+    so absent here too), `rejected:<why>` (not a regular file inside the source: the seed's
+    version is left out as well).
+    """
+    shutil.copytree(fixture / "seed", dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    taken: dict[str, str] = {}
+    if source is not None:
+        root = source.resolve()
+        for rel in entry_files:
+            target = dest / rel
+            src = source / rel
+            if target.exists():
+                target.unlink()
+            if src.is_symlink():
+                taken[rel] = "rejected:symlink"
+            elif not src.exists():
+                taken[rel] = "missing"
+            elif not src.is_file() or not src.resolve().is_relative_to(root):
+                taken[rel] = "rejected:not a regular file in the workspace"
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(src.read_bytes())  # bytes only: no mode bits, no links
+                taken[rel] = "agent"
+    for name in SETS if with_hidden else SETS[:1]:
+        if (dest / name).exists():  # the seed may not ship a tests dir; never trust one if it does
+            shutil.rmtree(dest / name)
+        shutil.copytree(fixture / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return taken
+
+
+@dataclass
+class TestRun:
+    """Per-set counts of one pytest run: {set: (passed, total)}, plus failing test ids."""
+
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    failing: list[str] = field(default_factory=list)
+    collection_errors: list[str] = field(default_factory=list)
+    timed_out: bool = False
+    returncode: int | None = None
+    output: str = ""
+    sandbox: str = "disabled"
+
+    def all_passed(self, name: str) -> bool:
+        k, n = self.counts.get(name, (0, 0))
+        return n > 0 and k == n
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "LC_", "COV_", "PYTHON")) and k not in ("AEH_USAGE_FILE",)}
+    env.update(TZ="UTC", LC_ALL="C.UTF-8", LANG="C.UTF-8", PYTHONHASHSEED="0",
+               PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    return env
+
+
+def _parse_junit(path: Path, run: TestRun) -> None:
+    per_set: dict[str, list[int]] = {name: [0, 0] for name in SETS}
+    for case in ET.parse(path).iter("testcase"):
+        classname, name = case.get("classname") or "", case.get("name") or ""
+        ident = classname or name
+        which = ident.split(".")[0]
+        if which not in per_set:
+            continue
+        failed = any(child.tag in ("failure", "error") for child in case)
+        skipped = any(child.tag == "skipped" for child in case)
+        if not classname:  # a module that failed to collect: its tests never ran
+            run.collection_errors.append(name)
+            continue
+        per_set[which][1] += 1
+        if failed or skipped:
+            run.failing.append(f"{classname}::{name}")
+        else:
+            per_set[which][0] += 1
+    run.counts = {k: (v[0], v[1]) for k, v in per_set.items()}
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, ...] = SETS) -> TestRun:
+    """Run the given test dirs of `workdir` in ONE pytest subprocess; count each set from junit."""
+    run = TestRun(sandbox=sandbox.mode)
+    with tempfile.TemporaryDirectory(prefix="aeh-junit-") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        argv = sandbox.wrap([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--continue-on-collection-errors", f"--junitxml={junit}", *sets])
+        proc = subprocess.Popen(argv, cwd=workdir, env=_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            out, _ = proc.communicate()
+            run.timed_out = True
+        finally:
+            _kill_group(proc)  # nothing the graded code started outlives the grading
+        run.returncode = proc.returncode
+        run.output = out.decode("utf-8", "replace")[-_OUTPUT_CHARS:]
+        if junit.is_file() and not run.timed_out:
+            try:
+                _parse_junit(junit, run)
+            except ET.ParseError:
+                pass
+    return run
+
+
+@functools.lru_cache(maxsize=256)
+def _expected_counts(fixture: str) -> dict[str, int]:
+    """How many tests each set holds, collected once from the seed (for runs that crash early)."""
+    fx = Path(fixture)
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="aeh-count-") as tmp:
+        work = Path(tmp) / "w"
+        build_grading_dir(fx, work, [], None)
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only",
+                               *SETS], cwd=work, env=_env(), capture_output=True, text=True, timeout=120)
+        for line in proc.stdout.splitlines():
+            head = line.split("::")[0]
+            for name in SETS:
+                if head.startswith(name + "/") and "::" in line:
+                    counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _fill_counts(fixture: Path, run: TestRun) -> None:
+    """A set that did not run (timeout, crash, import error) counts 0 of its real size."""
+    short = [name for name in SETS if run.counts.get(name, (0, 0))[1] == 0 or run.collection_errors]
+    if not short:
+        return
+    expected = _expected_counts(str(fixture.resolve()))
+    for name in SETS:
+        k, n = run.counts.get(name, (0, 0))
+        run.counts[name] = (k, max(n, expected.get(name, 0)))
+
+
+@grader("hidden_tests", HiddenTestsConfig)
+async def hidden_tests(cfg: HiddenTestsConfig, ctx: GradeContext) -> GraderResult:
+    root = ctx.resources.get("coding_suite_root") or ctx.suite_root
+    if root is None:
+        raise RuntimeError("hidden_tests needs the suite root to find the fixture")
+    fixture = Path(root) / cfg.fixture
+    if not (fixture / "tests_hidden").is_dir():
+        raise RuntimeError(f"fixture {fixture} has no tests_hidden/")
+    sandbox = sandbox_for(bool(ctx.resources.get("grading_sandbox", True)))
+    return await asyncio.to_thread(_grade, cfg, fixture, ctx.workspace, sandbox)
+
+
+def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sandbox) -> GraderResult:
+    tamper = hidden_like_files(workspace)
+    sha = hidden_sha256(fixture)
+    grading = Path(tempfile.mkdtemp(prefix="aeh-grade-"))
+    try:
+        work = grading / "w"
+        taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
+        run = run_tests(work, cfg.timeout_seconds, sandbox)
+        _fill_counts(fixture, run)
+    finally:
+        kept = _keep_next_to(workspace, grading)
+    (pk, pn), (hk, hn) = run.counts["tests_public"], run.counts["tests_hidden"]
+    solved = (not run.timed_out and pn > 0 and hn > 0 and pk == pn and hk == hn
+              and not run.collection_errors)
+    evidence: dict[str, Any] = {
+        "public_passed": pk, "public_total": pn, "hidden_passed": hk, "hidden_total": hn,
+        "public": f"{pk}/{pn}", "hidden": f"{hk}/{hn}",
+        "failing": run.failing[:_FAILING_SHOWN], "failing_count": len(run.failing),
+        "collection_errors": run.collection_errors, "timed_out": run.timed_out,
+        "pytest_exit": run.returncode, "hidden_sha256": sha, "tamper_suspect": bool(tamper),
+        "tamper_files": tamper[:50], "grading_sandbox": run.sandbox, "entry_files": taken,
+        "grading_dir": str(kept) if kept else None, "workspace": str(workspace),
+        "transcript": str(workspace.parent / f"{workspace.name}.transcript.txt"),
+    }
+    if not solved:
+        evidence["output_tail"] = run.output[-1500:]
+    return GraderResult(tier=0, kind="hidden_tests", name=result_name("hidden_tests", cfg),
+                        passed=solved, evidence=evidence)
+
+
+def _keep_next_to(workspace: Path, grading: Path) -> Path | None:
+    """Move the grading dir beside the workspace for inspection (removed with it)."""
+    target = workspace.parent / f"{workspace.name}.grading"
+    try:
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.move(str(grading / "w"), target)
+        return target
+    except OSError:
+        return None
+    finally:
+        shutil.rmtree(grading, ignore_errors=True)

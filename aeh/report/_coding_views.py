@@ -1,0 +1,129 @@
+"""What the notebooks show for coding runs: public vs hidden per task, and the solver matrix."""
+
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+from typing import Any
+
+import pandas as pd
+
+from aeh.store import open_store
+
+__all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "public_hidden_frame",
+           "public_hidden_section"]
+
+
+def is_coding_run(run: dict[str, Any]) -> bool:
+    return (run.get("config") or {}).get("suite_kind") == "coding_fixtures"
+
+
+def coding_runs(db: Any) -> list[str]:
+    """The newest finished coding run of each solver label in the store (newest first)."""
+
+    chosen: dict[str, str] = {}
+    with open_store(db, must_exist=True) as store:
+        for info in store.runs():  # newest first
+            cfg = info.config or {}
+            if cfg.get("suite_kind") != "coding_fixtures" or info.status != "finished":
+                continue
+            chosen.setdefault(str(cfg.get("solver_label") or info.model), info.run_id)
+    return list(chosen.values())
+
+
+def public_hidden_frame(run_id: str, db: Any = None) -> pd.DataFrame:
+    """Per task: attempts, solved, share of attempts green on all public / all hidden tests,
+    mean public and hidden tests passed, tamper suspects, and the hidden tests failed most often."""
+
+    with open_store(db, must_exist=True) as store:
+        graders = store.grader_frame(run_id).to_pandas()
+    graders = graders[graders["kind"] == "hidden_tests"]
+    rows = []
+    for task_id, group in graders.groupby("task_id", sort=True):
+        ev = [json.loads(e or "{}") for e in group["evidence"]]
+        n = len(ev)
+        failing: dict[str, int] = {}
+        for e in ev:
+            for name in e.get("failing", []):
+                if name.startswith("tests_hidden"):
+                    short = name.split("::")[-1]
+                    failing[short] = failing.get(short, 0) + 1
+        top = sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        rows.append({
+            "task": task_id, "n": n, "solved": int(group["passed"].fillna(False).astype(bool).sum()),
+            "public_all": sum(bool(e.get("public_total")) and e.get("public_passed") == e.get("public_total")
+                              for e in ev) / n,
+            "hidden_all": sum(bool(e.get("hidden_total")) and e.get("hidden_passed") == e.get("hidden_total")
+                              for e in ev) / n,
+            "public_tests": f"{sum(e.get('public_passed', 0) for e in ev) / n:.1f}/{ev[0].get('public_total', 0)}",
+            "hidden_tests": f"{sum(e.get('hidden_passed', 0) for e in ev) / n:.1f}/{ev[0].get('hidden_total', 0)}",
+            "tamper_suspect": sum(bool(e.get("tamper_suspect")) for e in ev),
+            "hidden_failed_most": ", ".join(f"{k} ×{v}" for k, v in top),
+        })
+    return pd.DataFrame(rows)
+
+
+def public_hidden_section(run_id: str, run: dict[str, Any], db: Any = None) -> Any:
+    """HTML: the run's grading facts and the per-task public-vs-hidden table."""
+    from IPython.display import HTML
+
+    cfg = run.get("config") or {}
+    frame = public_hidden_frame(run_id, db)
+    mode = cfg.get("grading_sandbox", "?")
+    warn = "" if mode == "unshare" else " <b>(graded code had the network)</b>"
+    head = (f"<h2>Public vs hidden tests per task</h2><p>Solver <b>{escape(str(cfg.get('solver_label')))}</b> "
+            f"({escape(str(cfg.get('solver_role', 'solver')))}). Graded in a clean directory: the fixture's seed, "
+            "only the agent's entry files, and the fixture's own public and hidden tests. "
+            f"Grading sandbox: <code>{escape(str(mode))}</code>{warn}. Hidden set SHA-256: "
+            f"<code>{escape(str(cfg.get('hidden_sha256')))}</code>.</p>"
+            "<p>A valid fixture passes its public tests before the agent starts, so <i>public all</i> is not "
+            "evidence of a fix; <i>solved</i> needs every public and hidden test green.</p>")
+    shown = frame.copy()
+    for col in ("public_all", "hidden_all"):
+        shown[col] = shown[col].map(lambda v: f"{v:.2f}")
+    return HTML(head + shown.to_html(index=False, border=0, classes="coding-public-hidden", escape=True))
+
+
+def _f(v: Any, fmt: str) -> str:
+    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+
+
+def matrix_html(df: pd.DataFrame) -> Any:
+    from IPython.display import HTML
+
+    rows = []
+    for r in df.itertuples(index=False):
+        rows.append({
+            "solver": r.label, "role": r.role, "k/n": f"{r.solved}/{r.n}",
+            "solve rate (Wilson 95%)": f"{_f(r.solve_rate, '{:.2f}')} [{_f(r.solve_low, '{:.2f}')}, "
+                                       f"{_f(r.solve_high, '{:.2f}')}]",
+            "public": _f(r.public_rate, "{:.2f}"), "hidden": _f(r.hidden_rate, "{:.2f}"),
+            "hidden gap": _f(r.hidden_gap, "{:+.2f}"), "floor gap": _f(r.floor_gap, "{:+.2f}"),
+            "vs floor": _f(r.above_floor, "{:+.2f}"), "below ceiling": _f(r.below_ceiling, "{:+.2f}"),
+            "p50 s": _f(r.latency_p50_s, "{:.2f}"), "$/solved": _f(r.cost_per_solved_usd, "${:.4f}"),
+            "tamper": r.tamper_suspects,
+        })
+    warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in df.attrs.get("warnings", []))
+    return HTML(warnings + pd.DataFrame(rows).to_html(index=False, border=0, classes="coding-matrix"))
+
+
+def matrix_chart(df: pd.DataFrame) -> Any:
+    """Solve rate per solver with its Wilson interval; the floor as a dashed line."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.6 * max(2, len(df)) + 1))
+    labels = list(df["label"])[::-1]
+    rates = list(df["solve_rate"])[::-1]
+    lows = [r - lo for r, lo in zip(rates, list(df["solve_low"])[::-1], strict=True)]
+    highs = [hi - r for r, hi in zip(rates, list(df["solve_high"])[::-1], strict=True)]
+    ax.errorbar(rates, range(len(labels)), xerr=[lows, highs], fmt="o", capsize=4)
+    ax.set_yticks(range(len(labels)), labels)
+    floor = df[df["role"] == "floor"]
+    if len(floor):
+        ax.axvline(float(floor["solve_rate"].iloc[0]), ls="--", color="grey", label="noop floor")
+        ax.legend(loc="lower right")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("solve rate (all public and hidden tests pass), Wilson 95%")
+    ax.set_title("Solvers on the same fixtures")
+    return fig
