@@ -11,7 +11,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # uv installs the stack in seconds where pip takes minutes; pip stays the fallback.
 .venv/bin/python -m pip install --quiet uv \
-  && .venv/bin/uv pip install --quiet -p .venv -e ".[dev]" \
+  && .venv/bin/uv pip install --quiet --compile-bytecode -p .venv -e ".[dev]" \
   || .venv/bin/python -m pip install --quiet -e ".[dev]"
 
 if [ ! -x /usr/bin/chromium ]; then
