@@ -156,10 +156,11 @@ async def execute_run(
         info.status = status  # type: ignore[assignment]
         info.finished_at = _now()
         store.update_run(info.run_id, status=status, finished_at=info.finished_at)
-        aclose = getattr(adapter, "aclose", None)
-        if aclose is not None:
-            with contextlib.suppress(Exception):
-                await aclose()
+        for owner in (adapter, options.judge):  # their HTTP clients pool loopback connections
+            aclose = getattr(owner, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
         if not options.keep_workspaces:
             shutil.rmtree(work_root, ignore_errors=True)
         elif options.workspace_retention is not None:

@@ -154,6 +154,12 @@ class JudgeClient:
             self._client = make_client(self.base_url, self.api_key, self.timeout_s)
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client (the scheduler calls this at run end, as for chat adapters)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
     def endpoint(self) -> str:
         import os
 

@@ -96,6 +96,7 @@ def test_judge_calls_take_their_own_connection_slots(db, fake_openai):
     with open_store(db) as store:
         asyncio.run(execute_run(suite, Agent("126 boxes", ("42 * 3",)), store, load_price_table(), options))
     assert srv.max_in_flight == 1 and len(srv.requests) == 6
+    assert options.judge is not None and options.judge._client is None  # closed at run end, not left to GC
 
 
 def test_agreement_shows_failed_and_automatic_verdicts_and_refuses_small_n(db, fake_openai):
