@@ -26,7 +26,6 @@ def test_aa_false_flag_rate(record_property):
         assert r.any_flag_rate == r.false_flag_rate
         assert r.any_flag_rate <= bound
         assert math.isnan(r.detection_rate)
-        assert r.seconds < 10
 
 
 def test_real_drop_detected(record_property):
@@ -42,7 +41,6 @@ def test_real_drop_detected(record_property):
     record_property("drop_per_task_detection", r.per_task_detection)
     record_property("drop_false_flag_rate", r.false_flag_rate)
     assert r.detection_rate > 0.8
-    assert r.seconds < 10
 
 
 def test_simulation_is_seeded():
