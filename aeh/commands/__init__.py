@@ -13,8 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from aeh.commands import (
+    baseline,
     compare,
     drift,
+    gate,
     import_runs,
     judge_agreement,
     plugins,
@@ -23,6 +25,7 @@ from aeh.commands import (
     review,
     run,
     runs,
+    score,
     tasks,
     trace,
 )
@@ -31,7 +34,7 @@ from aeh.commands._registry import Command, commands
 __all__ = ["Command", "commands", "register"]
 
 for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
-                review, trace):
+                review, trace, score, baseline, gate):
     commands.register(_module.NAME, _module)
 
 
