@@ -33,7 +33,9 @@ __all__ = [
     "load_baseline",
     "GateFinding",
     "GateResult",
+    "baseline_from_frame",
     "build_baseline",
+    "gate_frame",
     "gate",
     "save_baseline",
     "score_run",
@@ -191,6 +193,18 @@ def _success_counts(store: Store, run_id: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def baseline_from_frame(frame: pd.DataFrame, counts: dict[str, dict[str, int]], **fields: Any) -> dict[str, Any]:
+    """A baseline dict from scored attempts and success counts (what `build_baseline` writes)."""
+    tasks, dims = _summaries(frame)
+    return {
+        "format": BASELINE_FORMAT, "aeh_version": __version__, "loop_n": DEFAULT_LOOP_N,
+        "learned_optimal_steps": {}, **fields, "dimensions": dims,
+        "tasks": {t: {"successes": counts.get(t, {}).get("successes", 0),
+                      "attempts": counts.get(t, {}).get("attempts", 0), "dimensions": d}
+                  for t, d in tasks.items()},
+    }
+
+
 def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: int = DEFAULT_LOOP_N,
                    last_n: int = 20) -> dict[str, Any]:
     """Everything the gate needs from a run, with no runs.db: per task × dimension summaries,
@@ -206,17 +220,10 @@ def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: in
                 passing[a.task_id].append(len(a.tool_calls))
         learned = {t: n for t, v in sorted(passing.items()) if (n := learned_optimal_steps(v, last_n)) is not None}
         frame = score_run(full, store, suite=suite, loop_n=loop_n, optimal_steps=learned, write=False)
-        tasks, dims = _summaries(frame)
         counts = _success_counts(store, full)
-    return {
-        "format": BASELINE_FORMAT, "run_id": full, "aeh_version": __version__, "suite": info.suite,
-        "suite_hash": info.suite_hash, "model": info.model, "adapter": info.adapter,
-        "attempts_per_task": info.attempts, "loop_n": loop_n, "learned_optimal_steps": learned,
-        "dimensions": dims,
-        "tasks": {t: {"successes": counts.get(t, {}).get("successes", 0),
-                      "attempts": counts.get(t, {}).get("attempts", 0), "dimensions": d}
-                  for t, d in tasks.items()},
-    }
+    return baseline_from_frame(
+        frame, counts, run_id=full, suite=info.suite, suite_hash=info.suite_hash, model=info.model,
+        adapter=info.adapter, attempts_per_task=info.attempts, loop_n=loop_n, learned_optimal_steps=learned)
 
 
 def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -> dict[str, Any]:
@@ -383,6 +390,15 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: A
         frame = score_run(full, store, suite=suite, loop_n=int(base.get("loop_n", DEFAULT_LOOP_N)),
                           optimal_steps=dict(base.get("learned_optimal_steps") or {}), write=False)
         counts = _success_counts(store, full)
+    return gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
+
+
+def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,
+               threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
+               fdr: float = 0.05) -> GateResult:
+    """The gate on already-scored attempts (`frame`: task_id, attempt, dimension, score) and
+    success counts (task → successes, attempts); `gate` and the benchmarks share it."""
+    full = run_id
     new_tasks, new_dims = _summaries(frame)
     suite_findings = _compare(None, base["dimensions"], new_dims, threshold, overall_threshold)
     task_findings: list[GateFinding] = []
