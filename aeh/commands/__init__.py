@@ -19,6 +19,7 @@ from aeh.commands import (
     gate,
     import_runs,
     judge_agreement,
+    matrix,
     plugins,
     replay,
     report,
@@ -34,7 +35,7 @@ from aeh.commands._registry import Command, commands
 __all__ = ["Command", "commands", "register"]
 
 for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
-                review, trace, score, baseline, gate):
+                review, trace, score, baseline, gate, matrix):
     commands.register(_module.NAME, _module)
 
 
