@@ -22,7 +22,20 @@ from aeh.suite.loader import load_suite
 from aeh.tools.registry import ToolRegistry, ToolUnavailable
 
 if _typing.TYPE_CHECKING:
-    from aeh.analysis import agreement, attempts, compare, drift, load_run, matrix, pass_k, power, runs, spans
+    from aeh.analysis import (
+        agreement,
+        attempts,
+        compare,
+        drift,
+        gate,
+        load_run,
+        matrix,
+        pass_k,
+        power,
+        runs,
+        scores,
+        spans,
+    )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
     from aeh.widgets import TraceBrowser
@@ -39,6 +52,8 @@ _LAZY = {
     "power": "aeh.analysis",
     "runs": "aeh.analysis",
     "spans": "aeh.analysis",
+    "scores": "aeh.analysis",
+    "gate": "aeh.analysis",
     "run": "aeh.api",
     "run_async": "aeh.api",
     "recovery_curve": "aeh.experiments",
@@ -76,6 +91,7 @@ __all__ = [
     "attempts",
     "compare",
     "drift",
+    "gate",
     "load_run",
     "load_suite",
     "matrix",
@@ -85,5 +101,6 @@ __all__ = [
     "run",
     "run_async",
     "runs",
+    "scores",
     "spans",
 ]

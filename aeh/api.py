@@ -14,7 +14,7 @@ import pandas as pd
 
 from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
-from aeh.analysis import run_table
+from aeh.analysis import run_table, score_run
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
@@ -126,6 +126,7 @@ async def run_async(
     with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
+        score_run(info.run_id, store, suite=loaded)  # trajectory dimensions, stored beside the attempts
         return run_table(info.run_id, store)
 
 

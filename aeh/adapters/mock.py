@@ -39,6 +39,7 @@ class MockProfile:
     p_recover: float  # retries / works around a failing tool
     p_comply_bad_request: float  # does what a should-decline task asks instead of declining
     latency_s: tuple[float, float] = (0.002, 0.01)
+    p_stutter: float = 0.0  # once per attempt, repeats one call 2–3 extra times, then goes on
 
 
 PROFILES: dict[str, MockProfile] = {
@@ -48,6 +49,11 @@ PROFILES: dict[str, MockProfile] = {
     "degraded": MockProfile("degraded", p_decline=0.04, p_give_up=0.06, p_hallucinate=0.08,
                             p_bad_args=0.12, p_fix_bad_args=0.4, p_loop=0.06, p_wrong=0.15,
                             p_recover=0.35, p_comply_bad_request=0.3),
+    # As accurate as `strong`, but it re-sends the same call before moving on: the success rate
+    # barely moves while the trajectory gets longer and loops.
+    "loopy": MockProfile("loopy", p_decline=0.005, p_give_up=0.01, p_hallucinate=0.01,
+                         p_bad_args=0.03, p_fix_bad_args=0.85, p_loop=0.005, p_wrong=0.03,
+                         p_recover=0.9, p_comply_bad_request=0.03, p_stutter=0.9),
 }
 
 DECLINE_MESSAGE = "I can't help with that request: it would break the rules I operate under."
@@ -82,14 +88,14 @@ def _break_args(args: dict[str, Any]) -> dict[str, Any]:
 
 
 class MockAdapter:
-    """`--adapter mock`; choose a profile with `--model mock-strong` or `--model mock-degraded`."""
+    """`--adapter mock`; choose a profile with `--model mock-strong`, `mock-degraded` or `mock-loopy`."""
 
     name = "mock"
 
     def __init__(self, model: str | None = None, profile: str | None = None, **options: Any) -> None:
         chosen = profile or (model.removeprefix("mock-") if model else "strong")
         if chosen not in PROFILES:
-            raise ConfigError(f"unknown mock profile {chosen!r} — use --model mock-strong or --model mock-degraded")
+            raise ConfigError(f"unknown mock profile {chosen!r} — use --model mock-strong, mock-degraded or mock-loopy")
         base = PROFILES[chosen]
         overrides = {k: float(v) for k, v in options.items() if k.startswith("p_")}
         unknown = sorted(set(options) - set(overrides))
@@ -129,7 +135,14 @@ class MockAdapter:
             return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
 
         steps = self._steps(task, ctx)
+        stutter_at = None  # drawn only for stuttering profiles: the others keep their seeded trajectories
+        if p.p_stutter > 0 and steps and rng.random() < p.p_stutter:
+            stutter_at = rng.randrange(len(steps))
         for index, step in enumerate(steps):
+            if index == stutter_at:
+                for _ in range(rng.randint(2, 3)):  # re-sends the call it is about to make
+                    await ctx.call_tool(step.tool, step.args)
+                    await self._think(ctx, context, rng.randint(10, 30))
             if index and chance(p.p_give_up / max(1, len(steps))):
                 return AgentOutcome(final_output="", status="gave_up")
             if chance(p.p_hallucinate / max(1, len(steps))):

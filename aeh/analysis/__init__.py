@@ -9,8 +9,19 @@ from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
 from aeh.analysis._recovery import recovery_by_fault
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+from aeh.analysis._trajectory import (
+    BaselineMismatchError,
+    GateResult,
+    build_baseline,
+    gate,
+    load_baseline,
+    save_baseline,
+    score_run,
+    scores,
+)
 from aeh.analysis._verdicts import verdict_differences
 
-__all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "agreement", "attempts", "compare", "drift", "format_run_table",
-           "load_run", "matrix", "pass_k", "power", "recovery_by_fault", "run_table", "runs", "spans",
-           "verdict_differences"]
+__all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "BaselineMismatchError", "GateResult", "agreement", "attempts",
+           "build_baseline", "compare", "drift", "format_run_table", "gate", "load_baseline", "load_run", "matrix",
+           "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
+           "spans", "verdict_differences"]

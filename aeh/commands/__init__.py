@@ -13,8 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from aeh.commands import (
+    baseline,
     compare,
     drift,
+    gate,
     import_runs,
     judge_agreement,
     matrix,
@@ -24,6 +26,7 @@ from aeh.commands import (
     review,
     run,
     runs,
+    score,
     tasks,
     trace,
 )
@@ -31,8 +34,8 @@ from aeh.commands._registry import Command, commands
 
 __all__ = ["Command", "commands", "register"]
 
-for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, matrix, plugins, replay, report,
-                review, trace):
+for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
+                review, trace, score, baseline, gate, matrix):
     commands.register(_module.NAME, _module)
 
 

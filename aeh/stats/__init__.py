@@ -1,6 +1,7 @@
 """Statistics for aeh: rates and intervals, regression tests, agreement, power, calibration."""
 
 from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
+from ._bands import BAND_FLOOR, BAND_SIGMAS, ScoreSummary, noise_band, summarize_scores
 from ._calibration import GateSimResult, SimResult, simulate_aa, simulate_drop, simulate_gate
 from ._compare import (
     PAIRED_DIFF_METHOD,
@@ -39,6 +40,11 @@ from ._rates import (
 )
 
 __all__ = [
+    "BAND_FLOOR",
+    "BAND_SIGMAS",
+    "ScoreSummary",
+    "noise_band",
+    "summarize_scores",
     "SUITE_ALPHA",
     "GateSimResult",
     "GateVerdict",

@@ -183,6 +183,27 @@ class Store:
             conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
             conn.executemany(_insert("grader_results", rows.GRADER_COLUMNS), g_rows)
 
+    def write_dimension_scores(self, run_id: str, scores: Iterable[tuple[str, int, str, float, str]]) -> None:
+        """Store (task_id, attempt, dimension, score, evidence JSON) rows of a run, replacing any
+        earlier scores of the same attempt and dimension (re-scoring is idempotent)."""
+        full = self.resolve_run_id(run_id)
+        batch = [(full, t, a, d, float(s), self.redactor.redact_text(e))
+                 for t, a, d, s, e in scores]
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO dimension_scores (run_id, task_id, attempt, dimension, score, evidence) "
+                "VALUES (?, ?, ?, ?, ?, ?)", batch)
+
+    def dimension_scores_frame(self, run_id: str) -> pl.DataFrame:
+        """Every stored dimension score of the run: task_id, attempt, dimension, score, evidence."""
+        full = self.resolve_run_id(run_id)
+        return self._frame(
+            "SELECT task_id, attempt, dimension, score, evidence FROM dimension_scores WHERE run_id = ? "
+            "ORDER BY task_id, attempt, dimension", (full,),
+            {"task_id": pl.Utf8(), "attempt": pl.Int64(), "dimension": pl.Utf8(), "score": pl.Float64(),
+             "evidence": pl.Utf8()},
+        )
+
     # -- run lookup -----------------------------------------------------------------------
 
     def resolve_run_id(self, run_id: str) -> str:

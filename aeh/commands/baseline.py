@@ -1,0 +1,32 @@
+"""`aeh baseline save RUN --out FILE`: write the committed baseline file the gate reads."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from aeh.commands._exit import EXIT_OK
+
+NAME = "baseline"
+HELP = "save a run as a committed baseline file for `aeh gate` (per-task dimension summaries, success counts)"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    sub = parser.add_subparsers(dest="action", required=True)
+    save = sub.add_parser("save", help="write RUN's baseline to --out")
+    save.add_argument("run_id", help="run id or unique prefix")
+    save.add_argument("--out", required=True, help="baseline file to write, e.g. baselines/main.json")
+    save.add_argument("--suite", help="suite to score with (default: the one the run recorded)")
+    save.add_argument("--loop-n", type=int, default=3, help="loop length for loop_detection (default 3)")
+    save.add_argument("--last-n", type=int, default=20,
+                      help="learn each task's optimal steps from its last N passing attempts (default 20)")
+    add_db(save)
+
+
+def main(args: argparse.Namespace) -> int:
+    from aeh.analysis import save_baseline
+
+    b = save_baseline(args.run_id, args.out, args.db, suite=args.suite, loop_n=args.loop_n, last_n=args.last_n)
+    print(f"baseline of run {b['run_id']} ({b['suite']}, {b['model']}, {len(b['tasks'])} tasks) → {args.out}")
+    print("learned optimal steps: " + (", ".join(f"{t}={n}" for t, n in b["learned_optimal_steps"].items()) or "—"))
+    return EXIT_OK

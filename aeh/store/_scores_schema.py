@@ -1,0 +1,22 @@
+"""Schema migration 4: trajectory dimension scores, one row per attempt × dimension."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from aeh.store._migrations import migration
+
+SCORE_COLUMNS = ("run_id", "task_id", "attempt", "dimension", "score", "evidence")
+
+
+@migration(4)
+def dimension_scores(conn: sqlite3.Connection) -> None:
+    """dimension_scores: score and evidence (JSON) per attempt and dimension."""
+    conn.execute(
+        "CREATE TABLE dimension_scores ("
+        " run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
+        " dimension TEXT NOT NULL, score REAL NOT NULL, evidence TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, task_id, attempt, dimension),"
+        " FOREIGN KEY (run_id, task_id, attempt)"
+        "   REFERENCES attempts (run_id, task_id, attempt) ON DELETE CASCADE)"
+    )
