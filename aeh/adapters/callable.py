@@ -24,6 +24,7 @@ from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.engine.toolthreads import run_in_worker
 from aeh.models import AgentOutcome, Task, ToolCall
+from aeh.recording import activate
 
 __all__ = ["CallableAdapter", "ToolCallError", "Tools"]
 
@@ -135,12 +136,13 @@ class CallableAdapter:
         is_async = _is_async(self.fn)
         tools = Tools(ctx, None if is_async else asyncio.get_running_loop(), is_async=is_async)
         try:
-            if is_async:
-                value = await self.fn(task, tools)
-            else:
-                value = await run_in_worker(self.fn, task, tools)
-                if inspect.isawaitable(value):
-                    value = await value
+            with activate(ctx.recorder):  # the agent's own @record_step steps join the attempt's trace
+                if is_async:
+                    value = await self.fn(task, tools)
+                else:
+                    value = await run_in_worker(self.fn, task, tools)
+                    if inspect.isawaitable(value):
+                        value = await value
         except BudgetExceeded:
             raise
         except Exception as exc:

@@ -15,6 +15,7 @@ from typing import Any
 from aeh.commands import (
     compare,
     drift,
+    grade,
     import_runs,
     judge_agreement,
     plugins,
@@ -30,7 +31,7 @@ from aeh.commands._registry import Command, commands
 
 __all__ = ["Command", "commands", "register"]
 
-for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
+for _module in (tasks, run, runs, compare, drift, grade, import_runs, judge_agreement, plugins, replay, report,
                 review, trace):
     commands.register(_module.NAME, _module)
 
