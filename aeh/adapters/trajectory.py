@@ -16,14 +16,16 @@ An attempt with no recorded trajectory is a harness error (it leaves the rate's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
-from aeh.models import AgentOutcome, Task, ToolCall
+from aeh.models import AgentOutcome, Task, ToolCall, ToolErrorKind
 from aeh.trajectory import Step, Trajectory
 
 __all__ = ["TrajectoryAdapter", "number_attempts"]
+
+_ERROR_KINDS = set(get_args(ToolErrorKind))
 
 
 def number_attempts(trajectories: Sequence[Trajectory]) -> dict[tuple[str, int], Trajectory]:
@@ -98,13 +100,15 @@ class TrajectoryAdapter:
         error_kind: Any = None
         error = step.error
         if error:
-            error_kind = "exception"
+            kind = step.attributes.get("error_kind")
+            error_kind = kind if kind in _ERROR_KINDS else "exception"
         elif not allowed:
             error_kind, error = "unknown_tool", f"tool {step.name!r} is not in the task's allowlist"
         with ctx.recorder.span(f"tool:{step.name}", "tools", **{"gen_ai.tool.name": step.name}) as span:
             call = ToolCall(name=step.name, args=args, result=step.result, error=error, error_kind=error_kind,
                             span_id=span.span_id, latency_s=max(latency, 0.0))
-            span.set(args=args, result=step.result, latency_s=call.latency_s, **recorded, **step.attributes)
+            span.set(args=args, result=step.result, latency_s=call.latency_s, **recorded,
+                     **{k: v for k, v in step.attributes.items() if k != "error_kind"})
             if error_kind:
                 span.fail(error or error_kind, error_kind=error_kind)
             for child in step.steps:

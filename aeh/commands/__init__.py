@@ -15,6 +15,7 @@ from typing import Any
 from aeh.commands import (
     compare,
     drift,
+    export,
     grade,
     import_runs,
     judge_agreement,
@@ -31,7 +32,7 @@ from aeh.commands._registry import Command, commands
 
 __all__ = ["Command", "commands", "register"]
 
-for _module in (tasks, run, runs, compare, drift, grade, import_runs, judge_agreement, plugins, replay, report,
+for _module in (tasks, run, runs, compare, drift, export, grade, import_runs, judge_agreement, plugins, replay, report,
                 review, trace):
     commands.register(_module.NAME, _module)
 
