@@ -35,12 +35,31 @@ from aeh.models import Span
 from aeh.trace import SpanHandle, SpanRecorder
 from aeh.trajectory import Step, Trajectory
 
-__all__ = ["Recorder", "active_recorder", "activate", "record_step", "spans_to_steps"]
+__all__ = ["Recorder", "active_recorder", "activate", "record_step", "report_usage", "spans_to_steps", "usage_hook"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 Kind = Literal["tool", "model", "step"]
 
 _active: contextvars.ContextVar[SpanRecorder | None] = contextvars.ContextVar("aeh_active_recorder", default=None)
+
+
+UsageHook = Callable[[SpanHandle, "str | None", int, int], Any]
+_usage_hook: contextvars.ContextVar[UsageHook | None] = contextvars.ContextVar("aeh_usage_hook", default=None)
+
+
+def usage_hook() -> UsageHook | None:
+    """Inside an attempt: prices a model call's tokens and counts them against the budget."""
+    return _usage_hook.get()
+
+
+def report_usage(handle: SpanHandle, model: str | None, tokens_in: int, tokens_out: int,
+                 hook: UsageHook | None = None) -> None:
+    """Put a model call's usage on its span; inside an attempt also price and count it."""
+    hook = hook or _usage_hook.get()
+    if hook is not None:
+        hook(handle, model, tokens_in, tokens_out)
+    else:
+        handle.set(**{"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out})
 
 
 def active_recorder() -> SpanRecorder | None:
@@ -49,12 +68,14 @@ def active_recorder() -> SpanRecorder | None:
 
 
 @contextmanager
-def activate(recorder: SpanRecorder) -> Iterator[SpanRecorder]:
-    """Make `recorder` the one `record_step` writes to, for the enclosed block."""
+def activate(recorder: SpanRecorder, on_usage: UsageHook | None = None) -> Iterator[SpanRecorder]:
+    """Make `recorder` the one `record_step` writes to (and `on_usage` the pricer), for the block."""
     token = _active.set(recorder)
+    hook_token = _usage_hook.set(on_usage)
     try:
         yield recorder
     finally:
+        _usage_hook.reset(hook_token)
         _active.reset(token)
 
 
@@ -101,9 +122,11 @@ def _open_args(kind: Kind, name: str, bound: dict[str, Any]) -> tuple[str, str, 
 def _close(handle: SpanHandle, kind: Kind, result: Any) -> None:
     if kind == "model":
         tokens_in, tokens_out = usage_of(result)
-        if tokens_in is not None or tokens_out is not None:
-            handle.set(**{"gen_ai.usage.input_tokens": tokens_in or 0, "gen_ai.usage.output_tokens": tokens_out or 0})
         model = getattr(result, "model", None) or (result.get("model") if isinstance(result, dict) else None)
+        if not isinstance(model, str):
+            model = handle.span.attributes.get("gen_ai.request.model")
+        if tokens_in is not None or tokens_out is not None:
+            report_usage(handle, model, tokens_in or 0, tokens_out or 0)
         if isinstance(model, str):
             handle.set(**{"gen_ai.response.model": model})
     elif kind == "tool":

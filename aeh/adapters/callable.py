@@ -136,7 +136,8 @@ class CallableAdapter:
         is_async = _is_async(self.fn)
         tools = Tools(ctx, None if is_async else asyncio.get_running_loop(), is_async=is_async)
         try:
-            with activate(ctx.recorder):  # the agent's own @record_step steps join the attempt's trace
+            # the agent's own @record_step steps join the attempt's trace, their tokens its budget
+            with activate(ctx.recorder, on_usage=ctx.record_usage):
                 if is_async:
                     value = await self.fn(task, tools)
                 else:
