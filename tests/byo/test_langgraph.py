@@ -90,3 +90,17 @@ def test_unrecognised_state_is_no_answer_not_an_error() -> None:
     assert read_output({"weird": object()}) is None
     assert read_output(42) is None
     assert read_output({"messages": [AIMessage(content="hi")]}) == "hi"
+
+
+def test_langgraph_example_makes_a_graded_run(db: Path) -> None:
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "examples"))
+    try:
+        import langgraph_agent
+    finally:
+        sys.path.remove(str(repo / "examples"))
+    run_id = langgraph_agent.main(["--db", str(db), "--attempts", "2"])
+    rows = aeh.attempts(run_id, db=db)
+    assert len(rows) == 2 and rows["success"].all() and (rows["tokens_in"] == 60).all()
