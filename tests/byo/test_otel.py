@@ -161,3 +161,18 @@ def test_import_openinference_and_genai_spans_with_a_custom_task_attribute(tmp_p
     assert code == 0, err
     row = aeh.attempts(out.splitlines()[0].strip(), db=db).iloc[0]
     assert row["success"] and row["tokens_in"] == 50 and row["n_tool_calls"] == 1
+
+
+def test_otel_example_makes_a_graded_run(tmp_path: Path, db: Path) -> None:
+    import sys
+
+    pytest.importorskip("opentelemetry.sdk")
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "examples"))
+    try:
+        import otel_agent
+    finally:
+        sys.path.remove(str(repo / "examples"))
+    run_id = otel_agent.main(["--out", str(tmp_path / "t.json"), "--db", str(db)])
+    rows = aeh.attempts(run_id, db=db)
+    assert len(rows) == 4 and rows["success"].all() and (rows["tokens_in"] == 80).all()
