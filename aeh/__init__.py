@@ -17,6 +17,7 @@ import typing as _typing
 from aeh._version import __version__
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
+from aeh.recording import Recorder, record_step
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.tools.registry import ToolRegistry, ToolUnavailable
@@ -79,6 +80,7 @@ __all__ = [
     "EvalSuite",
     "GoldenTrace",
     "GraderSpec",
+    "Recorder",
     "SuiteLoadError",
     "Task",
     "ToolRegistry",
@@ -97,6 +99,7 @@ __all__ = [
     "matrix",
     "pass_k",
     "power",
+    "record_step",
     "recovery_curve",
     "run",
     "run_async",

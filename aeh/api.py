@@ -6,7 +6,7 @@ import asyncio
 import concurrent.futures
 import difflib
 import inspect
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,6 +14,7 @@ import pandas as pd
 
 from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
+from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table, score_run
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunProgress, execute_run
@@ -89,9 +90,13 @@ async def run_async(
     sinks: list[Any] | None = None,
     tasks: list[str] | None = None,
     adapter_options: dict[str, Any] | None = None,
+    agent: Callable[..., Any] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
+
+    `agent`: a plain function `agent(task, tools)` (sync or async) to run instead of an adapter;
+    see `aeh.adapters.callable`.
 
     `progress`: None shows a bar in Jupyter or on a terminal and nothing elsewhere; True/False
     force it on/off; a RunProgress observes the run itself. `log_level` other than "silent"
@@ -99,7 +104,11 @@ async def run_async(
     """
     _check_options(options)
     loaded = load_suite(suite)
-    if isinstance(adapter, str):
+    if agent is not None:
+        if adapter != "mock":
+            raise ConfigError("give either agent= (a function) or adapter=, not both")
+        adapter = CallableAdapter(agent, model=model)
+    elif isinstance(adapter, str):
         adapter = make_adapter(adapter, model=model, **(adapter_options or {}))
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
@@ -141,6 +150,7 @@ def run(
 ) -> pd.DataFrame:
     """Execute a suite and return its per-task table (works in scripts and in Jupyter).
 
-    Keyword options are those of `run_async` (model, progress, log_level, fault_profile, …).
+    Keyword options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
+    `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class.
     """
     return run_sync(run_async(suite, adapter, attempts, concurrency, seed, db, **options))

@@ -16,7 +16,9 @@ from aeh.commands import (
     baseline,
     compare,
     drift,
+    export,
     gate,
+    grade,
     import_runs,
     judge_agreement,
     matrix,
@@ -34,8 +36,8 @@ from aeh.commands._registry import Command, commands
 
 __all__ = ["Command", "commands", "register"]
 
-for _module in (tasks, run, runs, compare, drift, import_runs, judge_agreement, plugins, replay, report,
-                review, trace, score, baseline, gate, matrix):
+for _module in (tasks, run, runs, compare, drift, export, grade, import_runs, judge_agreement, plugins, replay,
+                report, review, trace, score, baseline, gate, matrix):
     commands.register(_module.NAME, _module)
 
 

@@ -24,6 +24,7 @@ if _typing.TYPE_CHECKING:
         import_terminal_bench,
         model_from_submission,
     )
+    from aeh.importers._trajectory import grade_trajectories, import_trajectory_files
 
 # heavy: loaded on first use (the store brings polars), so `aeh import --help` stays fast
 _LAZY = {
@@ -31,6 +32,8 @@ _LAZY = {
     "run_info": "aeh.importers._common",
     "write_run": "aeh.importers._common",
     "import_tau_bench": "aeh.importers._tau_bench",
+    "grade_trajectories": "aeh.importers._trajectory",
+    "import_trajectory_files": "aeh.importers._trajectory",
     "agent_from_submission": "aeh.importers._terminal_bench",
     "discover_results": "aeh.importers._terminal_bench",
     "import_terminal_bench": "aeh.importers._terminal_bench",
@@ -44,6 +47,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'aeh.importers' has no attribute {name!r}")
 
 
-__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results", "import_tau_bench",
+__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results", "grade_trajectories",
+           "import_tau_bench", "import_trajectory_files",
            "import_terminal_bench", "importers", "model_from_submission", "new_run_id", "run_info",
            "write_run"]

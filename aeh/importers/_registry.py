@@ -84,7 +84,61 @@ class TerminalBenchImporter:
                                  "agent": args.agent}
 
 
+class TrajectoryImporter:
+    name = "trajectory"
+    help = "aeh trajectory files (JSON Lines or JSON, any language), graded against a suite"
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+        from aeh.importers._trajectory import import_trajectory_files  # heavy: the engine and store
+
+        if not options.get("suite"):
+            raise ConfigError("a trajectory import grades against a suite: pass --suite NAME_OR_DIR")
+        return import_trajectory_files(paths, store, **{k: v for k, v in options.items() if v is not None})
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_trajectory_arguments(parser)
+
+    def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent}
+
+
+def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of `aeh import trajectory` and `aeh grade`."""
+    parser.add_argument("files", nargs="+", metavar="FILE", help="trajectory files (.jsonl or .json)")
+    parser.add_argument("--suite", required=True, help="the suite whose graders judge the trajectories")
+    parser.add_argument("--tools", choices=["recorded", "rerun"], default="recorded",
+                        help="keep recorded tool results (default) or re-run the calls through the suite's tools")
+    parser.add_argument("--agent", default="recorded", help="the name the run records as its adapter")
+
+
+class OtelImporter:
+    name = "otel"
+    help = "OTLP JSON traces of an instrumented agent (gen_ai.*, OpenInference, OpenLLMetry), graded against a suite"
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+        from aeh.importers._otel import import_otel_files  # heavy: the engine and store
+
+        if not options.get("suite"):
+            raise ConfigError("an OpenTelemetry import grades against a suite: pass --suite NAME_OR_DIR")
+        return import_otel_files(paths, store, **{k: v for k, v in options.items() if v is not None})
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_trajectory_arguments(parser)
+        parser.set_defaults(agent="otel")
+        parser.add_argument("--task-attribute", default="aeh.task_id",
+                            help="span or resource attribute holding the task id (default aeh.task_id)")
+        parser.add_argument("--attempt-attribute", default="aeh.attempt",
+                            help="attribute holding the attempt number (default aeh.attempt; absent: file order)")
+
+    def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
+                                  "task_attribute": args.task_attribute,
+                                  "attempt_attribute": args.attempt_attribute}
+
+
 #: Name → importer. Built-ins here; plugins by the `aeh.importers` entry-point group.
 importers: Registry[Importer] = Registry("importer", group="aeh.importers")
 importers.register(TauBenchImporter.name, TauBenchImporter())
 importers.register(TerminalBenchImporter.name, TerminalBenchImporter())
+importers.register(TrajectoryImporter.name, TrajectoryImporter())
+importers.register(OtelImporter.name, OtelImporter())

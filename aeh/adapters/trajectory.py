@@ -1,0 +1,116 @@
+"""Play recorded trajectories (`aeh.trajectory.Trajectory`) through the engine, to grade them.
+
+For each (task, attempt) the adapter re-records the trajectory's steps as the attempt's spans:
+model steps as `model` spans (their tokens priced as in a live run), other steps as `scheduler`
+spans with their children nested, tool steps as `tools` spans and `ToolCall`s. The suite's
+graders, invariants and failure classification then run as for any attempt.
+
+`tools="recorded"` (default) keeps each tool call's recorded result: nothing is executed, so
+graders that inspect the workspace see only the task's fixtures. `tools="rerun"` re-executes
+each recorded call through the suite's tools (`ctx.call_tool`), rebuilding the workspace — for
+agents that ran against the suite's own tools.
+
+An attempt with no recorded trajectory is a harness error (it leaves the rate's n).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, get_args
+
+from aeh.engine.budget import BudgetExceeded
+from aeh.engine.context import AttemptContext
+from aeh.models import AgentOutcome, Task, ToolCall, ToolErrorKind
+from aeh.trajectory import Step, Trajectory
+
+__all__ = ["TrajectoryAdapter", "number_attempts"]
+
+_ERROR_KINDS = set(get_args(ToolErrorKind))
+
+
+def number_attempts(trajectories: Sequence[Trajectory]) -> dict[tuple[str, int], Trajectory]:
+    """(task_id, attempt) → trajectory; unnumbered ones take the next free number of their task."""
+    out: dict[tuple[str, int], Trajectory] = {}
+    for t in trajectories:
+        if t.attempt is not None:
+            out[(t.task_id, t.attempt)] = t
+    for t in trajectories:
+        if t.attempt is None:
+            n = 0
+            while (t.task_id, n) in out:
+                n += 1
+            out[(t.task_id, n)] = t
+    return out
+
+
+class TrajectoryAdapter:
+    """Replays `trajectories` as the agent's attempts; see the module docstring."""
+
+    def __init__(self, trajectories: Sequence[Trajectory], *, name: str = "recorded",
+                 model: str | None = None, tools: Literal["recorded", "rerun"] = "recorded") -> None:
+        self.by_attempt = number_attempts(trajectories)
+        self.name = name
+        self.model = model or next((t.model for t in trajectories if t.model), None)
+        self.tools = tools
+
+    async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        trajectory = self.by_attempt.get((task.id, ctx.attempt))
+        if trajectory is None:
+            return AgentOutcome(status="harness_error",
+                                error=f"no recorded trajectory for task {task.id!r} attempt {ctx.attempt}")
+        for step in trajectory.steps:
+            await self._play(step, ctx)
+        if trajectory.status == "budget_exhausted":
+            reason = f"recorded: {trajectory.error or 'budget exhausted'}"
+            ctx.budget.exhausted = reason
+            raise BudgetExceeded(reason)
+        return AgentOutcome(final_output=trajectory.final_output, status=trajectory.status, error=trajectory.error)
+
+    async def _play(self, step: Step, ctx: AttemptContext) -> None:
+        recorded = {k: v for k, v in {"recorded_start_ts": step.start_ts, "recorded_end_ts": step.end_ts}.items()
+                    if v is not None}
+        if step.kind == "tool":
+            await self._tool(step, ctx, recorded)
+        elif step.kind == "model":
+            with ctx.model_call(step.model or self.model, **{"aeh.step": step.name}, **recorded,
+                                **step.attributes) as span:
+                if step.tokens_in is not None or step.tokens_out is not None:
+                    ctx.record_usage(span, step.model or self.model, step.tokens_in or 0, step.tokens_out or 0)
+                if step.error:
+                    span.fail(step.error)
+                for child in step.steps:
+                    await self._play(child, ctx)
+        else:
+            with ctx.recorder.span(f"step:{step.name}", "scheduler", **{"aeh.step": step.name}, **recorded,
+                                   **step.attributes) as span:
+                if step.error:
+                    span.fail(step.error)
+                for child in step.steps:
+                    await self._play(child, ctx)
+
+    async def _tool(self, step: Step, ctx: AttemptContext, recorded: dict[str, Any]) -> None:
+        args = step.args if step.args is not None else {}
+        if self.tools == "rerun":
+            await ctx.call_tool(step.name, args)
+            return
+        ctx.budget.check_time()
+        ctx.budget.take_step()
+        latency = (step.end_ts - step.start_ts) if step.start_ts is not None and step.end_ts is not None else 0.0
+        allowed = step.name in ctx.task.tools
+        error_kind: Any = None
+        error = step.error
+        if error:
+            kind = step.attributes.get("error_kind")
+            error_kind = kind if kind in _ERROR_KINDS else "exception"
+        elif not allowed:
+            error_kind, error = "unknown_tool", f"tool {step.name!r} is not in the task's allowlist"
+        with ctx.recorder.span(f"tool:{step.name}", "tools", **{"gen_ai.tool.name": step.name}) as span:
+            call = ToolCall(name=step.name, args=args, result=step.result, error=error, error_kind=error_kind,
+                            span_id=span.span_id, latency_s=max(latency, 0.0))
+            span.set(args=args, result=step.result, latency_s=call.latency_s, **recorded,
+                     **{k: v for k, v in step.attributes.items() if k != "error_kind"})
+            if error_kind:
+                span.fail(error or error_kind, error_kind=error_kind)
+            for child in step.steps:
+                await self._play(child, ctx)
+        ctx.tool_calls.append(call)

@@ -1,0 +1,35 @@
+"""`aeh grade --suite S trajectories.jsonl`: grade recorded trajectories into a stored run.
+
+The trajectories come from `aeh.Recorder`, from an agent in any language writing the documented
+format (docs/your_agent.md), or from `aeh import otel`'s conversion; the suite's graders and
+invariants judge them and the run gets the full treatment (table, compare, report, browser).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+NAME = "grade"
+HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a stored run"
+
+
+def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    from aeh.importers._registry import add_trajectory_arguments
+
+    add_trajectory_arguments(parser)
+    parser.add_argument("--run-id", help="id for the new run (default: generated)")
+    add_db(parser)
+
+
+def main(args: argparse.Namespace) -> int:
+    # heavy: loaded on first use (pandas, polars, the engine)
+    from aeh.analysis import format_run_table, run_table
+    from aeh.importers._trajectory import import_trajectory_files
+    from aeh.store import default_db
+
+    db = args.db or default_db()
+    run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
+                                     run_id=args.run_id)
+    print(format_run_table(run_table(run_id, db)))
+    return 0

@@ -1,0 +1,323 @@
+"""OpenTelemetry both ways: a stored run as OTLP JSON, and OTLP JSON traces as a graded run.
+
+Export (`aeh export otel RUN`): one trace per attempt (trace id from run, task and attempt),
+aeh's span ids kept. GenAI semantic conventions where they exist — `gen_ai.operation.name`
+(`chat` for model spans, `execute_tool` for tool spans, `invoke_agent` for the agent span),
+`gen_ai.request.model`, `gen_ai.usage.*`, `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
+`gen_ai.tool.call.result` — and everything aeh-specific under `aeh.*` (`aeh.category`,
+`aeh.task_id`, `aeh.attempt`, `aeh.final_output`, `aeh.status`, …).
+
+Import (`aeh import otel FILE --suite S`): reads OTLP JSON from any instrumented agent, rebuilds
+each trace's span tree, recognises tool spans (`gen_ai.tool.name`, `execute_tool`, OpenInference
+`TOOL` / `tool.name`, OpenLLMetry `traceloop.span.kind=tool`) and model spans (`chat` and other
+gen_ai operations, OpenInference `LLM`, OpenLLMetry `llm.request.type`), and turns each trace
+into a trajectory graded by the suite (`aeh.importers._trajectory`). The task id comes from a
+configurable attribute (default `aeh.task_id`), looked up on the spans, then the resource.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from aeh.errors import Problem, ValidationError
+from aeh.models import Span
+from aeh.store import using_store
+from aeh.trajectory import Step, Trajectory
+
+__all__ = ["export_otlp_json", "otlp_to_trajectories", "run_to_otlp"]
+
+_SKIP_CATEGORIES = {"grading", "cost", "faults"}
+_MODEL_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
+
+
+# -- values -------------------------------------------------------------------------------------
+def _any_value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    return {"stringValue": json.dumps(value, default=str)}
+
+
+def _from_any(value: dict[str, Any]) -> Any:
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [_from_any(v) for v in value["arrayValue"].get("values", [])]
+    if "kvlistValue" in value:
+        return {kv["key"]: _from_any(kv.get("value", {})) for kv in value["kvlistValue"].get("values", [])}
+    return None
+
+
+def _kv(attributes: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": k, "value": _any_value(v)} for k, v in attributes.items() if v is not None]
+
+
+# -- export -------------------------------------------------------------------------------------
+def trace_id(run_id: str, task_id: str, attempt: int) -> str:
+    return hashlib.sha256(f"{run_id}:{task_id}:{attempt}".encode()).hexdigest()[:32]
+
+
+def otel_attributes(span: Span) -> dict[str, Any]:
+    """A span's attributes under the GenAI conventions, aeh's own under `aeh.*`."""
+    out: dict[str, Any] = {"aeh.category": span.category, "aeh.task_id": span.task_id,
+                           "aeh.attempt": span.attempt, "aeh.run_id": span.run_id}
+    for key, value in span.attributes.items():
+        if key == "args" and span.category == "tools":
+            out["gen_ai.tool.call.arguments"] = json.dumps(value, default=str)
+        elif key == "result" and span.category == "tools":
+            out["gen_ai.tool.call.result"] = json.dumps(value, default=str)
+        elif key.startswith(("gen_ai.", "aeh.")):
+            out[key] = value
+        else:
+            out[f"aeh.{key}"] = value
+    if span.category == "model":
+        out["gen_ai.operation.name"] = "chat"
+    elif span.category == "tools":
+        out["gen_ai.operation.name"] = "execute_tool"
+    elif span.name == "agent" and span.category == "scheduler":
+        out["gen_ai.operation.name"] = "invoke_agent"
+        if span.attributes.get("adapter"):
+            out["gen_ai.agent.name"] = span.attributes["adapter"]
+    return out
+
+
+def run_to_otlp(run_id: str, db: Any = None) -> dict[str, Any]:
+    """The run's spans as one OTLP JSON `TracesData` document."""
+    with using_store(db) as store:
+        full = store.resolve_run_id(run_id)
+        info = store.run_info(full)
+        rows = store.spans_frame(full).to_dicts()
+    spans = [Span(**{**r, "attributes": json.loads(r["attributes"]) if isinstance(r["attributes"], str)
+                     else (r["attributes"] or {})}) for r in rows]
+    out = []
+    for s in spans:
+        start = int(s.start_ts * 1e9)
+        end = int((s.end_ts if s.end_ts is not None else s.start_ts) * 1e9)
+        item: dict[str, Any] = {
+            "traceId": trace_id(s.run_id, s.task_id, s.attempt), "spanId": s.span_id, "name": s.name,
+            "kind": 3 if s.category in ("model",) else 1,  # CLIENT for model calls, else INTERNAL
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
+            "attributes": _kv(otel_attributes(s)),
+            "status": {"code": 2, "message": str(s.attributes.get("error", ""))} if s.status == "error"
+            else {"code": 1},
+        }
+        if s.parent_span_id:
+            item["parentSpanId"] = s.parent_span_id
+        out.append(item)
+    resource = {"service.name": "aeh", "aeh.run_id": full, "aeh.suite": info.suite,
+                "aeh.adapter": info.adapter, "aeh.model": info.model}
+    return {"resourceSpans": [{"resource": {"attributes": _kv(resource)},
+                               "scopeSpans": [{"scope": {"name": "aeh"}, "spans": out}]}]}
+
+
+def export_otlp_json(run_id: str, db: Any, out: str | Path) -> Path:
+    path = Path(out)
+    path.write_text(json.dumps(run_to_otlp(run_id, db)), encoding="utf-8")
+    return path
+
+
+# -- import -------------------------------------------------------------------------------------
+def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(span, resource attributes) pairs of an OTLP JSON document (or a JSON Lines of them)."""
+    docs = document if isinstance(document, list) else [document]
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for doc in docs:
+        if not isinstance(doc, dict) or "resourceSpans" not in doc:
+            raise ValidationError([Problem(where, "resourceSpans", "not an OTLP JSON traces document",
+                                           "export traces as OTLP JSON (the file exporter or the collector's "
+                                           "`file` exporter write this shape)")], "OTLP file")
+        for rs in doc["resourceSpans"]:
+            resource = {kv["key"]: _from_any(kv.get("value", {}))
+                        for kv in (rs.get("resource") or {}).get("attributes", [])}
+            for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
+                pairs.extend((span, resource) for span in ss.get("spans", []))
+    return pairs
+
+
+def _attrs(span: dict[str, Any]) -> dict[str, Any]:
+    return {kv["key"]: _from_any(kv.get("value", {})) for kv in span.get("attributes", [])}
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _kind(a: dict[str, Any]) -> str:
+    op = a.get("gen_ai.operation.name")
+    oi = str(a.get("openinference.span.kind", "")).upper()
+    tl = str(a.get("traceloop.span.kind", "")).lower()
+    if op == "execute_tool" or oi == "TOOL" or tl == "tool" or "gen_ai.tool.name" in a or "tool.name" in a:
+        return "tool"
+    if op in _MODEL_OPERATIONS or oi == "LLM" or "llm.request.type" in a or (
+            "gen_ai.request.model" in a and a.get("aeh.category") in (None, "model")):
+        return "model"
+    return "step"
+
+
+def _int(*values: Any) -> int | None:
+    for v in values:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return int(v)
+        if isinstance(v, str) and v.isdigit():
+            return int(v)
+    return None
+
+
+def _ts(value: Any) -> float | None:
+    try:
+        return int(value) / 1e9
+    except (TypeError, ValueError):
+        return None
+
+
+def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> Step | None:
+    a = _attrs(span)
+    if a.get("aeh.category") in _SKIP_CATEGORIES:
+        return None
+    kids = [s for s in (_step(c, children) for c in children.get(span.get("spanId", ""), [])) if s is not None]
+    status = span.get("status") or {}
+    failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    error = (a.get("aeh.error") or status.get("message") or "error") if failed else None
+    common: dict[str, Any] = {"start_ts": _ts(span.get("startTimeUnixNano")),
+                              "end_ts": _ts(span.get("endTimeUnixNano")),
+                              "steps": kids, "error": str(error) if error is not None else None}
+    kind = _kind(a)
+    if kind == "tool":
+        name = a.get("gen_ai.tool.name") or a.get("tool.name") or span.get("name", "tool")
+        args = _loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters") or a.get("input.value")
+                      or a.get("traceloop.entity.input"))
+        result = _loads(a.get("gen_ai.tool.call.result") if "gen_ai.tool.call.result" in a
+                        else a.get("output.value", a.get("traceloop.entity.output")))
+        extra = {"error_kind": a["aeh.error_kind"]} if failed and a.get("aeh.error_kind") else {}
+        return Step(kind="tool", name=str(name), args=args if isinstance(args, dict) else
+                    ({} if args is None else {"_raw": args}), result=result, attributes=extra, **common)
+    if kind == "model":
+        return Step(kind="model", name=str(a.get("aeh.step") or span.get("name") or "model"),
+                    model=a.get("gen_ai.response.model") or a.get("gen_ai.request.model") or a.get("llm.model_name"),
+                    tokens_in=_int(a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.prompt_tokens"),
+                                   a.get("llm.token_count.prompt")),
+                    tokens_out=_int(a.get("gen_ai.usage.output_tokens"), a.get("gen_ai.usage.completion_tokens"),
+                                    a.get("llm.token_count.completion")), **common)
+    keep = {k: v for k, v in a.items() if k.startswith("aeh.") and k not in ("aeh.run_id", "aeh.task_id",
+                                                                             "aeh.attempt", "aeh.category")}
+    return Step(kind="step", name=str(span.get("name") or "step"), attributes=keep, **common)
+
+
+def otlp_to_trajectories(document: Any, *, where: str = "OTLP file", task_attribute: str = "aeh.task_id",
+                         attempt_attribute: str = "aeh.attempt") -> list[Trajectory]:
+    """One trajectory per trace; every trace without a task id is a listed problem."""
+    traces: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for span, resource in _flat(document, where):
+        traces.setdefault(str(span.get("traceId", "")), []).append((span, resource))
+    problems: list[Problem] = []
+    out: list[Trajectory] = []
+    for tid, pairs in traces.items():
+        spans = sorted((s for s, _ in pairs), key=lambda s: int(s.get("startTimeUnixNano") or 0))
+        resource = pairs[0][1]
+        ids = {s.get("spanId") for s in spans}
+        children: dict[str, list[dict[str, Any]]] = {}
+        roots = []
+        for s in spans:
+            parent = s.get("parentSpanId") or ""
+            if parent and parent in ids:
+                children.setdefault(parent, []).append(s)
+            else:
+                roots.append(s)
+        attrs = [_attrs(s) for s in spans]
+        task_id = next((a[task_attribute] for a in attrs if a.get(task_attribute)), resource.get(task_attribute))
+        if not task_id:
+            problems.append(Problem(f"{where}:trace {tid}", task_attribute, "no span or resource carries the task id",
+                                    f"set {task_attribute} on the root span, or pass the attribute that holds it "
+                                    "(--task-attribute)"))
+            continue
+        attempt = _int(*(a.get(attempt_attribute) for a in attrs))
+        agent = next((s for s in spans if s.get("name") == "agent" and _attrs(s).get("aeh.category") == "scheduler"),
+                     None)
+        top = children.get(agent["spanId"], []) if agent is not None else roots
+        if agent is None and len(roots) == 1 and _kind(_attrs(roots[0])) == "step":
+            top = children.get(roots[0].get("spanId", ""), [])  # the agent's own root span wraps its steps
+        steps = [st for st in (_step(s, children) for s in top) if st is not None]
+        final, status, error = _ending(agent, roots)
+        out.append(Trajectory(task_id=str(task_id), attempt=attempt, final_output=final, status=status,
+                              error=error, steps=steps, metadata={"otel_trace_id": tid},
+                              agent=resource.get("service.name")))
+    if problems:
+        raise ValidationError(problems, "OTLP file")
+    return out
+
+
+def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tuple[str | None, Any, str | None]:
+    """Final output, status and error: aeh's agent span when present, else the root span's output."""
+    statuses = ("answered", "declined", "gave_up", "budget_exhausted", "harness_error")
+    for span in ([agent] if agent is not None else []) + list(roots):
+        a = _attrs(span)
+        final = a.get("aeh.final_output", a.get("output.value", a.get("traceloop.entity.output")))
+        status = a.get("aeh.status") if a.get("aeh.status") in statuses else "answered"
+        error = a.get("aeh.error") if status != "answered" else None
+        if final is not None or a.get("aeh.status") in statuses:
+            return (None if final is None else str(final)), status, (str(error) if error else None)
+    return None, "answered", None
+
+
+def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
+    """(path, document) per file: a JSON document, or JSON Lines of documents (the collector's file exporter)."""
+    out: list[tuple[str, Any]] = []
+    problems: list[Problem] = []
+    for path in paths:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            problems.append(Problem(str(p), "-", f"cannot read: {exc}", "pass an existing OTLP JSON file"))
+            continue
+        try:
+            out.append((str(p), json.loads(text)))
+        except json.JSONDecodeError:
+            try:
+                out.append((str(p), [json.loads(line) for line in text.splitlines() if line.strip()]))
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(str(p), "-", f"not valid JSON or JSON Lines: {exc}",
+                                        "pass an uncut OTLP JSON file"))
+    if problems:
+        raise ValidationError(problems, "OTLP file(s)")
+    return out
+
+
+def import_otel_files(paths: Sequence[str | Path], db: Any = None, *, suite: Any,
+                      task_attribute: str = "aeh.task_id", attempt_attribute: str = "aeh.attempt",
+                      **options: Any) -> str:
+    """Grade the traces of OTLP JSON files against `suite` into one stored run; returns its id."""
+    from aeh.importers._trajectory import grade_trajectories
+
+    trajectories: list[Trajectory] = []
+    problems: list[Problem] = []
+    for where, doc in load_otlp(paths):
+        try:
+            trajectories.extend(otlp_to_trajectories(doc, where=where, task_attribute=task_attribute,
+                                                     attempt_attribute=attempt_attribute))
+        except ValidationError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ValidationError(problems, "OTLP file(s)")
+    options.setdefault("name", "otel")
+    return grade_trajectories(suite, trajectories, db, source=", ".join(str(p) for p in paths), **options)

@@ -1,0 +1,80 @@
+"""Grade recorded trajectories against a suite into ONE stored run (`aeh grade`, `aeh import trajectory`).
+
+The trajectories are played through the engine by `aeh.adapters.trajectory.TrajectoryAdapter`,
+so the suite's graders, invariants, failure buckets, pricing and the store treat them as any
+attempt: the per-task table, compare, report and the trace browser all work on the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
+from aeh.engine.runplan import build_run_options
+from aeh.engine.scheduler import execute_run
+from aeh.errors import Problem, ValidationError
+from aeh.pricing import load_price_table
+from aeh.store import using_store
+from aeh.suite.contract import EvalSuite
+from aeh.suite.loader import load_suite
+from aeh.trajectory import Trajectory, load_trajectories
+
+__all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_files"]
+
+
+async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory],
+                                   db: Any = None, *, run_id: str | None = None, name: str = "recorded",
+                                   tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
+                                   source: str | None = None, config: dict[str, Any] | None = None) -> str:
+    """Grade `trajectories` against `suite`; returns the new run's id."""
+    loaded = load_suite(suite)
+    known = {t.id for t in loaded.tasks()}
+    unknown = sorted({t.task_id for t in trajectories} - known)
+    if unknown:
+        where = source or "trajectories"
+        raise ValidationError([Problem(where, "task_id", f"task {u!r} is not in suite {loaded.name!r}",
+                                       "record the suite's task id, or grade against the suite that has it")
+                               for u in unknown], "trajectories")
+    numbered = number_attempts(trajectories)
+    task_ids = sorted({task for task, _ in numbered}, key=lambda t: t)
+    attempts = 1 + max(n for _, n in numbered)
+    adapter = TrajectoryAdapter(trajectories, name=name, tools=tools)
+    run_config = {"recorded_from": source, "trajectories": len(trajectories), "tool_replay": tools,
+                  **({"suite_spec": str(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
+    options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
+                                run_id=run_id, config=run_config)
+    with using_store(db, secrets=list(getattr(loaded, "secrets", lambda: [])()), must_exist=False) as store:
+        info = await execute_run(loaded, adapter, store, load_price_table(), options)
+    return info.run_id
+
+
+def grade_trajectories(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory], db: Any = None,
+                       **options: Any) -> str:
+    """Sync twin of `grade_trajectories_async`."""
+    import asyncio
+    import concurrent.futures
+
+    coro = grade_trajectories_async(suite, trajectories, db, **options)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # inside Jupyter's loop
+        return pool.submit(asyncio.run, coro).result()
+
+
+def import_trajectory_files(paths: Sequence[str | Path], db: Any = None, *, suite: str | Path | EvalSuite,
+                            **options: Any) -> str:
+    """Load and validate trajectory files (every problem of every file listed), then grade them."""
+    trajectories: list[Trajectory] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            trajectories.extend(load_trajectories(path))
+        except ValidationError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ValidationError(problems, "trajectory file(s)")
+    return grade_trajectories(suite, trajectories, db, source=", ".join(str(p) for p in paths), **options)

@@ -1,0 +1,121 @@
+"""`aeh.run(suite, agent=fn)`: a plain function as the agent, its tools routed through the engine."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import aeh
+from aeh.adapters.callable import ToolCallError
+from aeh.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(agent: Any, db: Path, tasks: list[str], **kw: Any) -> str:
+    table = aeh.run("smoke", agent=agent, attempts=kw.pop("attempts", 2), seed=3, db=db, tasks=tasks,
+                    progress=False, **kw)
+    return str(table.attrs["run_id"])
+
+
+def test_sync_agent_tools_are_recorded_under_the_agent_span(db: Path) -> None:
+    seen: list[str] = []
+
+    def agent(task: aeh.Task, tools: Any) -> str:
+        seen.extend(tools)
+        tools.write_note(path="draft.txt", content="one two three four five six seven eight nine")
+        return f"{tools['count_words']({'path': 'draft.txt'})['words']} words"
+
+    run_id = _run(agent, db, ["draft_and_count"])
+    rows = aeh.attempts(run_id, db=db)
+    assert rows["success"].all()
+    assert set(seen) == {"write_note", "count_words"}
+    spans = aeh.spans(run_id, db=db)
+    by_id = dict(zip(spans["span_id"], spans["name"], strict=True))
+    tools = spans[spans["category"] == "tools"]
+    assert sorted(set(tools["name"])) == ["tool:count_words", "tool:write_note"]
+    assert {by_id[p] for p in tools["parent_span_id"]} == {"agent"}
+    assert set(tools["attributes"].map(lambda a: a["gen_ai.tool.name"])) == {"write_note", "count_words"}
+
+
+def test_async_agent_is_awaited_and_its_tools_are_awaitables(db: Path) -> None:
+    async def agent(task: aeh.Task, tools: Any) -> str:
+        await tools.write_note(path="draft.txt", content="a b c d e f g h i")
+        await asyncio.sleep(0)
+        result = await tools.call("count_words", path="draft.txt")
+        return f"There are {result['words']} words."
+
+    run_id = _run(agent, db, ["draft_and_count"])
+    assert aeh.attempts(run_id, db=db)["success"].all()
+
+
+def test_failed_tool_raises_and_the_agent_may_recover(db: Path) -> None:
+    errors: list[str] = []
+
+    def agent(task: aeh.Task, tools: Any) -> str:
+        try:
+            tools.count_words(path="missing.txt")
+        except ToolCallError as exc:
+            errors.append(exc.call.error_kind or "")
+        tools.write_note(path="draft.txt", content="a b c d e f g h i")
+        return str(tools.count_words(path="draft.txt")["words"])
+
+    run_id = _run(agent, db, ["draft_and_count"], attempts=1)
+    assert errors == ["exception"]
+    assert aeh.attempts(run_id, db=db)["success"].all()
+
+
+def test_agent_exception_is_the_agents_failure_not_a_harness_error(db: Path) -> None:
+    def agent(task: aeh.Task, tools: Any) -> str:
+        raise ValueError("my agent broke")
+
+    run_id = _run(agent, db, ["draft_and_count"], attempts=1)
+    row = aeh.attempts(run_id, db=db).iloc[0]
+    assert not row["success"]
+    assert row["status"] == "gave_up"
+
+
+def test_step_budget_ends_the_attempt_even_when_the_agent_swallows_it(db: Path) -> None:
+    def agent(task: aeh.Task, tools: Any) -> str:
+        for _ in range(50):
+            try:
+                tools.count_words(path="draft.txt")
+            except Exception:  # noqa: BLE001 - a careless agent
+                pass
+        return "9"
+
+    run_id = _run(agent, db, ["draft_and_count"], attempts=1)
+    row = aeh.attempts(run_id, db=db).iloc[0]
+    assert row["status"] == "budget_exhausted"
+    assert len(aeh.spans(run_id, db=db).query("category == 'tools'")) == 6  # max_steps
+
+
+def test_faults_are_injected_into_plain_tool_calls(db: Path) -> None:
+    def agent(task: aeh.Task, tools: Any) -> str:
+        tools.write_note(path="draft.txt", content="a b c d e f g h i")
+        return str(tools.count_words(path="draft.txt")["words"])
+
+    run_id = _run(agent, db, ["draft_and_count"], attempts=4, fault_profile={"rates": {"500": 1.0}})
+    rows = aeh.attempts(run_id, db=db)
+    assert not rows["success"].any()
+    assert (rows["n_injected_faults"] > 0).all()
+
+
+def test_agent_and_adapter_together_is_a_config_error(db: Path) -> None:
+    with pytest.raises(ConfigError, match="either agent"):
+        aeh.run("smoke", adapter="react", agent=lambda task, tools: "x", db=db)
+
+
+def test_callable_example_makes_a_graded_run(db: Path) -> None:
+    sys.path.insert(0, str(REPO / "examples"))
+    try:
+        import callable_agent
+    finally:
+        sys.path.remove(str(REPO / "examples"))
+    run_id = callable_agent.main(["--db", str(db), "--attempts", "2"])
+    rows = aeh.attempts(run_id, db=db)
+    assert len(rows) == 4 and rows["success"].all()

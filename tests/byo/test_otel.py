@@ -1,0 +1,178 @@
+"""OpenTelemetry both ways: export to a file and to a loopback OTLP/HTTP receiver, import, round trip."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import aeh
+from aeh.cli import main as cli_main
+from aeh.errors import ValidationError
+from aeh.importers._otel import import_otel_files, otlp_to_trajectories, run_to_otlp
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    db = tmp_path_factory.mktemp("otel") / "runs.db"
+    table = aeh.run("smoke", adapter="mock", model="mock-degraded", attempts=3, seed=5, db=db, progress=False)
+    return db, str(table.attrs["run_id"])
+
+
+def _verdicts(run_id: str, db: Path) -> list[tuple[str, int, bool, str | None, str]]:
+    rows = aeh.attempts(run_id, db=db).sort_values(["task_id", "attempt"])
+    return [(r.task_id, r.attempt, bool(r.success), r.failure_bucket, r.status) for r in rows.itertuples()]
+
+
+def test_export_uses_genai_conventions(source: tuple[Path, str]) -> None:
+    db, run_id = source
+    doc = run_to_otlp(run_id, db)
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    attrs = [{kv["key"]: kv["value"] for kv in s["attributes"]} for s in spans]
+    tools = [a for a in attrs if a["aeh.category"]["stringValue"] == "tools"]
+    models = [a for a in attrs if a["aeh.category"]["stringValue"] == "model"]
+    assert tools and models
+    assert all(a["gen_ai.operation.name"]["stringValue"] == "execute_tool" and "gen_ai.tool.name" in a
+               and "gen_ai.tool.call.arguments" in a for a in tools)
+    assert all(a["gen_ai.operation.name"]["stringValue"] == "chat" and "gen_ai.usage.input_tokens" in a
+               for a in models)
+    assert all(k.startswith(("gen_ai.", "aeh.")) for a in attrs for k in a)
+    assert len({s["traceId"] for s in spans}) == 15  # one trace per attempt
+
+
+def test_export_import_round_trip_keeps_attempts_and_verdicts(source: tuple[Path, str], tmp_path: Path) -> None:
+    db, run_id = source
+    out = tmp_path / "run.otlp.json"
+    code, text, err = cli("export", "otel", run_id, "--db", str(db), "--out", str(out))
+    assert code == 0, err
+    code, text, err = cli("import", "otel", str(out), "--suite", "smoke", "--db", str(db))
+    assert code == 0, err
+    new_id = text.splitlines()[0].strip()
+    assert _verdicts(new_id, db) == _verdicts(run_id, db)
+    assert any(not v[2] for v in _verdicts(run_id, db))  # the round trip covers failures too
+    before = aeh.attempts(run_id, db=db).sort_values(["task_id", "attempt"])
+    after = aeh.attempts(new_id, db=db).sort_values(["task_id", "attempt"])
+    assert after["tokens_in"].tolist() == before["tokens_in"].tolist()
+    assert after["n_tool_calls"].tolist() == before["n_tool_calls"].tolist()
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    bodies: list[tuple[str, bytes]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).bodies.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[str]:
+    _Receiver.bodies = []
+    server = HTTPServer(("127.0.0.1", 0), _Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_export_to_an_otlp_http_endpoint(source: tuple[Path, str], receiver: str, tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    db, run_id = source
+    code, text, err = cli("export", "otel", run_id, "--db", str(db), "--endpoint", receiver)
+    assert code == 0, err
+    assert "sent" in text
+    assert _Receiver.bodies and all(path == "/v1/traces" for path, _ in _Receiver.bodies)
+    received: list[dict[str, Any]] = []
+    for _, body in _Receiver.bodies:
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        received.append(MessageToDict(request))
+    sent = run_to_otlp(run_id, db)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    got = [s for doc in received for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+    assert len(got) == len(sent)
+    assert {s["name"] for s in got} == {s["name"] for s in sent}
+    # What the collector got imports like the file: write it back as OTLP JSON (ids are base64 in proto JSON).
+    import base64
+
+    for s in got:
+        for key in ("traceId", "spanId", "parentSpanId"):
+            if key in s:
+                s[key] = base64.b64decode(s[key]).hex()
+    out = tmp_path / "received.json"
+    out.write_text(json.dumps({"resourceSpans": [rs for doc in received for rs in doc["resourceSpans"]]}))
+    new_id = import_otel_files([out], db, suite="smoke")
+    assert _verdicts(new_id, db) == _verdicts(run_id, db)
+
+
+def _attr(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def test_import_openinference_and_genai_spans_with_a_custom_task_attribute(tmp_path: Path, db: Path) -> None:
+    spans = [
+        {"traceId": "a" * 32, "spanId": "1" * 16, "name": "my-agent", "startTimeUnixNano": "1000",
+         "endTimeUnixNano": "9000", "attributes": [_attr("openinference.span.kind", "AGENT"),
+                                                  _attr("eval.task", "add_then_multiply"),
+                                                  _attr("output.value", "There are 126 boxes.")]},
+        {"traceId": "a" * 32, "spanId": "2" * 16, "parentSpanId": "1" * 16, "name": "ChatOpenAI",
+         "startTimeUnixNano": "2000", "endTimeUnixNano": "3000",
+         "attributes": [_attr("openinference.span.kind", "LLM"), _attr("llm.model_name", "gpt-4o-mini"),
+                        _attr("llm.token_count.prompt", 50), _attr("llm.token_count.completion", 10)]},
+        {"traceId": "a" * 32, "spanId": "3" * 16, "parentSpanId": "1" * 16, "name": "execute_tool calculator",
+         "startTimeUnixNano": "4000", "endTimeUnixNano": "5000",
+         "attributes": [_attr("gen_ai.operation.name", "execute_tool"), _attr("gen_ai.tool.name", "calculator"),
+                        _attr("gen_ai.tool.call.arguments", '{"expression": "(17 + 25) * 3"}'),
+                        _attr("gen_ai.tool.call.result", '{"result": 126}')]},
+    ]
+    f = tmp_path / "agent.json"
+    f.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": [_attr("service.name", "mine")]},
+                                                "scopeSpans": [{"spans": spans}]}]}))
+    with pytest.raises(ValidationError, match="eval.task"):
+        otlp_to_trajectories(json.loads(f.read_text()), task_attribute="eval.task_id")
+    code, out, err = cli("import", "otel", str(f), "--suite", "toy_math", "--task-attribute", "eval.task",
+                         "--db", str(db))
+    assert code == 0, err
+    row = aeh.attempts(out.splitlines()[0].strip(), db=db).iloc[0]
+    assert row["success"] and row["tokens_in"] == 50 and row["n_tool_calls"] == 1
+
+
+def test_otel_example_makes_a_graded_run(tmp_path: Path, db: Path) -> None:
+    import sys
+
+    pytest.importorskip("opentelemetry.sdk")
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "examples"))
+    try:
+        import otel_agent
+    finally:
+        sys.path.remove(str(repo / "examples"))
+    run_id = otel_agent.main(["--out", str(tmp_path / "t.json"), "--db", str(db)])
+    rows = aeh.attempts(run_id, db=db)
+    assert len(rows) == 4 and rows["success"].all() and (rows["tokens_in"] == 80).all()
