@@ -26,6 +26,7 @@ from typing import Any
 
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
+from aeh.grading._sandbox import probe_sandbox
 from aeh.models import AgentOutcome, Task
 from aeh.store._redact import Redactor
 
@@ -66,8 +67,6 @@ class CommandAdapter:
 
     def preflight(self) -> None:
         if self.sandbox_solver and not self.builtin:
-            from aeh.grading._sandbox import probe_sandbox
-
             self._sandbox = probe_sandbox()
             if not self._sandbox.active:
                 raise AdapterError(f"--sandbox-solver: no network sandbox here ({self._sandbox.mode}); "

@@ -14,6 +14,7 @@ import pandas as pd
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
+from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.models import FAILURE_PRIORITY
 from aeh.stats import suite_rate
 
@@ -85,8 +86,6 @@ def failure_summary(row: dict[str, Any]) -> str:
 def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The run's live checks (stored at run end) and its warnings; faults are re-derived from the
     attempt rows so runs stored before the checks existed still get the faults warning."""
-    from aeh.engine.fidelity import _planned_rate, warnings_from
-
     checks = dict((info.get("config") or {}).get("live_checks") or {})
     if (info.get("config") or {}).get("tools_probe"):
         checks["tools_probe"] = info["config"]["tools_probe"]

@@ -24,6 +24,7 @@ from aeh.grading.scorers import (
 from aeh.models import Attempt, GoldenTrace, Task
 from aeh.stats import ScoreSummary, TaskCounts, noise_band, regression_gate, summarize_scores, two_sample_test
 from aeh.store import Store, using_store
+from aeh.suite import load_suite
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -60,15 +61,11 @@ def _load_suite_for(store: Store, run_id: str, suite: Any) -> tuple[dict[str, Ta
         spec = store.run_info(run_id).config.get("suite_spec")
         if spec is None:
             return {}, {}
-        from aeh.suite import load_suite
-
         try:
             suite = load_suite(spec)
         except Exception:  # the suite moved or is gone: score from the stored attempt alone
             return {}, {}
     elif isinstance(suite, str | Path):
-        from aeh.suite import load_suite
-
         suite = load_suite(suite)
     return {t.id: t for t in suite.tasks()}, dict(suite.golden_traces())
 

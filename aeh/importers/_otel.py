@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.errors import Problem, ValidationError
+from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
 from aeh.store import using_store
 from aeh.trajectory import Step, Trajectory
@@ -307,8 +308,6 @@ def import_otel_files(paths: Sequence[str | Path], db: Any = None, *, suite: Any
                       task_attribute: str = "aeh.task_id", attempt_attribute: str = "aeh.attempt",
                       **options: Any) -> str:
     """Grade the traces of OTLP JSON files against `suite` into one stored run; returns its id."""
-    from aeh.importers._trajectory import grade_trajectories
-
     trajectories: list[Trajectory] = []
     problems: list[Problem] = []
     for where, doc in load_otlp(paths):

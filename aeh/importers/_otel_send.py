@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aeh.errors import MissingExtraError
+from aeh.errors import AehError, MissingExtraError
+from aeh.importers._otel import _from_any
 
 __all__ = ["send_otlp"]
 
@@ -31,8 +32,6 @@ def send_otlp(document: dict[str, Any], endpoint: str, *, timeout_s: float = 10.
     from opentelemetry.sdk.trace.export import SpanExportResult
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
     from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
-
-    from aeh.importers._otel import _from_any
 
     def attrs(kvs: list[dict[str, Any]]) -> dict[str, Any]:
         return {kv["key"]: _from_any(kv["value"]) for kv in kvs}
@@ -63,7 +62,5 @@ def send_otlp(document: dict[str, Any], endpoint: str, *, timeout_s: float = 10.
     finally:
         exporter.shutdown()
     if result is not SpanExportResult.SUCCESS:
-        from aeh.errors import AehError
-
         raise AehError(f"the OTLP endpoint {_endpoint(endpoint)} did not accept the {len(spans)} spans")
     return len(spans)

@@ -26,14 +26,13 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+from aeh.errors import MissingExtraError
 from aeh.recording import UsageHook, active_recorder, report_usage, usage_hook, usage_of
 from aeh.trace import SpanHandle, SpanRecorder
 
 try:
     from langchain_core.callbacks import BaseCallbackHandler
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    from aeh.errors import MissingExtraError
-
     raise MissingExtraError("aeh.integrations.langgraph", "langgraph", ["langchain_core", "langgraph"]) from exc
 
 __all__ = ["AehCallbackHandler", "graph_agent", "read_output"]
