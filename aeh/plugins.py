@@ -19,6 +19,7 @@ from aeh.engine.context import AttemptContext
 from aeh.grading import default_graders, default_invariants, default_scorers
 from aeh.grading.invariants import invariant
 from aeh.grading.registry import GradeContext, GraderConfig, grader
+from aeh.grading.scorers import DimensionScore, scorer
 from aeh.importers import Importer, importers, new_run_id, run_info, write_run
 from aeh.models import AgentOutcome, Attempt, GraderResult, InvariantVerdict, Task, TraceView
 from aeh.suite import EvalSuite, suites
@@ -28,6 +29,7 @@ __all__ = [
     "AgentOutcome",
     "Attempt",
     "AttemptContext",
+    "DimensionScore",
     "EvalSuite",
     "GradeContext",
     "GraderConfig",
@@ -48,6 +50,7 @@ __all__ = [
     "invariant",
     "new_run_id",
     "run_info",
+    "scorer",
     "suites",
     "write_run",
 ]
