@@ -24,6 +24,7 @@ __all__ = [
     "GraderSpec",
     "Invariant",
     "InvariantResult",
+    "InjectedFault",
     "InvariantVerdict",
     "PlanStep",
     "RunInfo",
@@ -162,6 +163,10 @@ class Task(_Strict):
         return data
 
 
+InjectedFault = Literal["timeout", "500", "garbage"]
+"""The failures the engine can inject into a tool call (`aeh.tools.faults`)."""
+
+
 class ToolCall(BaseModel):
     """One call the agent made to a tool, as the engine observed it."""
 
@@ -170,7 +175,7 @@ class ToolCall(BaseModel):
     result: Any = None
     error: str | None = None
     error_kind: ToolErrorKind | None = None
-    injected_fault: Literal["timeout", "500", "garbage"] | None = None
+    injected_fault: InjectedFault | None = None
     """Set when the engine injected this failure, so reports keep it apart from agent mistakes."""
     span_id: str | None = None
     latency_s: float = 0.0

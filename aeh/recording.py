@@ -202,8 +202,11 @@ def spans_to_steps(spans: list[Span], root_id: str | None) -> list[Step]:
                                   "error": str(error) if error is not None else None}
         if span.category == "tools":
             args = a.get("args")
+            # how the call failed, and whether the harness injected it, survive the round trip
+            failure = {k: a[k] for k in ("error_kind", "injected_fault") if a.get(k) is not None}
             return Step(kind="tool", name=str(a.get("gen_ai.tool.name") or span.name.removeprefix("tool:")),
-                        args=args if isinstance(args, dict) else None, result=a.get("result"), **common)
+                        args=args if isinstance(args, dict) else None, result=a.get("result"),
+                        attributes=failure, **common)
         if span.category == "model":
             return Step(kind="model", name=str(a.get("aeh.step") or span.name),
                         model=a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
