@@ -9,6 +9,11 @@ under any adapter. A successful call returns the tool's result; a failed one rai
 `my_fn` may be sync or async. A sync one runs in a worker thread and its tool calls hop back to
 the event loop (`asyncio.run_coroutine_threadsafe`); an async one is awaited on the loop and its
 tools are awaitables. It returns the answer: a string, an `AgentOutcome`, or None (no answer).
+
+Cost: the harness sees the model calls a function reports (`@aeh.record_step(kind="model")`,
+`Recorder.model_call`, the LangGraph handler). An attempt that reported none is *unpriced*
+(cost None, `<model usage not reported>`), never $0, unless the agent is declared
+`model_free=True` (a rule-based agent that calls no model).
 An exception out of `my_fn` ends the attempt as `gave_up` with the error kept, not as a harness
 error: the agent broke, not aeh.
 """
@@ -125,14 +130,24 @@ def _is_async(fn: Any) -> bool:
 class CallableAdapter:
     """Drives `fn(task, tools)`; see the module docstring."""
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, model: str | None = None) -> None:
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, model: str | None = None,
+                 model_free: bool = False) -> None:
         if not callable(fn):
             raise TypeError(f"agent must be callable as fn(task, tools), got {type(fn).__name__}")
         self.fn = fn
         self.name = name or f"callable:{getattr(fn, '__qualname__', type(fn).__name__)}"
         self.model = model
+        self.model_free = model_free
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        try:
+            return await self._run(task, ctx)
+        finally:
+            if ctx.budget.model_calls == 0 and not self.model_free:
+                # A function's model calls are invisible unless it reports them; $0 would be a lie.
+                ctx.budget.usage_not_reported()
+
+    async def _run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         is_async = _is_async(self.fn)
         tools = Tools(ctx, None if is_async else asyncio.get_running_loop(), is_async=is_async)
         try:

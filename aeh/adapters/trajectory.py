@@ -48,17 +48,21 @@ class TrajectoryAdapter:
     """Replays `trajectories` as the agent's attempts; see the module docstring."""
 
     def __init__(self, trajectories: Sequence[Trajectory], *, name: str = "recorded",
-                 model: str | None = None, tools: Literal["recorded", "rerun"] = "recorded") -> None:
+                 model: str | None = None, tools: Literal["recorded", "rerun"] = "recorded",
+                 model_free: bool = False) -> None:
         self.by_attempt = number_attempts(trajectories)
         self.name = name
         self.model = model or next((t.model for t in trajectories if t.model), None)
         self.tools = tools
+        self.model_free = model_free
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         trajectory = self.by_attempt.get((task.id, ctx.attempt))
         if trajectory is None:
             return AgentOutcome(status="harness_error",
                                 error=f"no recorded trajectory for task {task.id!r} attempt {ctx.attempt}")
+        if not self.model_free and not any(s.kind == "model" for s in trajectory.walk()):
+            ctx.budget.usage_not_reported()  # no model step recorded: the cost is unknown, not $0
         for step in trajectory.steps:
             await self._play(step, ctx)
         if trajectory.status == "budget_exhausted":
@@ -77,6 +81,8 @@ class TrajectoryAdapter:
                                 **step.attributes) as span:
                 if step.tokens_in is not None or step.tokens_out is not None:
                     ctx.record_usage(span, step.model or self.model, step.tokens_in or 0, step.tokens_out or 0)
+                elif not self.model_free:
+                    ctx.budget.usage_not_reported()
                 if step.error:
                     span.fail(step.error)
                 for child in step.steps:

@@ -133,6 +133,21 @@ def test_grade_makes_a_stored_graded_run_with_tokens_and_cost(tmp_path: Path, db
     assert aeh.runs(db=db).iloc[0]["adapter"] == "recorded"
 
 
+def test_trajectories_without_reported_model_usage_are_unpriced_unless_model_free(tmp_path: Path, db: Path) -> None:
+    no_tokens = {"task_id": "add_then_multiply", "final_output": "126",
+                 "steps": [{"kind": "model", "name": "plan", "model": "gpt-4o-mini"}]}
+    f = _write(tmp_path / "t.jsonl", GOOD, WRONG, no_tokens)
+    code, out, _ = cli("grade", "--suite", "toy_math", str(f), "--db", str(db))
+    assert code == 0, out
+    assert "unpriced" in out
+    rows = aeh.attempts(out.strip().splitlines()[-1].split()[-1], db=db).sort_values("attempt")
+    assert rows["cost_usd"].notna().tolist() == [True, False, False]
+    code, out, _ = cli("grade", "--suite", "toy_math", str(_write(tmp_path / "w.jsonl", WRONG)),
+                       "--model-free", "--db", str(db))
+    assert code == 0, out
+    assert aeh.attempts(out.strip().splitlines()[-1].split()[-1], db=db)["cost_usd"].tolist() == [0.0]
+
+
 def test_import_trajectory_lists_every_problem(tmp_path: Path, db: Path) -> None:
     bad = {"task_id": "", "final_ouput": "x", "steps": [{"kind": "tol", "name": "calculator"}]}
     f = _write(tmp_path / "bad.jsonl", GOOD, bad)
