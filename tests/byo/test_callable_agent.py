@@ -156,3 +156,37 @@ def test_a_model_free_agent_costs_nothing_and_reported_usage_is_priced(db: Path)
 def test_model_free_without_an_agent_is_a_config_error(db: Path) -> None:
     with pytest.raises(ConfigError, match="agent="):
         aeh.run("smoke", adapter="mock", model_free=True, db=db, progress=False)
+
+
+def test_cli_runs_a_function_named_by_path_or_module(db: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from aeh.cli import main as cli_main
+
+    def cli(*argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = cli_main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    example = f"{REPO / 'examples' / 'callable_agent.py'}:notes_agent"
+    code, out, err = cli("run", "--suite", "smoke", "--agent", example, "--model-free", "--task", "draft_and_count",
+                         "--attempts", "2", "--seed", "1", "--db", str(db), "--log-level", "silent")
+    assert code == 0, err
+    assert "draft_and_count" in out and "$0.0000" in out
+    (tmp_path / "my_agent.py").write_text("def answer(task, tools):\n    return 'no idea'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the working directory joins sys.path, as under python -m
+    code, out, err = cli("run", "--suite", "smoke", "--agent", "my_agent:answer", "--task", "write_greeting",
+                         "--attempts", "1", "--db", str(db), "--log-level", "silent")
+    assert code == 0, err
+    assert "unpriced" in out
+    for spec, message in [("my_agent", "no function named"), ("my_agent:nope", "has no 'nope'; its functions: answer"),
+                          ("no_such_mod:fn", "module 'no_such_mod' not found"),
+                          ("missing.py:fn", "file missing.py not found")]:
+        code, out, err = cli("run", "--suite", "smoke", "--agent", spec, "--db", str(db))
+        assert code == 2 and message in err and "Traceback" not in err, (spec, err)
+    code, out, err = cli("run", "--suite", "smoke", "--model-free", "--db", str(db))
+    assert code == 2 and "--agent" in err
