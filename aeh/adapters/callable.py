@@ -208,4 +208,4 @@ def load_agent(spec: str) -> Callable[..., Any]:
         raise ConfigError(f"--agent {spec!r}: {target} has no {attr!r}; its functions: {', '.join(names) or 'none'}")
     if not callable(fn):
         raise ConfigError(f"--agent {spec!r}: {attr} is a {type(fn).__name__}, not a function fn(task, tools)")
-    return fn  # type: ignore[no-any-return]
+    return fn
