@@ -258,6 +258,13 @@ def _ts(value: Any) -> float | None:
         return None
 
 
+def _call_arguments(value: Any) -> Any:
+    """OpenLLMetry's `@tool` records `{"args": [...], "kwargs": {...}}`: keyword arguments are the call's."""
+    if isinstance(value, dict) and set(value) == {"args", "kwargs"} and not value["args"]:
+        return value["kwargs"]
+    return value
+
+
 def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> Step | None:
     a = _attrs(span)
     if a.get("aeh.category") in _SKIP_CATEGORIES:
@@ -271,9 +278,10 @@ def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> St
                               "steps": kids, "error": str(error) if error is not None else None}
     kind = _kind(a)
     if kind == "tool":
-        name = a.get("gen_ai.tool.name") or a.get("tool.name") or span.get("name", "tool")
-        args = _loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters") or a.get("input.value")
-                      or a.get("traceloop.entity.input"))
+        name = (a.get("gen_ai.tool.name") or a.get("tool.name") or a.get("traceloop.entity.name")
+                or span.get("name", "tool"))
+        args = _call_arguments(_loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters")
+                                      or a.get("input.value") or a.get("traceloop.entity.input")))
         result = _loads(a.get("gen_ai.tool.call.result") if "gen_ai.tool.call.result" in a
                         else a.get("output.value", a.get("traceloop.entity.output")))
         extra = {k: a[f"aeh.{k}"] for k in ("error_kind", "injected_fault") if failed and a.get(f"aeh.{k}")}
@@ -326,12 +334,39 @@ def otlp_to_trajectories(document: Any, *, where: str = "OTLP file", task_attrib
             top = children.get(roots[0].get("spanId", ""), [])  # the agent's own root span wraps its steps
         steps = [st for st in (_step(s, children) for s in top) if st is not None]
         final, status, error = _ending(agent, roots)
+        if final is None and status == "answered":
+            final = _last_model_text(spans)  # no explicit answer: what the model said last
         out.append(Trajectory(task_id=str(task_id), attempt=attempt, final_output=final, status=status,
                               error=error, steps=steps, metadata={"otel_trace_id": tid},
                               agent=resource.get("service.name")))
     if problems:
         raise ValidationError(problems, "OTLP file")
     return out
+
+
+def _model_text(a: dict[str, Any]) -> str | None:
+    """The text a model span's response carried, under OpenInference or GenAI attributes."""
+    indexed = [(int(m.group(1)), v) for k, v in a.items()
+               if (m := re.fullmatch(r"llm\.output_messages\.(\d+)\.message\.content", k)) and v]
+    if indexed:
+        return str(max(indexed)[1])
+    messages = _loads(a.get("gen_ai.output.messages"))
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        parts = messages[-1].get("parts") or []
+        text = "".join(str(p.get("content", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text")
+        if text:
+            return text
+    legacy = a.get("gen_ai.completion.0.content")
+    return str(legacy) if legacy else None
+
+
+def _last_model_text(spans: Sequence[dict[str, Any]]) -> str | None:
+    models = [s for s in spans if _kind(_attrs(s)) == "model"]
+    for span in sorted(models, key=lambda s: int(s.get("endTimeUnixNano") or 0), reverse=True):
+        text = _model_text(_attrs(span))
+        if text is not None:
+            return text
+    return None
 
 
 def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tuple[str | None, Any, str | None]:
