@@ -56,6 +56,8 @@ class Evidence(BaseModel):
 
     steps: list[int] = Field(default_factory=list)
     details: str = ""
+    dropped_steps: list[int] = Field(default_factory=list)
+    """Step indices a judge cited that the trajectory does not back (removed from `steps`)."""
 
 
 class DimensionScore(BaseModel):
