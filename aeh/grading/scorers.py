@@ -129,7 +129,7 @@ def overall_score(scores: Sequence[DimensionScore]) -> float | None:
 
 
 def _meta(task: Task | None, key: str) -> Any:
-    return None if task is None else task.metadata.get(key)
+    return None if task is None else getattr(task, key)
 
 
 def expected_tools(inp: ScoreInput) -> list[str] | None:
