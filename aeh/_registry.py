@@ -18,10 +18,12 @@ Two different objects under one name is an error naming both sources, never a si
 
 from __future__ import annotations
 
+import os
+import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, distributions
 from typing import Generic, TypeVar
 
 from aeh.errors import ConfigError
@@ -42,6 +44,47 @@ def _source(ep: EntryPoint) -> str:
     dist = getattr(ep, "dist", None)
     name = getattr(dist, "name", None) or "unknown distribution"
     return f"entry point {ep.group}:{ep.name} from {name}"
+
+
+def entry_points() -> list[EntryPoint]:
+    """Every entry point of every installed distribution, the first of a name on sys.path winning."""
+    seen: set[str] = set()
+    out: list[EntryPoint] = []
+    for dist in distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        out.extend(dist.entry_points)
+    return out
+
+
+_scan: tuple[tuple[tuple[str, int], ...], dict[str, list[EntryPoint]]] | None = None
+
+
+def _path_signature() -> tuple[tuple[str, int], ...]:
+    """Where distributions live, and when each place last changed: installing or removing a
+    package (a new or deleted .dist-info / .pth) changes its directory's mtime."""
+    out = []
+    for entry in sys.path:
+        try:
+            out.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def group_entry_points(group: str) -> list[EntryPoint]:
+    """The entry points of `group`, sorted by name; the metadata scan (tens of ms) is redone only
+    when sys.path or one of its directories has changed, so hot paths may call this freely."""
+    global _scan
+    signature = _path_signature()
+    if _scan is None or _scan[0] != signature:
+        by_group: dict[str, list[EntryPoint]] = {}
+        for ep in entry_points():
+            by_group.setdefault(ep.group, []).append(ep)
+        _scan = (signature, {g: sorted(eps, key=lambda e: e.name) for g, eps in by_group.items()})
+    return list(_scan[1].get(group, []))
 
 
 class Registry(Generic[T]):
@@ -79,7 +122,7 @@ class Registry(Generic[T]):
         """Load every entry point of the group not loaded yet (plugins installed later too)."""
         if self.group is None:
             return
-        for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
+        for ep in group_entry_points(self.group):
             key = f"{ep.name}={ep.value}"
             if key in self._seen:
                 continue

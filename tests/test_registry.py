@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib.metadata import EntryPoint
+from pathlib import Path
 
 import pytest
 
@@ -35,7 +36,7 @@ def test_a_name_collision_is_an_error_naming_both_sources() -> None:
 
 def test_an_entry_point_colliding_with_a_builtin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = EntryPoint(name="one", value=f"{__name__}:_Other", group="aeh.test")
-    monkeypatch.setattr(_registry, "entry_points", lambda group: [ep] if group == "aeh.test" else [])
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group: [ep] if group == "aeh.test" else [])
     reg: Registry[type] = Registry("adapter", group="aeh.test")
     reg.register("one", _One)
     with pytest.raises(RegistryError, match=r"by builtin and by entry point aeh\.test:one"):
@@ -44,7 +45,7 @@ def test_an_entry_point_colliding_with_a_builtin_is_refused(monkeypatch: pytest.
 
 def test_entry_points_load_once_and_plugins_installed_later_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
     installed: list[EntryPoint] = []
-    monkeypatch.setattr(_registry, "entry_points", lambda group: list(installed))
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group: list(installed))
     reg: Registry[type] = Registry("adapter", group="aeh.test")
     assert "late" not in reg
     installed.append(EntryPoint(name="late", value=f"{__name__}:_One", group="aeh.test"))
@@ -54,6 +55,25 @@ def test_entry_points_load_once_and_plugins_installed_later_are_found(monkeypatc
 
 def test_a_broken_plugin_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = EntryPoint(name="broken", value="no_such_module_xyz:thing", group="aeh.test")
-    monkeypatch.setattr(_registry, "entry_points", lambda group: [ep])
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group: [ep])
     with pytest.raises(RegistryError, match="plugin 'broken' .* failed to load"):
         Registry("adapter", group="aeh.test").names()
+
+
+def test_the_entry_point_scan_is_cached_until_a_package_appears(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _registry.group_entry_points("aeh.cache_test") == []
+    calls = []
+    real = _registry.entry_points
+    monkeypatch.setattr(_registry, "entry_points", lambda: calls.append(1) or real())
+    assert _registry.group_entry_points("aeh.cache_test") == [] and not calls  # unchanged path: no rescan
+    time.sleep(0.01)  # a new mtime, even on coarse clocks
+    dist = tmp_path / "late_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: late-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[aeh.cache_test]\nlate = json:dumps\n")
+    found = _registry.group_entry_points("aeh.cache_test")
+    assert [ep.name for ep in found] == ["late"] and calls == [1]
