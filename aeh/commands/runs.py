@@ -21,5 +21,6 @@ def main(args: argparse.Namespace) -> int:
     with open_store(args.db, must_exist=True) as store:
         for info in store.runs():
             print(f"{info.run_id}  {info.created_at}  {info.suite:<12} {info.adapter:<11} "
-                  f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}")
+                  f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}"
+                  + (" (process gone: aeh run --resume to finish it)" if info.status == "stale" else ""))
     return EXIT_OK
