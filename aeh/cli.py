@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from aeh._version import __version__
 from aeh.commands import commands as _commands
@@ -58,10 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminate_as_interrupt(signum: int, frame: object) -> None:
-    # SIGTERM (kill, systemd, CI timeouts) stops as Ctrl-C does: the SIGINT handler in force
-    # (asyncio's while a run executes) cancels cleanly and the run is stored as interrupted.
-    signal.raise_signal(signal.SIGINT)
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    # SIGTERM (kill, systemd, CI timeouts) stops as Ctrl-C does: asyncio's SIGINT handler, in
+    # force while a run executes, cancels the run cleanly and it is stored as interrupted.
+    # Where SIGINT is ignored (a background job of a script) or default, interrupt directly.
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not signal.default_int_handler:
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from aeh.commands._coding_options import add_run_arguments, run_notes, run_options
-from aeh.commands._exit import EXIT_INVALID_RUN, EXIT_OK
+from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK
 from aeh.errors import ConfigError
 
 NAME = "run"
@@ -95,13 +96,18 @@ def main(args: argparse.Namespace) -> int:
     coding_adapter_options, coding_options = run_options(args)
     adapter_options.update(coding_adapter_options)
     options.update(coding_options)
-    table = run_sync(run_async(
-        args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
-        seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
-        redact=not args.no_redact, secrets=args.secrets, progress=logger,
-        keep_workspaces=args.keep_workspaces, adapter_options=adapter_options or None,
-        resume=args.resume, **options,
-    ))
+    try:
+        table = run_sync(run_async(
+            args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
+            seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
+            redact=not args.no_redact, secrets=args.secrets, progress=logger,
+            keep_workspaces=args.keep_workspaces, adapter_options=adapter_options or None,
+            resume=args.resume, **options,
+        ))
+    except KeyboardInterrupt:
+        print("aeh: interrupted — the attempts that finished are stored; finish the run with "
+              "`aeh run --resume RUN_ID` (`aeh runs` lists it as interrupted)", file=sys.stderr)
+        return EXIT_INTERRUPTED
     resumed = table.attrs.get("resume")
     if resumed:
         print(resumed["note"])

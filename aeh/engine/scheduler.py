@@ -30,7 +30,7 @@ from aeh.errors import StoreError, StoreWriteError
 from aeh.llm import endpoint_of
 from aeh.models import Attempt, RunInfo, Task
 from aeh.pricing import PriceTable
-from aeh.store._liveness import HEARTBEAT_S, host_name
+from aeh.store._liveness import HEARTBEAT_S, executing, host_name
 from aeh.store._writer import AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
@@ -112,7 +112,6 @@ async def execute_run(
     done: set[tuple[str, int]] = set()
     if options.resume is not None:
         info, tasks, done = _resumed(options.resume, tasks, store)
-        seed = info.seed
     else:
         if options.task_ids:
             wanted = set(options.task_ids)
@@ -124,16 +123,25 @@ async def execute_run(
     work_root = make_work_root(info.run_id, options.work_dir)
     if options.keep_workspaces:
         info.config["workspace_root"] = str(work_root)  # `aeh trace` points at the kept workspace
-    try:
-        if options.resume is not None:
-            store.update_run(info.run_id, status="running", finished_at=None, config=info.config,
-                             owner_pid=info.owner_pid, owner_host=info.owner_host,
-                             heartbeat_at=info.heartbeat_at)
-        else:
-            store.create_run(info)
-    except BaseException:
-        release_work_root(work_root, keep=False)
-        raise
+    with executing(info.run_id):  # readers in this process see it running from the first write
+        try:
+            if options.resume is not None:
+                store.update_run(info.run_id, status="running", finished_at=None, config=info.config,
+                                 owner_pid=info.owner_pid, owner_host=info.owner_host,
+                                 heartbeat_at=info.heartbeat_at)
+            else:
+                store.create_run(info)
+        except BaseException:
+            release_work_root(work_root, keep=False)
+            raise
+        return await _execute(suite, adapter, store, prices, options, info, tasks, done, work_root,
+                              sinks=sinks, progress=progress)
+
+
+async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: PriceTable, options: RunOptions,
+                   info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
+                   sinks: list[SpanSink] | None, progress: RunProgress | None) -> RunInfo:
+    seed = info.seed
     heartbeat = Heartbeat(store, info.run_id, options.heartbeat_s).start()
     progress = progress or RunProgress()
     progress.run_started(info, tasks)

@@ -11,15 +11,33 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from aeh.models import RunInfo
 
-__all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "host_name", "owner_alive", "run_is_dead", "with_liveness"]
+__all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "executing", "host_name", "owner_alive", "run_is_dead",
+           "with_liveness"]
 
 #: How often a running run refreshes `heartbeat_at`.
 HEARTBEAT_S = 10.0
 #: A heartbeat older than this marks a run dead when its owner cannot be checked directly.
 STALE_AFTER_S = 300.0
+
+
+#: Runs this process is executing right now: a run owned by this very process (a notebook
+#: kernel, a test) whose store write failed is dead as soon as it is no longer in here.
+_EXECUTING: set[str] = set()
+
+
+@contextmanager
+def executing(run_id: str) -> Iterator[None]:
+    """Marks `run_id` as executing in this process for the duration of a `with` block."""
+    _EXECUTING.add(run_id)
+    try:
+        yield
+    finally:
+        _EXECUTING.discard(run_id)
 
 
 def host_name() -> str:
@@ -56,6 +74,8 @@ def run_is_dead(info: RunInfo, now: dt.datetime | None = None, stale_after_s: fl
     """Whether a run stored as `running` has no live process behind it."""
     if info.status not in ("running", "stale"):
         return False
+    if info.owner_pid == os.getpid() and info.owner_host == host_name():
+        return info.run_id not in _EXECUTING
     alive = owner_alive(info.owner_pid, info.owner_host)
     if alive is not None:
         return not alive
