@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,7 @@ def test_a_running_run_refreshes_its_heartbeat(db: Path) -> None:
             for _ in range(200):
                 if store.run_info("r-live").heartbeat_at is not None:
                     break
-                asyncio.run(asyncio.sleep(0.02))
+                time.sleep(0.02)
         finally:
             beat.stop()
         stamp = store.run_info("r-live").heartbeat_at
