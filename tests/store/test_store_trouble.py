@@ -4,8 +4,10 @@ full disk stops the run with exit 6 and SQLite's own cause, and what was written
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,36 @@ def test_store_lock_settings_come_from_the_environment_and_are_checked(
     monkeypatch.setenv("AEH_STORE_LOCK_RETRIES", "soon")
     with pytest.raises(StoreError, match="AEH_STORE_LOCK_RETRIES='soon' is not a number"):
         Store(db)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KiB tmpfs: a real full disk (needs root, as on these machines; skipped elsewhere)."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mnt)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_a_real_full_disk_exits_6_with_the_real_cause_and_resumes_once_there_is_room(
+        tmp_path: Path, tiny_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean = clean_digests(tmp_path, "toy_math", 40, SEED)
+    db = tiny_disk / "runs.db"
+    code = cli_main(["run", "--suite", "toy_math", "--attempts", "40", "--seed", str(SEED),
+                     "--db", str(db), "--log-level", "silent"])
+    err = capsys.readouterr().err
+    assert code == 6, err
+    assert "database or disk is full" in err and "cannot rollback" not in err
+    run_id = only_run_id(db)
+    assert 0 < stored_count(db) < 120 and f"aeh run --resume {run_id}" in err
+
+    subprocess.run(["mount", "-o", "remount,size=64m", str(tiny_disk)], check=True)
+    code = cli_main(["run", "--resume", run_id, "--db", str(db), "--log-level", "silent"])
+    assert code == 0, capsys.readouterr().err
+    assert digests(db, run_id) == clean
