@@ -138,25 +138,15 @@ async def run_async(
             raise ConfigError("give either agent= (a function) or adapter=, not both")
         adapter = CallableAdapter(agent, model=model)
     elif adapter is None or isinstance(adapter, str):
-        adapter = make_adapter(adapter or "mock", model=model, **(adapter_options or {}))
+        try:
+            adapter = make_adapter(adapter or "mock", model=model, **(adapter_options or {}))
+        except ConfigError as exc:
+            if stored is None:
+                raise
+            raise ConfigError(f"run {stored.run_id} used adapter {stored.adapter!r}, which cannot be rebuilt "
+                              f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
     if stored is not None:
-        given = {"attempts": attempts, "seed": seed, "tasks": tasks,
-                 "judge_model": options.get("judge_model")}
-        problems = resume_mismatches(stored, loaded, adapter, given)
-        if problems:
-            raise ConfigError(f"cannot resume run {stored.run_id} with different settings: "
-                              + "; ".join(problems)
-                              + " — resume with the stored ones (leave these options out), or start a new run")
-        attempts, seed, tasks = stored.attempts, stored.seed, stored.config.get("tasks")
-        options.setdefault("judge_model", stored.judge_model)
-        fault_flags = sorted(k for k in ("fault_profile", "fault_rate", "fault_mode") if options.get(k) is not None)
-        if fault_flags:
-            raise ConfigError(f"cannot resume run {stored.run_id} with {', '.join(fault_flags)}: a resumed run "
-                              "injects the faults it stored — leave these options out")
-        options["fault_profile"] = stored.fault_profile
-        if stored.config.get("judge_all"):
-            options.setdefault("judge_all", True)
-        options = {k: v for k, v in options.items() if v is not None}
+        attempts, seed, tasks, options = _resume_settings(stored, loaded, adapter, attempts, seed, tasks, options)
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
         preflight()  # one clear error for a missing key, not a harness error per attempt
@@ -192,6 +182,26 @@ async def run_async(
                                  "note": f"resumed run {info.run_id}: {stored_attempts} attempts were stored, "
                                          f"{total - stored_attempts} ran now"}
     return table
+
+
+def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attempts: int | None,
+                     seed: int | None, tasks: list[str] | None, options: dict[str, Any],
+                     ) -> tuple[int, int, list[str] | None, dict[str, Any]]:
+    """The stored run's attempts, seed, tasks and options, after refusing any given one that differs."""
+    given = {"attempts": attempts, "seed": seed, "tasks": tasks, "judge_model": options.get("judge_model")}
+    problems = resume_mismatches(stored, suite, adapter, given)
+    if problems:
+        raise ConfigError(f"cannot resume run {stored.run_id} with different settings: " + "; ".join(problems)
+                          + " — resume with the stored ones (leave these options out), or start a new run")
+    fault_flags = sorted(k for k in ("fault_profile", "fault_rate", "fault_mode") if options.get(k) is not None)
+    if fault_flags:
+        raise ConfigError(f"cannot resume run {stored.run_id} with {', '.join(fault_flags)}: a resumed run "
+                          "injects the faults it stored — leave these options out")
+    options = {**options, "judge_model": stored.judge_model, "fault_profile": stored.fault_profile}
+    if stored.config.get("judge_all"):
+        options.setdefault("judge_all", True)
+    return stored.attempts, stored.seed, stored.config.get("tasks"), {
+        k: v for k, v in options.items() if v is not None}
 
 
 def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, int]:

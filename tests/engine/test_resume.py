@@ -206,3 +206,16 @@ def test_a_running_run_refreshes_its_heartbeat(db: Path) -> None:
     assert stamp is not None
     age = dt.datetime.now(dt.UTC) - dt.datetime.fromisoformat(stamp)
     assert age.total_seconds() < 5
+
+
+def _fixed_agent(task: Any, tools: Any) -> str:
+    return "42"
+
+
+def test_a_function_agent_run_resumes_only_with_the_same_function_given_again(db: Path) -> None:
+    run_id = _interrupted_run(db, after=3, agent=_fixed_agent)
+    with pytest.raises(ConfigError, match=r"cannot be rebuilt from the store .* pass the same adapter= or agent="):
+        aeh.run(resume=run_id, db=db)
+    table = aeh.run(resume=run_id, db=db, agent=_fixed_agent)
+    assert table.attrs["attempts_total"] == 3 * ATTEMPTS
+    assert {d[4] for d in digests(db, run_id)} == {"42"}
