@@ -39,6 +39,7 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
+    from aeh.importers._recorded_run import RecordedRun
     from aeh.widgets import TraceBrowser
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
@@ -59,6 +60,7 @@ _LAZY = {
     "run_async": "aeh.api",
     "recovery_curve": "aeh.experiments",
     "TraceBrowser": "aeh.widgets",
+    "RecordedRun": "aeh.importers._recorded_run",
 }
 
 
@@ -80,6 +82,7 @@ __all__ = [
     "EvalSuite",
     "GoldenTrace",
     "GraderSpec",
+    "RecordedRun",
     "Recorder",
     "SuiteLoadError",
     "Task",

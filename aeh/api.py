@@ -93,6 +93,7 @@ async def run_async(
     tasks: list[str] | None = None,
     adapter_options: dict[str, Any] | None = None,
     agent: Callable[..., Any] | None = None,
+    model_free: bool = False,
     resume: str | None = None,
     **options: Any,
 ) -> pd.DataFrame:
@@ -101,7 +102,8 @@ async def run_async(
     Defaults: adapter "mock", 5 attempts, concurrency 4.
 
     `agent`: a plain function `agent(task, tools)` (sync or async) to run instead of an adapter;
-    see `aeh.adapters.callable`.
+    see `aeh.adapters.callable`. Its cost comes from the model calls it reports; an attempt that
+    reported none is unpriced unless `model_free=True` says the agent calls no model.
 
     `progress`: None shows a bar in Jupyter or on a terminal and nothing elsewhere; True/False
     force it on/off; a RunProgress observes the run itself. `log_level` other than "silent"
@@ -136,7 +138,9 @@ async def run_async(
     if agent is not None:
         if adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")
-        adapter = CallableAdapter(agent, model=model)
+        adapter = CallableAdapter(agent, model=model, model_free=model_free)
+    elif model_free:
+        raise ConfigError("model_free= describes a function agent: pass it together with agent=")
     elif adapter is None or isinstance(adapter, str):
         try:
             adapter = make_adapter(adapter or "mock", model=model, **(adapter_options or {}))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 __all__ = [
     "AgentOutcome",
     "AgentStatus",
+    "TRAJECTORY_FIELDS",
     "Attempt",
     "Budget",
     "FailureBucket",
@@ -24,6 +25,7 @@ __all__ = [
     "GraderSpec",
     "Invariant",
     "InvariantResult",
+    "InjectedFault",
     "InvariantVerdict",
     "PlanStep",
     "RunInfo",
@@ -126,6 +128,9 @@ class GoldenTrace(_Strict):
     final_output: str | None = None
 
 
+AgentStatus = Literal["answered", "declined", "gave_up", "budget_exhausted", "harness_error"]
+
+
 class Task(_Strict):
     """One multi-step task of a suite, loaded from one YAML file."""
 
@@ -152,6 +157,15 @@ class Task(_Strict):
     """The answer a correct agent gives; the mock adapter answers with it."""
     expect_decline: bool = False
     """True for tasks whose correct behaviour is to decline or ask for clarification."""
+    expected_tools: list[str] | None = None
+    """The tools a good trajectory uses (`tool_selection`); None: the golden trace's, else the plan's."""
+    forbidden_tools: list[str] = Field(default_factory=list)
+    """Tools a good trajectory never calls; using one halves `tool_selection`."""
+    optimal_steps: int | None = Field(default=None, ge=1)
+    """Tool calls a good trajectory needs (`step_efficiency`); None: the golden trace's or plan's length."""
+    acceptable_terminal_states: list[AgentStatus] | None = None
+    """How the attempt may end and count as a good ending (`task_completion`); None: `declined` for
+    `expect_decline` tasks, else `answered`."""
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
@@ -160,6 +174,35 @@ class Task(_Strict):
         if isinstance(data, dict) and "graders" in data and "outcome_graders" in data:
             raise ValueError("give either `graders` or `outcome_graders`, not both")
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_trajectory_metadata(cls, data: Any) -> Any:
+        """Older suites put the trajectory facts under `metadata:`; they are task fields now."""
+        if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
+            return data
+        meta = dict(data["metadata"])
+        lifted = {k: meta.pop(k) for k in TRAJECTORY_FIELDS if k in meta}
+        clash = sorted(k for k in lifted if k in data)
+        if clash:
+            raise ValueError(f"{', '.join(clash)} given both as a field and under metadata: keep the field")
+        return {**data, **lifted, "metadata": meta} if lifted else data
+
+    @model_validator(mode="after")
+    def _forbidden_is_not_expected(self) -> Task:
+        both = sorted(set(self.forbidden_tools) & set(self.expected_tools or []))
+        if both:
+            raise ValueError(f"tool(s) {', '.join(both)} are both expected and forbidden")
+        return self
+
+
+TRAJECTORY_FIELDS: tuple[str, ...] = ("expected_tools", "forbidden_tools", "optimal_steps",
+                                      "acceptable_terminal_states")
+"""Task fields only the trajectory dimensions read (added after the first suite format)."""
+
+
+InjectedFault = Literal["timeout", "500", "garbage"]
+"""The failures the engine can inject into a tool call (`aeh.tools.faults`)."""
 
 
 class ToolCall(BaseModel):
@@ -170,7 +213,7 @@ class ToolCall(BaseModel):
     result: Any = None
     error: str | None = None
     error_kind: ToolErrorKind | None = None
-    injected_fault: Literal["timeout", "500", "garbage"] | None = None
+    injected_fault: InjectedFault | None = None
     """Set when the engine injected this failure, so reports keep it apart from agent mistakes."""
     span_id: str | None = None
     latency_s: float = 0.0
@@ -201,7 +244,6 @@ class Span(BaseModel):
         return {} if v is None else v
 
 
-AgentStatus = Literal["answered", "declined", "gave_up", "budget_exhausted", "harness_error"]
 
 
 class AgentOutcome(BaseModel):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar, overload
 
 from aeh.models import Span
-from aeh.trace import SpanHandle, SpanRecorder
+from aeh.trace import SpanHandle, SpanRecorder, jsonable
 from aeh.trajectory import Step, Trajectory
 
 __all__ = ["Recorder", "active_recorder", "activate", "record_step", "report_usage", "spans_to_steps", "usage_hook"]
@@ -79,19 +78,6 @@ def activate(recorder: SpanRecorder, on_usage: UsageHook | None = None) -> Itera
         _active.reset(token)
 
 
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        if hasattr(value, "model_dump"):
-            try:
-                return value.model_dump(mode="json")
-            except Exception:  # noqa: BLE001 - a best-effort rendering, never a crash
-                pass
-        return json.loads(json.dumps(value, default=str))
-
-
 def usage_of(result: Any) -> tuple[int | None, int | None]:
     """(input, output) tokens from a model response, when it says (OpenAI, Anthropic, LangChain shapes)."""
     usage = getattr(result, "usage_metadata", None) or getattr(result, "usage", None)
@@ -112,7 +98,7 @@ def usage_of(result: Any) -> tuple[int | None, int | None]:
 
 def _open_args(kind: Kind, name: str, bound: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     if kind == "tool":
-        return f"tool:{name}", "tools", {"gen_ai.tool.name": name, "args": _jsonable(bound)}
+        return f"tool:{name}", "tools", {"gen_ai.tool.name": name, "args": jsonable(bound)}
     if kind == "model":
         model = bound.get("model") if isinstance(bound.get("model"), str) else None
         return "model:call", "model", {"gen_ai.request.model": model, "aeh.step": name}
@@ -130,7 +116,7 @@ def _close(handle: SpanHandle, kind: Kind, result: Any) -> None:
         if isinstance(model, str):
             handle.set(**{"gen_ai.response.model": model})
     elif kind == "tool":
-        handle.set(result=_jsonable(result))
+        handle.set(result=jsonable(result))
 
 
 def _bind(sig: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -202,14 +188,17 @@ def spans_to_steps(spans: list[Span], root_id: str | None) -> list[Step]:
                                   "error": str(error) if error is not None else None}
         if span.category == "tools":
             args = a.get("args")
+            # how the call failed, and whether the harness injected it, survive the round trip
+            failure = {k: a[k] for k in ("error_kind", "injected_fault") if a.get(k) is not None}
             return Step(kind="tool", name=str(a.get("gen_ai.tool.name") or span.name.removeprefix("tool:")),
-                        args=args if isinstance(args, dict) else None, result=a.get("result"), **common)
+                        args=args if isinstance(args, dict) else None, result=a.get("result"),
+                        attributes=failure, **common)
         if span.category == "model":
             return Step(kind="model", name=str(a.get("aeh.step") or span.name),
                         model=a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
                         tokens_in=a.get("gen_ai.usage.input_tokens"), tokens_out=a.get("gen_ai.usage.output_tokens"),
                         **common)
-        extra = {k: _jsonable(v) for k, v in a.items() if k not in ("aeh.step", "error")}
+        extra = {k: jsonable(v) for k, v in a.items() if k not in ("aeh.step", "error")}
         return Step(kind="step", name=str(a.get("aeh.step") or span.name.removeprefix("step:")),
                     attributes=extra, **common)
 
@@ -246,8 +235,8 @@ class Recorder:
              error: str | None = None) -> None:
         """Record a tool call made without a decorated function."""
         span = self._spans.event(f"tool:{name}", "tools", status="error" if error else "ok",
-                                 **{"gen_ai.tool.name": name, "args": _jsonable(args or {}),
-                                    "result": _jsonable(result)})
+                                 **{"gen_ai.tool.name": name, "args": jsonable(args or {}),
+                                    "result": jsonable(result)})
         if error:
             span.attributes["error"] = error
 

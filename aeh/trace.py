@@ -8,6 +8,7 @@ Finished spans go to every sink (logger, store) in the order they close.
 from __future__ import annotations
 
 import contextvars
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 
 from aeh.models import Span
 
-__all__ = ["SpanHandle", "SpanRecorder", "SpanSink", "new_id"]
+__all__ = ["SpanHandle", "SpanRecorder", "SpanSink", "jsonable", "new_id"]
 
 _current_span: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "aeh_current_span", default=None
@@ -26,6 +27,20 @@ _current_span: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 def new_id() -> str:
     return uuid.uuid4().hex[:16]
 
+
+
+def jsonable(value: Any) -> Any:
+    """`value` if JSON can hold it, else its JSON rendering (pydantic models dumped, others as str)."""
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        if hasattr(value, "model_dump"):
+            try:
+                return value.model_dump(mode="json")
+            except Exception:  # noqa: BLE001 - a best-effort rendering, never a crash
+                pass
+        return json.loads(json.dumps(value, default=str))
 
 class SpanSink(Protocol):
     """Receives spans. `start` is for live logging; `end` carries the finished record."""

@@ -2,11 +2,15 @@
 """A plain Python agent with two tools, evaluated with no adapter class.
 
     python examples/callable_agent.py [--db runs.db] [--attempts 3]
+    aeh run --suite smoke --agent examples/callable_agent.py:notes_agent --model-free \
+        --task draft_and_count --task count_inbox_words          # the same from the shell
 
 `notes_agent(task, tools)` is ordinary code: it reads the prompt, saves a quoted sentence with
 `write_note` when asked to, counts words with `count_words` and answers. aeh hands it the
 smoke suite's tools as plain callables; every call goes through the engine, so it is recorded,
 budgeted and can be fault-injected (`fault_profile="flaky"`). The result is a stored, graded run.
+The agent calls no model, so it is declared `model_free` (costs $0); an agent that does call one
+reports its usage with `@aeh.record_step(kind="model")`, or its attempts are unpriced.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--attempts", type=int, default=3)
     args = parser.parse_args(argv)
     table = aeh.run("smoke", agent=notes_agent, attempts=args.attempts, seed=7, db=args.db,
-                    tasks=["draft_and_count", "count_inbox_words"], progress=False)
+                    tasks=["draft_and_count", "count_inbox_words"], model_free=True, progress=False)
     print(table.to_string())
     run_id: str = table.attrs["run_id"]
     print(f"stored run {run_id}")

@@ -47,17 +47,8 @@ def run_agent(tracer: object, task_id: str) -> None:
 
 
 def otlp_json(spans: object) -> dict[str, object]:
-    """OTLP JSON as the spec writes it (hex ids; protobuf's own JSON mapping uses base64)."""
-    import base64
-
-    doc = MessageToDict(encode_spans(spans))  # type: ignore[arg-type]
-    for rs in doc["resourceSpans"]:
-        for ss in rs["scopeSpans"]:
-            for s in ss["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in s:
-                        s[key] = base64.b64decode(s[key]).hex()
-    return doc
+    """The spans as protobuf's JSON mapping writes them (ids in base64; aeh also reads the spec's hex)."""
+    return MessageToDict(encode_spans(spans))  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -75,7 +66,7 @@ def main(argv: list[str] | None = None) -> str:
     Path(args.out).write_text(json.dumps(otlp_json(exporter.get_finished_spans())), encoding="utf-8")
 
     import aeh
-    from aeh.importers._otel import import_otel_files
+    from aeh.importers import import_otel_files
 
     run_id = import_otel_files([args.out], args.db, suite="toy_math", task_attribute="eval.task_id")
     print(aeh.attempts(run_id, db=args.db)[["task_id", "attempt", "success", "tokens_in"]].to_string())

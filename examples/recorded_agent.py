@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Record an agent that runs on its own, then grade its trajectories against a suite.
+"""Record an agent that runs on its own into a stored, graded run (and a trajectory file).
 
     python examples/recorded_agent.py --out trajectories.jsonl [--db runs.db]
-    aeh grade --suite toy_math trajectories.jsonl          # the same grading from the shell
+    aeh grade --suite toy_math trajectories.jsonl          # grade the file again later, from the shell
 
 The agent below is ordinary code with its own calculator and its own "model" (a stand-in that
 reports token usage the way an OpenAI response does). Decorating them with `@aeh.record_step`
-costs nothing when no recorder is active; inside `with aeh.Recorder(...)` each call becomes a
-span and the attempt a line of JSON. `aeh.importers.grade_trajectories` (or `aeh grade`) then
-judges the file with the toy_math suite's graders and invariants into a stored run.
+costs nothing when no recorder is active; inside `session.record(task_id)` (an `aeh.Recorder`)
+each call becomes a span. Leaving `with aeh.RecordedRun(...)` grades every recorded attempt with
+the toy_math suite's graders and invariants into one stored run; `path=` also appends each
+attempt to a JSON Lines file as it ends, which `aeh grade` can judge again at any time.
 """
 
 from __future__ import annotations
@@ -58,16 +59,13 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.unlink(missing_ok=True)
-    suite = aeh.load_suite("toy_math")
-    for task in suite.tasks():
-        for _ in range(args.attempts):
-            with aeh.Recorder(task_id=task.id, path=out, agent="recorded-example") as rec:
-                rec.answer(solve(task.id, task.prompt))
+    with aeh.RecordedRun("toy_math", db=args.db, path=out, agent="recorded-example") as session:
+        for task in session.tasks:
+            for _ in range(args.attempts):
+                with session.record(task.id) as rec:
+                    rec.answer(solve(task.id, task.prompt))
     print(f"recorded {len(load_trajectories(out))} trajectories to {out}")
-
-    from aeh.importers import grade_trajectories
-
-    run_id = grade_trajectories("toy_math", load_trajectories(out), db=args.db, name="recorded-example")
+    run_id = str(session.run_id)
     print(aeh.attempts(run_id, db=args.db)[["task_id", "attempt", "success", "status"]].to_string())
     print(f"stored run {run_id}")
     return run_id

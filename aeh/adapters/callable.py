@@ -9,6 +9,11 @@ under any adapter. A successful call returns the tool's result; a failed one rai
 `my_fn` may be sync or async. A sync one runs in a worker thread and its tool calls hop back to
 the event loop (`asyncio.run_coroutine_threadsafe`); an async one is awaited on the loop and its
 tools are awaitables. It returns the answer: a string, an `AgentOutcome`, or None (no answer).
+
+Cost: the harness sees the model calls a function reports (`@aeh.record_step(kind="model")`,
+`Recorder.model_call`, the LangGraph handler). An attempt that reported none is *unpriced*
+(cost None, `<model usage not reported>`), never $0, unless the agent is declared
+`model_free=True` (a rule-based agent that calls no model).
 An exception out of `my_fn` ends the attempt as `gave_up` with the error kept, not as a harness
 error: the agent broke, not aeh.
 """
@@ -16,17 +21,22 @@ error: the agent broke, not aeh.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import inspect
+import sys
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.engine.toolthreads import run_in_worker
+from aeh.errors import ConfigError
 from aeh.models import AgentOutcome, Task, ToolCall
 from aeh.recording import activate
 
-__all__ = ["CallableAdapter", "ToolCallError", "Tools"]
+__all__ = ["CallableAdapter", "ToolCallError", "Tools", "load_agent"]
 
 
 class ToolCallError(Exception):
@@ -125,14 +135,24 @@ def _is_async(fn: Any) -> bool:
 class CallableAdapter:
     """Drives `fn(task, tools)`; see the module docstring."""
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, model: str | None = None) -> None:
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, model: str | None = None,
+                 model_free: bool = False) -> None:
         if not callable(fn):
             raise TypeError(f"agent must be callable as fn(task, tools), got {type(fn).__name__}")
         self.fn = fn
         self.name = name or f"callable:{getattr(fn, '__qualname__', type(fn).__name__)}"
         self.model = model
+        self.model_free = model_free
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        try:
+            return await self._run(task, ctx)
+        finally:
+            if ctx.budget.model_calls == 0 and not self.model_free:
+                # A function's model calls are invisible unless it reports them; $0 would be a lie.
+                ctx.budget.usage_not_reported()
+
+    async def _run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         is_async = _is_async(self.fn)
         tools = Tools(ctx, None if is_async else asyncio.get_running_loop(), is_async=is_async)
         try:
@@ -154,3 +174,38 @@ class CallableAdapter:
         if tools.budget_hit is not None:  # the agent swallowed the budget stop: it still ends the attempt
             raise tools.budget_hit
         return _outcome(value)
+
+
+def load_agent(spec: str) -> Callable[..., Any]:
+    """The function named by `module:function` or `path/to/file.py:function` (`aeh run --agent`)."""
+    target, sep, attr = spec.rpartition(":")
+    fix = "write it as module:function (importable from here) or path/to/agent.py:function"
+    if not sep or not target or not attr:
+        raise ConfigError(f"--agent {spec!r}: no function named — {fix}")
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise ConfigError(f"--agent {spec!r}: file {target} not found — {fix}")
+        module_spec = importlib.util.spec_from_file_location(f"aeh_agent_{path.stem}", path)
+        if module_spec is None or module_spec.loader is None:
+            raise ConfigError(f"--agent {spec!r}: {target} is not a Python file — {fix}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.path.insert(0, str(path.resolve().parent))  # its own sibling imports work, as under `python file.py`
+        try:
+            module_spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(path.resolve().parent))
+    else:
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))  # as `python -m` would: the working directory's modules
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"--agent {spec!r}: module {exc.name!r} not found — {fix}") from None
+    fn = getattr(module, attr, None)
+    if fn is None:
+        names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        raise ConfigError(f"--agent {spec!r}: {target} has no {attr!r}; its functions: {', '.join(names) or 'none'}")
+    if not callable(fn):
+        raise ConfigError(f"--agent {spec!r}: {attr} is a {type(fn).__name__}, not a function fn(task, tools)")
+    return fn

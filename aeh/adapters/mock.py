@@ -97,11 +97,17 @@ class MockAdapter:
         if chosen not in PROFILES:
             raise ConfigError(f"unknown mock profile {chosen!r} — use --model mock-strong, mock-degraded or mock-loopy")
         base = PROFILES[chosen]
-        overrides = {k: float(v) for k, v in options.items() if k.startswith("p_")}
+        overrides: dict[str, Any] = {k: float(v) for k, v in options.items() if k.startswith("p_")}
+        if "latency_s" in options:  # one simulated model turn, e.g. 0 to time the harness alone
+            latency = float(options["latency_s"])
+            if not 0 <= latency <= 60:
+                raise ConfigError(f"mock adapter option latency_s={latency}: use seconds from 0 to 60")
+            overrides["latency_s"] = (latency, latency)
         unknown = sorted(set(options) - set(overrides))
         if unknown:
-            raise ConfigError(f"unknown mock adapter option(s): {', '.join(unknown)}")
-        self.profile = replace(base, **overrides) if overrides else base  # type: ignore[arg-type]
+            raise ConfigError(f"unknown mock adapter option(s): {', '.join(unknown)} — use p_* probabilities "
+                              "or latency_s")
+        self.profile = replace(base, **overrides) if overrides else base
         self.model = f"mock-{chosen}"
 
     # -- one simulated model turn ------------------------------------------------------------

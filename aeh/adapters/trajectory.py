@@ -20,12 +20,13 @@ from typing import Any, Literal, get_args
 
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
-from aeh.models import AgentOutcome, Task, ToolCall, ToolErrorKind
+from aeh.models import AgentOutcome, InjectedFault, Task, ToolCall, ToolErrorKind
 from aeh.trajectory import Step, Trajectory
 
 __all__ = ["TrajectoryAdapter", "number_attempts"]
 
 _ERROR_KINDS = set(get_args(ToolErrorKind))
+_FAULTS = set(get_args(InjectedFault))
 
 
 def number_attempts(trajectories: Sequence[Trajectory]) -> dict[tuple[str, int], Trajectory]:
@@ -47,17 +48,21 @@ class TrajectoryAdapter:
     """Replays `trajectories` as the agent's attempts; see the module docstring."""
 
     def __init__(self, trajectories: Sequence[Trajectory], *, name: str = "recorded",
-                 model: str | None = None, tools: Literal["recorded", "rerun"] = "recorded") -> None:
+                 model: str | None = None, tools: Literal["recorded", "rerun"] = "recorded",
+                 model_free: bool = False) -> None:
         self.by_attempt = number_attempts(trajectories)
         self.name = name
         self.model = model or next((t.model for t in trajectories if t.model), None)
         self.tools = tools
+        self.model_free = model_free
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         trajectory = self.by_attempt.get((task.id, ctx.attempt))
         if trajectory is None:
             return AgentOutcome(status="harness_error",
                                 error=f"no recorded trajectory for task {task.id!r} attempt {ctx.attempt}")
+        if not self.model_free and not any(s.kind == "model" for s in trajectory.walk()):
+            ctx.budget.usage_not_reported()  # no model step recorded: the cost is unknown, not $0
         for step in trajectory.steps:
             await self._play(step, ctx)
         if trajectory.status == "budget_exhausted":
@@ -76,6 +81,8 @@ class TrajectoryAdapter:
                                 **step.attributes) as span:
                 if step.tokens_in is not None or step.tokens_out is not None:
                     ctx.record_usage(span, step.model or self.model, step.tokens_in or 0, step.tokens_out or 0)
+                elif not self.model_free:
+                    ctx.budget.usage_not_reported()
                 if step.error:
                     span.fail(step.error)
                 for child in step.steps:
@@ -99,18 +106,23 @@ class TrajectoryAdapter:
         allowed = step.name in ctx.task.tools
         error_kind: Any = None
         error = step.error
+        injected: Any = None
         if error:
             kind = step.attributes.get("error_kind")
             error_kind = kind if kind in _ERROR_KINDS else "exception"
+            fault = step.attributes.get("injected_fault")
+            injected = fault if fault in _FAULTS else None
         elif not allowed:
             error_kind, error = "unknown_tool", f"tool {step.name!r} is not in the task's allowlist"
+        if injected is not None:  # as a live run shows it: the fault event, then the failed call
+            ctx.recorder.event(f"fault:{injected}", "faults", status="error", tool=step.name, error_kind=injected)
         with ctx.recorder.span(f"tool:{step.name}", "tools", **{"gen_ai.tool.name": step.name}) as span:
             call = ToolCall(name=step.name, args=args, result=step.result, error=error, error_kind=error_kind,
-                            span_id=span.span_id, latency_s=max(latency, 0.0))
+                            injected_fault=injected, span_id=span.span_id, latency_s=max(latency, 0.0))
             span.set(args=args, result=step.result, latency_s=call.latency_s, **recorded,
-                     **{k: v for k, v in step.attributes.items() if k != "error_kind"})
+                     **{k: v for k, v in step.attributes.items() if k not in ("error_kind", "injected_fault")})
             if error_kind:
-                span.fail(error or error_kind, error_kind=error_kind)
+                span.fail(error or error_kind, error_kind=error_kind, injected_fault=injected)
             for child in step.steps:
                 await self._play(child, ctx)
         ctx.tool_calls.append(call)

@@ -4,6 +4,7 @@ from aeh.analysis._agreement import agreement
 from aeh.analysis._compare import SUITE_ROW, compare
 from aeh.analysis._drift import drift
 from aeh.analysis._format import format_run_table
+from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
 from aeh.analysis._matrix import matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
@@ -21,7 +22,8 @@ from aeh.analysis._trajectory import (
 )
 from aeh.analysis._verdicts import verdict_differences
 
-__all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "BaselineMismatchError", "GateResult", "agreement", "attempts",
-           "build_baseline", "compare", "drift", "format_run_table", "gate", "load_baseline", "load_run", "matrix",
+__all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "BaselineMismatchError", "GateResult", "JudgedRunSummary", "agreement",
+           "attempts", "build_baseline", "compare", "drift", "format_run_table", "gate", "judge_run", "judge_run_async",
+           "load_baseline", "load_run", "matrix",
            "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
            "spans", "verdict_differences"]

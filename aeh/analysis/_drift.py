@@ -8,12 +8,14 @@ import pandas as pd
 import polars as pl
 
 from aeh.analysis._read import run_table
+from aeh.analysis._trajectory import OVERALL, scores
 from aeh.errors import ConfigError
+from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.stats import drift_trend
 from aeh.stats._drift import MIN_DRIFT_RUNS
 from aeh.store import using_store
 
-__all__ = ["DRIFT_STATUSES", "drift"]
+__all__ = ["DEFAULT_DIMENSION_THRESHOLD", "DRIFT_STATUSES", "drift"]
 
 DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS = "drifting", "no significant drift", "not enough runs to judge"
 DRIFT_STATUSES = (DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS)
@@ -48,8 +50,59 @@ def _mixed(infos: list[Any]) -> list[str]:
     return out
 
 
+DEFAULT_DIMENSION_THRESHOLD = 0.05
+DIMENSION_METHOD = ("per dimension: the same run-level OLS on each run's mean score over the tasks scored in "
+                    "every run; one-sided p (declining), Benjamini–Hochberg across the dimensions")
+
+
+def _dimension_drift(store: Any, infos: list[Any], threshold: float, alpha: float = 0.05) -> pd.DataFrame:
+    """One row per trajectory dimension (and `overall`): its trend over the runs and a verdict."""
+    # heavy: loaded on first use
+    from statsmodels.stats.multitest import multipletests
+
+    long = []
+    for index, info in enumerate(infos):
+        frame = scores(info.run_id, store)
+        if not len(frame):
+            continue
+        frame = frame[["task_id", "attempt", "dimension", "score"]].copy()
+        frame.attrs = {}  # the summaries in attrs are frames; pandas compares attrs when it combines
+        per_attempt = frame.pivot_table(index=["task_id", "attempt"], columns="dimension", values="score")
+        per_attempt.columns.name = None
+        exact = [c for c in per_attempt.columns if c not in JUDGED_DIMENSIONS]
+        if exact:  # the same `overall` the gate uses: the mean of the reproducible dimensions
+            per_attempt[OVERALL] = per_attempt[exact].mean(axis=1)
+        melted = per_attempt.reset_index().melt(id_vars=["task_id", "attempt"], var_name="dimension",
+                                                value_name="score")
+        long.append(melted.dropna().assign(run_index=index))
+    columns = ["dimension", "runs", "slope", "low", "high", "cumulative", "p_one_sided", "q", "status"]
+    if not long:
+        return pd.DataFrame(columns=columns)
+    data = pd.concat(long)
+    rows = []
+    for dimension, part in data.groupby("dimension", sort=True):
+        trend = drift_trend(part["task_id"].tolist(), part["run_index"].tolist(), part["score"].tolist())
+        if not trend.fitted:
+            rows.append({"dimension": dimension, "runs": trend.runs, "slope": float("nan"), "low": float("nan"),
+                         "high": float("nan"), "cumulative": float("nan"), "p_one_sided": float("nan")})
+            continue
+        one_sided = trend.p / 2 if trend.slope < 0 else 1 - trend.p / 2
+        rows.append({"dimension": dimension, "runs": trend.runs, "slope": trend.slope, "low": trend.low,
+                     "high": trend.high, "cumulative": trend.cumulative, "p_one_sided": one_sided})
+    out = pd.DataFrame(rows)
+    fitted = out["p_one_sided"].notna()
+    out["q"] = float("nan")
+    if fitted.any():
+        out.loc[fitted, "q"] = multipletests(out.loc[fitted, "p_one_sided"], alpha=alpha, method="fdr_bh")[1]
+    out["status"] = [
+        NOT_ENOUGH_RUNS if pd.isna(q) else DRIFTING if q < alpha and -cum > threshold else NOT_DRIFTING
+        for q, cum in zip(out["q"], out["cumulative"], strict=True)]
+    return out[columns]
+
+
 def drift(suite: str | None = None, *, runs: list[str] | None = None, window: int = 5,
-          threshold: float = 0.08, allow_mixed: bool = False, db: Any = None) -> pd.DataFrame:
+          threshold: float = 0.08, allow_mixed: bool = False, db: Any = None,
+          dimension_threshold: float = DEFAULT_DIMENSION_THRESHOLD, dimensions: bool = True) -> pd.DataFrame:
     """One row per run in the window (oldest first) with its suite rate; the trend in `attrs`.
 
     `attrs["status"]` is one of "drifting" (the slope's 95% interval lies below 0 *and* the
@@ -57,6 +110,11 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
     "not enough runs to judge" (fewer than 4 runs: no verdict, never "no drift"). Runs that mix
     suites, suite hashes, adapters or models raise `ConfigError` unless `allow_mixed=True`, which
     fits anyway and puts a warning first in `attrs["notes"]`.
+
+    With `dimensions` (default), `attrs["dimensions"]` holds the same trend per trajectory
+    dimension (scores stored with the runs, scored now where missing): "drifting" when its
+    Benjamini–Hochberg q over the dimensions is < 0.05 and the modelled drop exceeds
+    `dimension_threshold`; `attrs["drifting_dimensions"]` names them.
     """
     with using_store(db) as store:
         infos, notes = _window(store, suite, runs, window)
@@ -100,5 +158,10 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             "cumulative": trend.cumulative if trend else nan,
             "status": status, "drifting": status == DRIFTING, "mixed": mixed,
             "method": trend.method if trend else "no runs", "notes": notes,
+        })
+        dims = _dimension_drift(store, infos, dimension_threshold) if dimensions else pd.DataFrame()
+        frame.attrs.update({
+            "dimensions": dims, "dimension_threshold": dimension_threshold, "dimension_method": DIMENSION_METHOD,
+            "drifting_dimensions": dims.loc[dims["status"] == DRIFTING, "dimension"].tolist() if len(dims) else [],
         })
         return frame

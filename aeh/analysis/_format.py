@@ -49,7 +49,8 @@ def format_run_table(table: pd.DataFrame) -> str:
         )
     per_success = (_money(a.get("cost_per_success_usd")) if a.get("cost_per_success_usd") is not None
                    else "— (no success)")
-    cost = "unpriced (a model is missing from the price table)" if not a.get("priced") else (
+    unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
+    cost = unpriced if not a.get("priced") else (
         f"total {_money(a.get('total_cost_usd'))}, per success {per_success}")
     lines.append(f"cost {cost} — price table {a.get('price_table_version')} ({a.get('price_table_date')})")
     errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"

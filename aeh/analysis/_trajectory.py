@@ -15,6 +15,7 @@ import pandas as pd
 
 from aeh._version import __version__
 from aeh.errors import ConfigError
+from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.grading.scorers import (
     DEFAULT_LOOP_N,
     ScoreInput,
@@ -137,12 +138,17 @@ def _with_overall(frame: pd.DataFrame) -> dict[tuple[str, int], dict[str, float]
     for t, a, d, s in frame[["task_id", "attempt", "dimension", "score"]].itertuples(index=False):
         by_attempt[(t, int(a))][d] = float(s)
     for dims in by_attempt.values():
-        dims[OVERALL] = statistics.fmean(dims.values())
+        # judged scores depend on a model and on whether anyone paid for them: they stand apart,
+        # so `overall` stays comparable between judged and unjudged runs of the same agent
+        exact = [v for d, v in dims.items() if d not in JUDGED_DIMENSIONS]
+        if exact:
+            dims[OVERALL] = statistics.fmean(exact)
     return by_attempt
 
 
 def summarize(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per task × dimension, per dimension) mean, sd and n; `overall` is the attempt's mean."""
+    """(per task × dimension, per dimension) mean, sd and n; `overall` is the attempt's mean over
+    the exactly reproducible dimensions (the judged ones are reported, not averaged in)."""
     by_attempt = _with_overall(frame)
     per_task: dict[tuple[str, str], list[float]] = defaultdict(list)
     per_dim: dict[str, list[float]] = defaultdict(list)

@@ -19,6 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--window", type=int, default=5, help="how many recent runs (default 5; at least 4 to judge)")
     parser.add_argument("--threshold", type=float, default=0.08,
                         help="cumulative drop over the window that counts as drift (default 0.08)")
+    parser.add_argument("--dimension-threshold", type=float, default=0.05,
+                        help="cumulative drop of a trajectory dimension's mean score over the window that counts "
+                             "as drift (default 0.05)")
+    parser.add_argument("--no-dimensions", action="store_true",
+                        help="only the success rate, not the trajectory dimensions")
     parser.add_argument("--allow-mixed", action="store_true",
                         help="fit runs that mix models, adapters or suite hashes anyway (with a warning); "
                              "refused otherwise")
@@ -35,7 +40,8 @@ def main(args: argparse.Namespace) -> int:
     from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS
 
     frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
-                  allow_mixed=args.allow_mixed, db=args.db)
+                  allow_mixed=args.allow_mixed, db=args.db, dimension_threshold=args.dimension_threshold,
+                  dimensions=not args.no_dimensions)
     a = frame.attrs
     for warning in (n for n in a["notes"] if n.startswith("WARNING")):
         print(warning)
@@ -49,11 +55,22 @@ def main(args: argparse.Namespace) -> int:
     print(f"method: {a['method']}")
     for note in a["notes"]:
         print(f"note: {note}")
+    dims = a.get("dimensions")
+    if dims is not None and len(dims):
+        print(f"\n{'dimension':<20} {'runs':>4} {'trend/run':>9} {'95% CI':>17} {'change':>7} {'q (BH)':>7}  verdict")
+        for r in dims.itertuples(index=False):
+            ci = f"[{_f(r.low, '{:+.3f}')}, {_f(r.high, '{:+.3f}')}]"
+            print(f"{r.dimension:<20} {r.runs:>4} {_f(r.slope, '{:+.3f}'):>9} {ci:>17} "
+                  f"{_f(r.cumulative, '{:+.3f}'):>7} {_f(r.q, '{:.3f}'):>7}  {r.status}")
+        print(f"dimensions: {a['dimension_method']}; drift = q < 0.05 and a drop over "
+              f"{a['dimension_threshold']}")
     if a["status"] == NOT_ENOUGH_RUNS:
         print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
         return EXIT_NOT_ENOUGH_RUNS
-    if a["status"] == DRIFTING:
-        print("DRIFTING: a significant decline beyond the threshold")
+    drifting_dims = a.get("drifting_dimensions") or []
+    if a["status"] == DRIFTING or drifting_dims:
+        what = (["the success rate"] if a["status"] == DRIFTING else []) + drifting_dims
+        print(f"DRIFTING: a significant decline beyond the threshold in {', '.join(what)}")
         return EXIT_REGRESSION
     print("no significant drift")
     return EXIT_OK

@@ -31,6 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                         "default to the stored ones and must match them if given")
     r.add_argument("--adapter",
                    help="mock | react | single_shot | replay | command | an installed adapter (default mock)")
+    r.add_argument("--agent", metavar="MODULE:FN",
+                   help="run your own function fn(task, tools) as the agent instead of an adapter "
+                        "(module:function or path/to/agent.py:function)")
+    r.add_argument("--model-free", action="store_true",
+                   help="with --agent: the function calls no model, so attempts without reported usage cost "
+                        "$0 (otherwise they are unpriced)")
     r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
     r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                    help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
@@ -70,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (pandas, polars and the engine stay out of `aeh --help`)
+    from aeh.adapters.callable import load_agent
     from aeh.analysis import format_run_table
     from aeh.api import run_async, run_sync
     from aeh.dryrun import dry_run
@@ -84,9 +91,16 @@ def main(args: argparse.Namespace) -> int:
                       price_table=args.price_table, fault_profile=args.fault_profile,
                       fault_rate=args.fault_rate, fault_mode=args.fault_mode))
         return EXIT_OK
+    options: dict[str, Any] = {}
+    if args.agent:
+        if args.adapter not in (None, "mock"):
+            raise ConfigError("give either --agent MODULE:FN or --adapter, not both")
+        options["agent"] = load_agent(args.agent)
+        options["model_free"] = args.model_free
+    elif args.model_free:
+        raise ConfigError("--model-free describes a function agent: pass it together with --agent MODULE:FN")
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
     adapter_options = key_values(args.adapter_option, "--adapter-option")
-    options: dict[str, Any] = {}
     for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks", "max_connections",
                 "judge_max_connections"):
         if getattr(args, key) is not None:

@@ -8,7 +8,10 @@ from collections.abc import Iterator
 
 from aeh.models import Budget
 
-__all__ = ["BudgetExceeded", "BudgetTracker"]
+__all__ = ["USAGE_NOT_REPORTED", "BudgetExceeded", "BudgetTracker"]
+
+USAGE_NOT_REPORTED = "<model usage not reported>"
+"""Stands in `unpriced_models` for an agent that reported no token usage for its model calls."""
 
 
 class BudgetExceeded(Exception):
@@ -93,6 +96,11 @@ class BudgetTracker:
             self._exceed(f"max_tokens={b.max_tokens} exceeded ({self.tokens_in + self.tokens_out})")
         if b.max_cost_usd is not None and self.cost_usd is not None and self.cost_usd > b.max_cost_usd:
             self._exceed(f"max_cost_usd={b.max_cost_usd} exceeded ({self.cost_usd:.6f})")
+
+    def usage_not_reported(self) -> None:
+        """The agent called models the harness could not see: the cost is unknown, not zero."""
+        self.unpriced_models.add(USAGE_NOT_REPORTED)
+        self.cost_usd = None
 
     def check_time(self) -> None:
         if self.elapsed_s > self.budget.timeout_s:

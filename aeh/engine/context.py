@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import random
 import time
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from aeh.engine.toolthreads import run_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
-from aeh.trace import SpanHandle, SpanRecorder
+from aeh.trace import SpanHandle, SpanRecorder, jsonable
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
 
@@ -38,16 +37,6 @@ class FaultSource(Protocol):
     """Decides, per tool call, whether to inject a fault (seeded, per attempt)."""
 
     def next_fault(self, tool_name: str) -> str | None: ...
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        if hasattr(value, "model_dump"):
-            return value.model_dump(mode="json")
-        return json.loads(json.dumps(value, default=str))
 
 
 def _is_async(fn: Any) -> bool:
@@ -116,7 +105,7 @@ class AttemptContext:
         with self.recorder.span(f"tool:{name}", "tools", **{"gen_ai.tool.name": name}) as span:
             call = await self._dispatch(name, args, span)
             call.span_id = span.span_id
-            span.set(args=_jsonable(call.args), result=_jsonable(call.result), latency_s=call.latency_s)
+            span.set(args=jsonable(call.args), result=jsonable(call.result), latency_s=call.latency_s)
             if call.error_kind:
                 span.fail(call.error or call.error_kind, error_kind=call.error_kind,
                           injected_fault=call.injected_fault)
@@ -125,7 +114,7 @@ class AttemptContext:
 
     async def _dispatch(self, name: str, args: Any, span: SpanHandle) -> ToolCall:
         if not isinstance(args, dict):
-            return ToolCall(name=name, args={"_raw": _jsonable(args)}, error_kind="invalid_args",
+            return ToolCall(name=name, args={"_raw": jsonable(args)}, error_kind="invalid_args",
                             error=f"arguments must be a JSON object, got {type(args).__name__}")
         if name not in self.task.tools or name not in self.registry:
             offered = ", ".join(self.task.tools) or "none"
@@ -159,7 +148,7 @@ class AttemptContext:
         except Exception as exc:  # a tool that raises is a tool-side failure, not a harness crash
             return ToolCall(name=name, args=args, error_kind="exception",
                             error=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - start)
-        return ToolCall(name=name, args=args, result=_jsonable(result),
+        return ToolCall(name=name, args=args, result=jsonable(result),
                         latency_s=time.monotonic() - start)
 
     async def _inject(self, name: str, args: dict[str, Any], fault: str, timeout_s: float) -> ToolCall:

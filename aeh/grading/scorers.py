@@ -56,6 +56,8 @@ class Evidence(BaseModel):
 
     steps: list[int] = Field(default_factory=list)
     details: str = ""
+    dropped_steps: list[int] = Field(default_factory=list)
+    """Step indices a judge cited that the trajectory does not back (removed from `steps`)."""
 
 
 class DimensionScore(BaseModel):
@@ -127,7 +129,7 @@ def overall_score(scores: Sequence[DimensionScore]) -> float | None:
 
 
 def _meta(task: Task | None, key: str) -> Any:
-    return None if task is None else task.metadata.get(key)
+    return None if task is None else getattr(task, key)
 
 
 def expected_tools(inp: ScoreInput) -> list[str] | None:

@@ -17,6 +17,7 @@ from aeh.importers._registry import Importer, importers
 
 if _typing.TYPE_CHECKING:
     from aeh.importers._common import new_run_id, run_info, write_run
+    from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -32,6 +33,10 @@ _LAZY = {
     "run_info": "aeh.importers._common",
     "write_run": "aeh.importers._common",
     "import_tau_bench": "aeh.importers._tau_bench",
+    "export_otlp_json": "aeh.importers._otel",
+    "import_otel_files": "aeh.importers._otel",
+    "otlp_to_trajectories": "aeh.importers._otel",
+    "run_to_otlp": "aeh.importers._otel",
     "grade_trajectories": "aeh.importers._trajectory",
     "import_trajectory_files": "aeh.importers._trajectory",
     "agent_from_submission": "aeh.importers._terminal_bench",
@@ -47,7 +52,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'aeh.importers' has no attribute {name!r}")
 
 
-__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results", "grade_trajectories",
-           "import_tau_bench", "import_trajectory_files",
-           "import_terminal_bench", "importers", "model_from_submission", "new_run_id", "run_info",
-           "write_run"]
+__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results",
+           "export_otlp_json", "grade_trajectories", "import_otel_files", "import_tau_bench", "import_trajectory_files",
+           "import_terminal_bench", "importers", "model_from_submission", "new_run_id", "otlp_to_trajectories",
+           "run_info", "run_to_otlp", "write_run"]

@@ -17,8 +17,12 @@ configurable attribute (default `aeh.task_id`), looked up on the spans, then the
 
 from __future__ import annotations
 
+import base64
+import binascii
+import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +33,7 @@ from aeh.models import Span
 from aeh.store import using_store
 from aeh.trajectory import Step, Trajectory
 
-__all__ = ["export_otlp_json", "otlp_to_trajectories", "run_to_otlp"]
+__all__ = ["export_otlp_json", "import_otel_files", "load_otlp", "otlp_to_trajectories", "run_to_otlp"]
 
 _SKIP_CATEGORIES = {"grading", "cost", "faults"}
 _MODEL_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
@@ -138,6 +142,9 @@ def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any
     docs = document if isinstance(document, list) else [document]
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for doc in docs:
+        if _is_sdk_span(doc):
+            pairs.append(_from_sdk_span(doc))
+            continue
         if not isinstance(doc, dict) or "resourceSpans" not in doc:
             raise ValidationError([Problem(where, "resourceSpans", "not an OTLP JSON traces document",
                                            "export traces as OTLP JSON (the file exporter or the collector's "
@@ -146,8 +153,68 @@ def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any
             resource = {kv["key"]: _from_any(kv.get("value", {}))
                         for kv in (rs.get("resource") or {}).get("attributes", [])}
             for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
-                pairs.extend((span, resource) for span in ss.get("spans", []))
+                pairs.extend((_normalise_ids(dict(span)), resource) for span in ss.get("spans", []))
     return pairs
+
+
+_HEX_ID = re.compile(r"^(?:0x)?([0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
+
+
+def _hex_id(value: Any) -> str:
+    """A trace or span id as lowercase hex, whichever way the writer spelled it.
+
+    OTLP/JSON says hex; protobuf's canonical JSON mapping (`MessageToDict`, some collectors and
+    SDKs) writes the same bytes as base64; the Python SDK's console exporter writes `0x…`.
+    """
+    if not isinstance(value, str) or not value:
+        return ""
+    match = _HEX_ID.match(value)
+    if match:
+        return match.group(1).lower()
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return raw.hex() if len(raw) in (8, 16) else value
+
+
+def _normalise_ids(span: dict[str, Any]) -> dict[str, Any]:
+    for key in ("traceId", "spanId", "parentSpanId"):
+        if key in span:
+            span[key] = _hex_id(span[key])
+    return span
+
+
+def _is_sdk_span(doc: Any) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("context"), dict) and "name" in doc
+
+
+def _nanos(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return str(int(stamp.timestamp() * 1_000_000) * 1000)
+
+
+def _from_sdk_span(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A span as the Python SDK's `ConsoleSpanExporter` / `ReadableSpan.to_json()` writes it, as OTLP."""
+    ctx = doc["context"]
+    status = doc.get("status") or {}
+    span: dict[str, Any] = {
+        "traceId": _hex_id(ctx.get("trace_id")), "spanId": _hex_id(ctx.get("span_id")),
+        "name": doc.get("name"), "startTimeUnixNano": _nanos(doc.get("start_time")),
+        "endTimeUnixNano": _nanos(doc.get("end_time")),
+        "attributes": _kv(doc.get("attributes") or {}),
+        "status": {"code": 2 if status.get("status_code") == "ERROR" else 1,
+                   "message": status.get("description") or ""},
+    }
+    if doc.get("parent_id"):
+        span["parentSpanId"] = _hex_id(doc["parent_id"])
+    resource = dict((doc.get("resource") or {}).get("attributes") or {})
+    return span, resource
 
 
 def _attrs(span: dict[str, Any]) -> dict[str, Any]:
@@ -191,6 +258,13 @@ def _ts(value: Any) -> float | None:
         return None
 
 
+def _call_arguments(value: Any) -> Any:
+    """OpenLLMetry's `@tool` records `{"args": [...], "kwargs": {...}}`: keyword arguments are the call's."""
+    if isinstance(value, dict) and set(value) == {"args", "kwargs"} and not value["args"]:
+        return value["kwargs"]
+    return value
+
+
 def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> Step | None:
     a = _attrs(span)
     if a.get("aeh.category") in _SKIP_CATEGORIES:
@@ -204,12 +278,13 @@ def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> St
                               "steps": kids, "error": str(error) if error is not None else None}
     kind = _kind(a)
     if kind == "tool":
-        name = a.get("gen_ai.tool.name") or a.get("tool.name") or span.get("name", "tool")
-        args = _loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters") or a.get("input.value")
-                      or a.get("traceloop.entity.input"))
+        name = (a.get("gen_ai.tool.name") or a.get("tool.name") or a.get("traceloop.entity.name")
+                or span.get("name", "tool"))
+        args = _call_arguments(_loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters")
+                                      or a.get("input.value") or a.get("traceloop.entity.input")))
         result = _loads(a.get("gen_ai.tool.call.result") if "gen_ai.tool.call.result" in a
                         else a.get("output.value", a.get("traceloop.entity.output")))
-        extra = {"error_kind": a["aeh.error_kind"]} if failed and a.get("aeh.error_kind") else {}
+        extra = {k: a[f"aeh.{k}"] for k in ("error_kind", "injected_fault") if failed and a.get(f"aeh.{k}")}
         return Step(kind="tool", name=str(name), args=args if isinstance(args, dict) else
                     ({} if args is None else {"_raw": args}), result=result, attributes=extra, **common)
     if kind == "model":
@@ -259,12 +334,39 @@ def otlp_to_trajectories(document: Any, *, where: str = "OTLP file", task_attrib
             top = children.get(roots[0].get("spanId", ""), [])  # the agent's own root span wraps its steps
         steps = [st for st in (_step(s, children) for s in top) if st is not None]
         final, status, error = _ending(agent, roots)
+        if final is None and status == "answered":
+            final = _last_model_text(spans)  # no explicit answer: what the model said last
         out.append(Trajectory(task_id=str(task_id), attempt=attempt, final_output=final, status=status,
                               error=error, steps=steps, metadata={"otel_trace_id": tid},
                               agent=resource.get("service.name")))
     if problems:
         raise ValidationError(problems, "OTLP file")
     return out
+
+
+def _model_text(a: dict[str, Any]) -> str | None:
+    """The text a model span's response carried, under OpenInference or GenAI attributes."""
+    indexed = [(int(m.group(1)), v) for k, v in a.items()
+               if (m := re.fullmatch(r"llm\.output_messages\.(\d+)\.message\.content", k)) and v]
+    if indexed:
+        return str(max(indexed)[1])
+    messages = _loads(a.get("gen_ai.output.messages"))
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        parts = messages[-1].get("parts") or []
+        text = "".join(str(p.get("content", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text")
+        if text:
+            return text
+    legacy = a.get("gen_ai.completion.0.content")
+    return str(legacy) if legacy else None
+
+
+def _last_model_text(spans: Sequence[dict[str, Any]]) -> str | None:
+    models = [s for s in spans if _kind(_attrs(s)) == "model"]
+    for span in sorted(models, key=lambda s: int(s.get("endTimeUnixNano") or 0), reverse=True):
+        text = _model_text(_attrs(span))
+        if text is not None:
+            return text
+    return None
 
 
 def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tuple[str | None, Any, str | None]:
@@ -280,6 +382,22 @@ def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tu
     return None, "answered", None
 
 
+def _json_stream(text: str) -> Any:
+    """One JSON document, or several back to back: JSON Lines (the collector's file exporter) or the
+    pretty-printed spans the Python SDK's console exporter writes one after another."""
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        doc, pos = decoder.raw_decode(text, pos)
+        docs.append(doc)
+    return docs[0] if len(docs) == 1 else docs
+
+
 def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
     """(path, document) per file: a JSON document, or JSON Lines of documents (the collector's file exporter)."""
     out: list[tuple[str, Any]] = []
@@ -292,13 +410,10 @@ def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
             problems.append(Problem(str(p), "-", f"cannot read: {exc}", "pass an existing OTLP JSON file"))
             continue
         try:
-            out.append((str(p), json.loads(text)))
-        except json.JSONDecodeError:
-            try:
-                out.append((str(p), [json.loads(line) for line in text.splitlines() if line.strip()]))
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(str(p), "-", f"not valid JSON or JSON Lines: {exc}",
-                                        "pass an uncut OTLP JSON file"))
+            out.append((str(p), _json_stream(text)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(p), f"line {exc.lineno}", f"not valid JSON or JSON Lines: {exc.msg}",
+                                    "pass an uncut OTLP JSON file"))
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     return out
@@ -316,6 +431,9 @@ def import_otel_files(paths: Sequence[str | Path], db: Any = None, *, suite: Any
                                                      attempt_attribute=attempt_attribute))
         except ValidationError as exc:
             problems.extend(exc.problems)
+    if not trajectories and not problems:
+        problems.append(Problem(", ".join(str(p) for p in paths), "resourceSpans", "holds no spans",
+                                "export the agent's traces before importing them (is the exporter flushed?)"))
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     options.setdefault("name", "otel")

@@ -99,7 +99,8 @@ class TrajectoryImporter:
         add_trajectory_arguments(parser)
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
-        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent}
+        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
+                                  "model_free": args.model_free}
 
 
 def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +110,9 @@ def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tools", choices=["recorded", "rerun"], default="recorded",
                         help="keep recorded tool results (default) or re-run the calls through the suite's tools")
     parser.add_argument("--agent", default="recorded", help="the name the run records as its adapter")
+    parser.add_argument("--model-free", action="store_true",
+                        help="the agent calls no model: price attempts without model steps at $0 "
+                             "(otherwise they are unpriced, not free)")
 
 
 class OtelImporter:
@@ -132,7 +136,7 @@ class OtelImporter:
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
-                                  "task_attribute": args.task_attribute,
+                                  "model_free": args.model_free, "task_attribute": args.task_attribute,
                                   "attempt_attribute": args.attempt_attribute}
 
 

@@ -27,8 +27,13 @@ __all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_
 async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory],
                                    db: Any = None, *, run_id: str | None = None, name: str = "recorded",
                                    tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
-                                   source: str | None = None, config: dict[str, Any] | None = None) -> str:
-    """Grade `trajectories` against `suite`; returns the new run's id."""
+                                   source: str | None = None, config: dict[str, Any] | None = None,
+                                   model_free: bool = False) -> str:
+    """Grade `trajectories` against `suite`; returns the new run's id.
+
+    Cost comes from the model steps' token counts; a trajectory with no model step, or a model step
+    without tokens, is unpriced unless `model_free=True` says the agent calls no model.
+    """
     loaded = load_suite(suite)
     known = {t.id for t in loaded.tasks()}
     unknown = sorted({t.task_id for t in trajectories} - known)
@@ -40,7 +45,7 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     numbered = number_attempts(trajectories)
     task_ids = sorted({task for task, _ in numbered}, key=lambda t: t)
     attempts = 1 + max(n for _, n in numbered)
-    adapter = TrajectoryAdapter(trajectories, name=name, tools=tools)
+    adapter = TrajectoryAdapter(trajectories, name=name, tools=tools, model_free=model_free)
     run_config = {"recorded_from": source, "trajectories": len(trajectories), "tool_replay": tools,
                   **({"suite_spec": str(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,

@@ -12,10 +12,10 @@ from aeh._version import __version__
 from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
-from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label
+from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
 from aeh.store import using_store
 
-__all__ = ["render_trace_html", "trace_html"]
+__all__ = ["attempt_scores", "render_trace_html", "trace_html"]
 
 _TEMPLATES = Path(__file__).parent / "templates"
 _DETAIL_FIRST = ("args", "result", "error", "evidence", "final_output")
@@ -44,9 +44,11 @@ def _detail(span: Span) -> str:
     return '<div class="detail">' + "".join(parts) + "</div>"
 
 
-def _node_html(node: SpanNode, localized: dict[str, str], open_depth: int) -> str:
+def _node_html(node: SpanNode, localized: dict[str, str], open_depth: int, cited: dict[str, str]) -> str:
     span = node.span
     classes = ["node"]
+    if span.span_id in cited:
+        classes.append("cited")
     if not node.children:
         classes.append("leaf")
     if node.failed:
@@ -56,12 +58,14 @@ def _node_html(node: SpanNode, localized: dict[str, str], open_depth: int) -> st
     if node.depth < open_depth and node.children:
         classes.append("open")
     why = f'<span class="why">◀ {escape(localized[span.span_id])}</span>' if span.span_id in localized else ""
+    if span.span_id in cited:
+        why += f'<span class="cite" title="cited by these trajectory dimensions">◆ {escape(cited[span.span_id])}</span>'
     row = (
         f'<div class="row" tabindex="0" title="{escape(span_label(span))}"><span class="twisty"></span>'
         f'<span class="cat cat-{escape(span.category)}">{escape(span.category)}</span>'
         f"{escape(span_label(span))}{why}</div>"
     )
-    children = "".join(_node_html(c, localized, open_depth) for c in node.children)
+    children = "".join(_node_html(c, localized, open_depth, cited) for c in node.children)
     kids = f"<ul>{children}</ul>" if children else ""
     return (
         f'<li class="{" ".join(classes)}" data-span-id="{escape(span.span_id)}" '
@@ -117,10 +121,15 @@ def _graders(attempt: Attempt) -> str:
     return f'<table class="graders">{head}{"".join(body)}</table>'
 
 
-def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open_depth: int = 1) -> str:
-    """The HTML text of one attempt's trace (no external reference of any kind)."""
+def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open_depth: int = 1,
+               scores: list[tuple[str, float, dict[str, Any]]] | None = None) -> str:
+    """The HTML text of one attempt's trace (no external reference of any kind).
+
+    `scores` — (dimension, score, evidence) of this attempt — mark each step a dimension cites.
+    """
     roots = build_tree(spans)
     localized = localized_span_ids(spans, attempt.grader_results)
+    cited = cited_span_ids(attempt.tool_calls, scores or [])
     ok = attempt.success
     banner = (
         f'<div class="banner {"ok" if ok else "fail"}">'
@@ -130,9 +139,10 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
             else "Attempt failed" + (f" — {escape(attempt.failure_bucket.value)}" if attempt.failure_bucket else "")
         )
         + (f" · {len(localized)} span(s) localized by tier 2" if localized else "")
+        + (f" · {len(cited)} step(s) cited by trajectory dimensions" if cited else "")
         + "</div>"
     )
-    tree = "\n".join(_node_html(r, localized, open_depth) for r in roots) or "<li>no spans stored</li>"
+    tree = "\n".join(_node_html(r, localized, open_depth, cited) for r in roots) or "<li>no spans stored</li>"
     title = f"{attempt.task_id} #{attempt.attempt} — aeh trace"
     return Template(_read("trace.html")).substitute(
         title=escape(title),
@@ -145,6 +155,13 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
         js=_read("trace.js").replace("</", "<\\/"),
         version=escape(__version__),
     )
+
+
+def attempt_scores(store: Any, run_id: str, task_id: str, attempt: int) -> list[tuple[str, float, dict[str, Any]]]:
+    """The stored trajectory-dimension scores of one attempt: (dimension, score, evidence)."""
+    frame = store.dimension_scores_frame(run_id)
+    mine = frame.filter((frame["task_id"] == task_id) & (frame["attempt"] == attempt))
+    return [(d, float(sc), json.loads(e)) for d, sc, e in mine.select("dimension", "score", "evidence").iter_rows()]
 
 
 def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path | None = None, db: Any = None) -> Path:
@@ -160,7 +177,8 @@ def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path |
             raise ConfigError(f"run {info.run_id} has no attempt {attempt} of task {task_id!r} — {hint}")
         record = store.attempt_record(info.run_id, task_id, int(attempt))
         spans = store.attempt_spans(info.run_id, task_id, int(attempt))
-        html = trace_html(record, spans, info.model_dump(mode="json"))
+        html = trace_html(record, spans, info.model_dump(mode="json"),
+                          scores=attempt_scores(store, info.run_id, task_id, int(attempt)))
         path = Path(out) if out else default_out(f"trace-{info.run_id}-{task_id}-{attempt}.html")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(html, encoding="utf-8")

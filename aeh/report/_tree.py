@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from aeh.models import GraderResult, Span
+from aeh.models import GraderResult, Span, ToolCall
 
-__all__ = ["SpanNode", "build_tree", "localized_span_ids", "span_label", "walk"]
+__all__ = ["SpanNode", "build_tree", "cited_span_ids", "localized_span_ids", "span_label", "walk"]
 
 
 @dataclass
@@ -126,3 +126,19 @@ def _short(value: Any, limit: int = 80) -> str:
 
 def _json(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False, sort_keys=False)
+
+
+def cited_span_ids(tool_calls: list[ToolCall], scores: list[tuple[str, float, dict[str, Any]]]) -> dict[str, str]:
+    """span id → "dimension 0.50, …" for every step a trajectory dimension's evidence cites.
+
+    Steps are tool calls in call order (the scorers' indices); `scores` are (dimension, score,
+    evidence) of one attempt. A cited index with no tool call (or no span) is skipped.
+    """
+    cited: dict[str, list[str]] = {}
+    for dimension, score, evidence in sorted(scores):
+        for index in evidence.get("steps") or []:
+            if isinstance(index, int) and 0 <= index < len(tool_calls):
+                span_id = tool_calls[index].span_id
+                if span_id:
+                    cited.setdefault(span_id, []).append(f"{dimension} {score:.2f}")
+    return {sid: ", ".join(dims) for sid, dims in cited.items()}

@@ -13,10 +13,12 @@ from typing import Any
 import pandas as pd
 
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
+from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "coding_runs", "is_coding_run", "matrix_chart", "matrix_html",
-           "public_hidden_section", "compare_header", "compare_table", "cost_chart", "failure_chart",
+           "public_hidden_section", "compare_header", "dimension_chart", "dimension_table",
+           "compare_table", "cost_chart", "failure_chart",
            "failure_table", "forest_plot", "interval_chart", "latency_chart", "verdict_html",
            "pass_k_chart", "pass_k_summary", "plot_recovery_curve", "run_header", "setup", "suite_line", "task_table"]
 

@@ -224,6 +224,12 @@ class Store:
             conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
             conn.executemany(_insert("grader_results", rows.GRADER_COLUMNS), g_rows)
 
+    def write_spans(self, spans: Sequence[Span]) -> None:
+        """Add spans to attempts already stored (e.g. a judge's exchanges when scoring later)."""
+        s_rows = [rows.span_row(s, self.redactor) for s in spans]
+        with self._write() as conn:
+            conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
+
     def write_dimension_scores(self, run_id: str, scores: Iterable[tuple[str, int, str, float, str]]) -> None:
         """Store (task_id, attempt, dimension, score, evidence JSON) rows of a run, replacing any
         earlier scores of the same attempt and dimension (re-scoring is idempotent)."""

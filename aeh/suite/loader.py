@@ -13,6 +13,7 @@ from typing import Any
 from aeh._problems import display_path, pydantic_problems, read_yaml
 from aeh._registry import Registry, RegistryError
 from aeh.errors import Problem, SuiteLoadError
+from aeh.models import TRAJECTORY_FIELDS
 from aeh.suite import builtin
 from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
@@ -96,7 +97,9 @@ def suite_hash(suite: EvalSuite) -> str:
     """
     h = hashlib.sha256()
     for task in sorted(suite.tasks(), key=lambda t: t.id):
-        h.update(task.model_dump_json().encode() + b"\n")
+        # fields added later hash only when set, so existing suites keep their hash (and baselines)
+        unset = {f for f in TRAJECTORY_FIELDS if getattr(task, f) in (None, [])}
+        h.update(task.model_dump_json(exclude=unset).encode() + b"\n")
     for name, golden in sorted(suite.golden_traces().items()):
         h.update(f"golden:{name}:".encode() + golden.model_dump_json().encode() + b"\n")
     h.update(("tools:" + ",".join(suite.tool_registry().names()) + "\n").encode())

@@ -17,7 +17,8 @@ from typing import Any
 
 import ipywidgets as w
 
-from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label, walk
+from aeh.report._trace import attempt_scores
+from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
 from aeh.store import using_store
 
 __all__ = ["TraceBrowser"]
@@ -52,6 +53,8 @@ class TraceBrowser(w.VBox):
         self.selected: str | None = None
         self.node_buttons: dict[str, w.Button] = {}
         self.localized: dict[str, str] = {}
+        self.cited: dict[str, str] = {}
+        """span id → the trajectory dimensions (and scores) whose evidence cites that step."""
         self._roots: list[SpanNode] = []
 
         self.failed_only = w.Checkbox(value=False, description="failed attempts only", indent=False)
@@ -130,6 +133,8 @@ class TraceBrowser(w.VBox):
         with using_store(self._db) as store:
             record = store.attempt_record(self.run_id, task, attempt)
             spans = store.attempt_spans(self.run_id, task, attempt)
+            scores = attempt_scores(store, self.run_id, task, attempt)
+        self.cited = cited_span_ids(record.tool_calls, scores)
         self._roots = build_tree(spans)
         self.nodes = {n.span.span_id: n for n in walk(self._roots)}
         self.localized = localized_span_ids(spans, record.grader_results)
@@ -158,7 +163,7 @@ class TraceBrowser(w.VBox):
     def _button(self, node: SpanNode) -> w.Button:
         sid = node.span.span_id
         twisty = "•" if not node.children else ("▾" if sid in self.expanded else "▸")
-        mark = " ⚠" if sid in self.localized else ""
+        mark = (" ⚠" if sid in self.localized else "") + (f" ◆ {self.cited[sid]}" if sid in self.cited else "")
         button = w.Button(description=f"{twisty} [{node.span.category}] {span_label(node.span)}{mark}",
                           tooltip=sid, layout=w.Layout(width="auto", align_self="flex-start",
                                                        margin=f"1px 0 1px {node.depth * 18}px"))
@@ -190,6 +195,8 @@ class TraceBrowser(w.VBox):
         duration = f"{s.end_ts - s.start_ts:.3f} s" if s.end_ts is not None else "open"
         why = (f"<p style='background:#fff3bf'>localized by tier 2: {escape(self.localized[s.span_id])}</p>"
                if s.span_id in self.localized else "")
+        if s.span_id in self.cited:
+            why += f"<p style='background:#ece5f7'>cited by trajectory dimensions: {escape(self.cited[s.span_id])}</p>"
         attrs = escape(json.dumps(s.attributes, indent=2, default=str, ensure_ascii=False))
         return (f"<h4>{escape(s.name)}</h4>{why}<p>{escape(s.category)} · status <b>{escape(s.status)}</b> · "
                 f"{duration} · span <code>{escape(s.span_id)}</code></p>"

@@ -119,3 +119,74 @@ def test_callable_example_makes_a_graded_run(db: Path) -> None:
     run_id = callable_agent.main(["--db", str(db), "--attempts", "2"])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 4 and rows["success"].all()
+
+
+def _words_agent(task: aeh.Task, tools: Any) -> str:
+    tools.write_note(path="draft.txt", content="one two three four five six seven eight nine")
+    return f"{tools.count_words(path='draft.txt')['words']} words"
+
+
+def test_an_agent_that_reports_no_model_usage_is_unpriced_not_free(db: Path) -> None:
+    run_id = _run(_words_agent, db, ["draft_and_count"])
+    rows = aeh.attempts(run_id, db=db)
+    assert rows["cost_usd"].isna().all()
+    table = aeh.load_run(run_id, db=db)
+    assert table.attrs["priced"] is False and table.attrs["total_cost_usd"] is None
+    cost = aeh.spans(run_id, db=db).query("category == 'cost'")["attributes"]
+    assert all(a["unpriced_models"] == ["<model usage not reported>"] for a in cost)
+
+
+def test_a_model_free_agent_costs_nothing_and_reported_usage_is_priced(db: Path) -> None:
+    free = _run(_words_agent, db, ["draft_and_count"], model_free=True)
+    assert (aeh.attempts(free, db=db)["cost_usd"] == 0).all()
+
+    @aeh.record_step(kind="model")
+    def think(prompt: str, model: str = "gpt-4o-mini") -> dict[str, Any]:
+        return {"model": model, "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}
+
+    def agent(task: aeh.Task, tools: Any) -> str:
+        think("plan the note")
+        return _words_agent(task, tools)
+
+    priced = _run(agent, db, ["draft_and_count"])
+    costs = aeh.attempts(priced, db=db)["cost_usd"]
+    assert costs.notna().all() and (costs > 0).all()
+
+
+def test_model_free_without_an_agent_is_a_config_error(db: Path) -> None:
+    with pytest.raises(ConfigError, match="agent="):
+        aeh.run("smoke", adapter="mock", model_free=True, db=db, progress=False)
+
+
+def test_cli_runs_a_function_named_by_path_or_module(db: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from aeh.cli import main as cli_main
+
+    def cli(*argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = cli_main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    example = f"{REPO / 'examples' / 'callable_agent.py'}:notes_agent"
+    code, out, err = cli("run", "--suite", "smoke", "--agent", example, "--model-free", "--task", "draft_and_count",
+                         "--attempts", "2", "--seed", "1", "--db", str(db), "--log-level", "silent")
+    assert code == 0, err
+    assert "draft_and_count" in out and "$0.0000" in out
+    (tmp_path / "my_agent.py").write_text("def answer(task, tools):\n    return 'no idea'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the working directory joins sys.path, as under python -m
+    code, out, err = cli("run", "--suite", "smoke", "--agent", "my_agent:answer", "--task", "write_greeting",
+                         "--attempts", "1", "--db", str(db), "--log-level", "silent")
+    assert code == 0, err
+    assert "unpriced" in out
+    for spec, message in [("my_agent", "no function named"), ("my_agent:nope", "has no 'nope'; its functions: answer"),
+                          ("no_such_mod:fn", "module 'no_such_mod' not found"),
+                          ("missing.py:fn", "file missing.py not found")]:
+        code, out, err = cli("run", "--suite", "smoke", "--agent", spec, "--db", str(db))
+        assert code == 2 and message in err and "Traceback" not in err, (spec, err)
+    code, out, err = cli("run", "--suite", "smoke", "--model-free", "--db", str(db))
+    assert code == 2 and "--agent" in err

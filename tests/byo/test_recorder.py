@@ -133,6 +133,21 @@ def test_grade_makes_a_stored_graded_run_with_tokens_and_cost(tmp_path: Path, db
     assert aeh.runs(db=db).iloc[0]["adapter"] == "recorded"
 
 
+def test_trajectories_without_reported_model_usage_are_unpriced_unless_model_free(tmp_path: Path, db: Path) -> None:
+    no_tokens = {"task_id": "add_then_multiply", "final_output": "126",
+                 "steps": [{"kind": "model", "name": "plan", "model": "gpt-4o-mini"}]}
+    f = _write(tmp_path / "t.jsonl", GOOD, WRONG, no_tokens)
+    code, out, _ = cli("grade", "--suite", "toy_math", str(f), "--db", str(db))
+    assert code == 0, out
+    assert "unpriced" in out
+    rows = aeh.attempts(out.strip().splitlines()[-1].split()[-1], db=db).sort_values("attempt")
+    assert rows["cost_usd"].notna().tolist() == [True, False, False]
+    code, out, _ = cli("grade", "--suite", "toy_math", str(_write(tmp_path / "w.jsonl", WRONG)),
+                       "--model-free", "--db", str(db))
+    assert code == 0, out
+    assert aeh.attempts(out.strip().splitlines()[-1].split()[-1], db=db)["cost_usd"].tolist() == [0.0]
+
+
 def test_import_trajectory_lists_every_problem(tmp_path: Path, db: Path) -> None:
     bad = {"task_id": "", "final_ouput": "x", "steps": [{"kind": "tol", "name": "calculator"}]}
     f = _write(tmp_path / "bad.jsonl", GOOD, bad)
@@ -169,3 +184,62 @@ def test_recorded_example_grades_every_task(tmp_path: Path, db: Path) -> None:
     run_id = recorded_agent.main(["--out", str(tmp_path / "t.jsonl"), "--db", str(db)])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 6 and rows["success"].all()
+
+
+def _solve(rec: aeh.Recorder, expression: str) -> None:
+    fake_model(f"solve {expression}")
+    rec.answer(str(calculator(expression)["result"]))
+
+
+def test_recorded_run_grades_into_one_stored_run_and_keeps_the_file(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with aeh.RecordedRun("toy_math", db=db, path=path, agent="mine") as session:
+        assert "add_then_multiply" in {t.id for t in session.tasks}
+        for expression in ("(17+25)*3", "(17+25)*2"):
+            with session.record("add_then_multiply") as rec:
+                _solve(rec, expression)
+    assert session.run_id is not None
+    rows = aeh.attempts(session.run_id, db=db).sort_values("attempt")
+    assert rows["success"].tolist() == [True, False]
+    assert rows["tokens_in"].tolist() == [11, 11] and rows["cost_usd"].notna().all()
+    assert aeh.runs(db=db).set_index("run_id").loc[session.run_id, "adapter"] == "mine"
+    assert [t.final_output for t in load_trajectories(path)] == ["126", "84"]
+    code, out, _ = cli("grade", "--suite", "toy_math", str(path), "--db", str(db))  # graded again, later
+    assert code == 0 and "add_then_multiply" in out
+
+
+def test_recorded_run_refuses_an_unknown_task_at_once(db: Path) -> None:
+    from aeh.errors import ConfigError
+
+    session = aeh.RecordedRun("toy_math", db=db)
+    with pytest.raises(ConfigError, match="did you mean 'add_then_multiply'"):
+        session.record("add_then_multiplyy")
+
+
+def test_recorded_run_that_recorded_nothing_says_so(db: Path) -> None:
+    from aeh.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="recorded no attempt"), aeh.RecordedRun("toy_math", db=db):
+        pass
+    assert not db.exists()
+
+
+def test_recorded_run_stores_what_it_recorded_before_the_agent_loop_broke(db: Path) -> None:
+    with pytest.raises(RuntimeError, match="agent loop broke"), aeh.RecordedRun("toy_math", db=db) as session:
+        with session.record("add_then_multiply") as rec:
+            _solve(rec, "(17+25)*3")
+        raise RuntimeError("agent loop broke")
+    assert session.run_id is not None
+    assert aeh.attempts(session.run_id, db=db)["success"].tolist() == [True]
+
+
+def test_async_recorded_run(db: Path) -> None:
+    async def main() -> str | None:
+        async with aeh.RecordedRun("toy_math", db=db) as session:
+            async with session.record("add_then_multiply") as rec:
+                assert await think(1) == 2
+                _solve(rec, "(17+25)*3")
+        return session.run_id
+
+    run_id = asyncio.run(main())
+    assert run_id is not None and aeh.attempts(run_id, db=db)["success"].tolist() == [True]

@@ -109,3 +109,23 @@ def test_unknown_suite_is_a_clear_error(tmp_path: Path) -> None:
     Store(tmp_path / "runs.db").close()  # an existing, empty store: the error is about the suite
     with pytest.raises(aeh.AehError, match="no finished run of suite 'nope'"):
         aeh.drift("nope", db=tmp_path / "runs.db")
+
+
+def test_trajectory_dimensions_drift_while_the_success_rate_holds(tmp_path: Path) -> None:
+    """The agent stutters more each run (repeats a call 2–3 times, then goes on): answers stay right,
+    the trajectories get longer and loop — only the dimensions see it."""
+    db = tmp_path / "runs.db"
+    ids = [aeh.run("smoke", attempts=4, seed=i, db=db, progress=False,
+                   adapter_options={"p_stutter": p}).attrs["run_id"]
+           for i, p in enumerate((0.0, 0.2, 0.4, 0.6, 0.8, 1.0))]
+    frame = aeh.drift("smoke", db=db, window=6)
+    a = frame.attrs
+    assert list(frame["run_id"]) == ids and a["status"] != "drifting"
+    dims = a["dimensions"].set_index("dimension")
+    assert {"loop_detection", "step_efficiency"} <= set(a["drifting_dimensions"])
+    assert dims.loc["loop_detection", "slope"] < 0 and dims.loc["loop_detection", "q"] < 0.05
+    assert dims.loc["task_completion", "status"] != "drifting"
+    code, out, _ = run_cli("drift", "--suite", "smoke", "--window", "6", "--db", str(db))
+    assert code == 1 and "DRIFTING" in out and "loop_detection" in out and "the success rate" not in out
+    code, out, _ = run_cli("drift", "--suite", "smoke", "--window", "6", "--no-dimensions", "--db", str(db))
+    assert code == 0 and "loop_detection" not in out

@@ -64,6 +64,7 @@ def test_run_report_from_stored_run(rendered):
         assert f'id="{key}"' in body or f"id='{key}'" in body
     assert body.count('src="data:image/png;base64,') >= 4  # interval, failures, cost, latency, pass^k
     assert "Wilson 95%" in body and "pass^k" in body
+    assert 'id="dimension-table"' in body and "Trajectory dimensions" in body
     assert "Recovery under injected faults" not in body  # no fault profile in this run
 
 

@@ -129,7 +129,7 @@ def test_learned_optimal_steps_is_the_median_of_the_last_n() -> None:
 
 def test_tool_selection_f1_and_forbidden_halves() -> None:
     assert one("tool_selection", inp([call("read", path="a")])).score == pytest.approx(2 / 3)
-    forbidden = task(metadata={"forbidden_tools": ["write"]})
+    forbidden = task(forbidden_tools=["write"])
     s = one("tool_selection", inp(GOOD + [call("write", path="z")], task=forbidden))
     assert s.score == pytest.approx(0.8 / 2)
     assert 2 in s.evidence.steps
@@ -143,7 +143,7 @@ def test_task_completion_weights_terminal_state_and_assertions() -> None:
 
 
 def test_adversarial_task_declining_is_the_pass() -> None:
-    adv = task(expect_decline=True, metadata={"acceptable_terminal_states": ["declined", "escalated"]})
+    adv = task(expect_decline=True, acceptable_terminal_states=["declined", "gave_up"])
     ok = [GraderResult(kind="refusal", name="refusal", passed=True)]
     bad = [GraderResult(kind="refusal", name="refusal", passed=False)]
     assert one("task_completion", inp([], task=adv, status="declined", grader_results=ok)).score == 1.0
@@ -155,3 +155,22 @@ def test_budget_axes_scored_separately_and_undeclared_skipped() -> None:
     s = one("budget_adherence", inp(GOOD, task=capped, tokens=150, latency_s=1.0, cost_usd=99.0))
     assert s.score == pytest.approx((0.5 + 1.0) / 2)  # cost is undeclared: skipped, not credited
     assert "tokens" in s.evidence.details and "cost" not in s.evidence.details
+
+
+def test_trajectory_facts_are_task_fields_and_old_metadata_is_lifted() -> None:
+    from pydantic import ValidationError as PydanticValidationError
+
+    from aeh.models import Task
+
+    base = {"id": "t", "prompt": "p", "graders": [{"kind": "contains", "value": "x"}]}
+    task = Task.model_validate({**base, "expected_tools": ["a"], "forbidden_tools": ["b"], "optimal_steps": 2,
+                                "acceptable_terminal_states": ["declined"]})
+    assert task.expected_tools == ["a"] and task.optimal_steps == 2
+    old = Task.model_validate({**base, "metadata": {"expected_tools": ["a"], "owner": "me"}})
+    assert old.expected_tools == ["a"] and old.metadata == {"owner": "me"}
+    for bad, message in [({"metadata": {"optimal_steps": 3}, "optimal_steps": 2}, "both as a field and under metadata"),
+                         ({"expected_tools": ["a"], "forbidden_tools": ["a"]}, "both expected and forbidden"),
+                         ({"acceptable_terminal_states": ["finished"]}, "acceptable_terminal_states"),
+                         ({"optimal_steps": 0}, "optimal_steps")]:
+        with pytest.raises(PydanticValidationError, match=message):
+            Task.model_validate({**base, **bad})

@@ -1,0 +1,123 @@
+"""Judged trajectory dimensions of a stored run (`aeh score RUN --judge-model M`), no re-run.
+
+Each attempt's trajectory goes to the judge once per dimension (`aeh.grading.judged_scorers`);
+the scores are stored beside the deterministic ones, and every exchange (prompt, raw reply,
+parsed verdict, tokens, the judge's cost) is added to the attempt's spans under a
+`judge:dimensions` span, so the trace view shows what the judge saw and said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aeh.analysis._trajectory import _input, _load_suite_for, _records
+from aeh.grading.judge import JudgeClient
+from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
+from aeh.grading.scorers import DEFAULT_LOOP_N
+from aeh.models import Attempt, Span
+from aeh.store import Store, using_store
+from aeh.trace import SpanRecorder
+
+__all__ = ["JudgedRunSummary", "judge_run", "judge_run_async"]
+
+
+@dataclass
+class JudgedRunSummary:
+    """What judging a run produced, and what it could not (never silently)."""
+
+    run_id: str
+    judge_model: str
+    dimensions: list[str]
+    scored: int = 0
+    dropped_steps: int = 0
+    """Invented (or failed) step citations removed from the judge's evidence."""
+    rejected: int = 0
+    """Replies scoring below 1.0 with no valid evidence: not stored."""
+    errors: int = 0
+    """Attempt × dimension pairs the judge could not score (provider, malformed reply)."""
+    error_examples: list[str] = field(default_factory=list)
+    judge_cost_usd: float | None = 0.0
+
+    def lines(self) -> list[str]:
+        cost = "unpriced" if self.judge_cost_usd is None else f"${self.judge_cost_usd:.4f}"
+        out = [f"judged {', '.join(self.dimensions)} with {self.judge_model}: {self.scored} scores stored, "
+               f"judge cost {cost} (the harness's, not the agent's)"]
+        if self.dropped_steps:
+            out.append(f"{self.dropped_steps} cited step(s) the trajectories do not have were dropped from the "
+                       "judge's evidence")
+        if self.rejected:
+            out.append(f"{self.rejected} score(s) below 1.0 without valid evidence were rejected (not stored)")
+        if self.errors:
+            out.append(f"{self.errors} attempt × dimension pair(s) could not be judged, e.g. {self.error_examples[0]}")
+        return out
+
+
+def _root_id(spans: Sequence[Span]) -> str | None:
+    return next((s.span_id for s in spans if s.parent_span_id is None), None)
+
+
+async def _judge_one(judge: JudgeClient, store: Store, run_id: str, a: Attempt, inp: Any,
+                     dimensions: Sequence[str], summary: JudgedRunSummary, gate: asyncio.Semaphore
+                     ) -> tuple[list[tuple[str, int, str, float, str]], list[Span]]:
+    recorder = SpanRecorder(run_id, a.task_id, a.attempt)
+    async with gate:
+        with recorder.span("judge:dimensions", "grading", dimensions=list(dimensions), judge_model=judge.model):
+            outcome = await score_judged(judge, inp, dimensions, recorder=recorder)
+    summary.dropped_steps += outcome.dropped_steps
+    summary.rejected += len(outcome.rejected)
+    summary.errors += len(outcome.errors)
+    summary.error_examples.extend(f"{a.task_id}#{a.attempt} {d}: {e}" for d, e in outcome.errors.items())
+    for span in recorder.spans:
+        cost = span.attributes.get("cost_usd")
+        if span.name.startswith("judge:dimension:") and "raw_response" in span.attributes:
+            if cost is None:
+                summary.judge_cost_usd = None
+            elif summary.judge_cost_usd is not None:
+                summary.judge_cost_usd += cost
+    root = _root_id(store.attempt_spans(run_id, a.task_id, a.attempt))
+    spans = [s.model_copy(update={"parent_span_id": root}) if s.parent_span_id is None else s
+             for s in recorder.spans]
+    rows = [(a.task_id, a.attempt, s.dimension, s.score, json.dumps(s.evidence.model_dump()))
+            for s in outcome.scores]
+    summary.scored += len(rows)
+    return rows, spans
+
+
+async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | str,
+                          dimensions: Sequence[str] = JUDGED_DIMENSIONS, suite: Any = None,
+                          concurrency: int = 4, base_url: str | None = None) -> JudgedRunSummary:
+    """Judge every attempt of a stored run on `dimensions` and store the scores; see the module."""
+    client = JudgeClient(judge, base_url=base_url) if isinstance(judge, str) else judge
+    with using_store(db) as store:
+        full = store.resolve_run_id(run_id)
+        tasks, goldens = _load_suite_for(store, full, suite)
+        summary = JudgedRunSummary(run_id=full, judge_model=client.model, dimensions=list(dimensions))
+        attempts = [a for a in _records(store, full) if not a.is_harness_error]
+        gate = asyncio.Semaphore(max(1, concurrency))
+        try:
+            results = await asyncio.gather(*(
+                _judge_one(client, store, full, a, _input(a, tasks.get(a.task_id), goldens, None, DEFAULT_LOOP_N),
+                           dimensions, summary, gate) for a in attempts))
+        finally:
+            if isinstance(judge, str):
+                await client.aclose()
+        store.write_spans([s for _, spans in results for s in spans])
+        store.write_dimension_scores(full, [r for rows, _ in results for r in rows])
+    return summary
+
+
+def judge_run(run_id: str, db: Any = None, **options: Any) -> JudgedRunSummary:
+    """Sync twin of `judge_run_async` (also inside Jupyter's running loop)."""
+    coro = judge_run_async(run_id, db, **options)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -1,0 +1,69 @@
+"""Trajectory dimensions in the notebooks: per-dimension bars with spread, tasks worst first.
+
+Both take the frame `aeh.scores(run_id)` returns (its `attrs["suite"]` and `attrs["tasks"]`).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["dimension_chart", "dimension_table"]
+
+_OVERALL = "overall"
+
+
+def _html(text: str) -> Any:
+    # heavy: loaded on first use
+    from IPython.display import HTML
+
+    return HTML(text)
+
+
+def dimension_chart(scores: pd.DataFrame) -> Any:
+    """One bar per dimension: the mean over attempts, ± one sd as the whisker, n in the label."""
+    # heavy: loaded on first use
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    suite = scores.attrs.get("suite")
+    if suite is None or not len(suite):
+        return None
+    data = suite.sort_values("mean")
+    labels = [f"{d} (n={n})" for d, n in zip(data["dimension"], data["n"], strict=True)]
+    colors = [sns.color_palette()[1] if d == _OVERALL else sns.color_palette()[0] for d in data["dimension"]]
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(data) + 1.2))
+    ax.barh(labels, data["mean"], xerr=data["sd"].fillna(0), color=colors, alpha=0.8,
+            error_kw={"ecolor": "#444", "capsize": 3, "lw": 1})
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("mean score over attempts, whisker ± 1 sd")
+    ax.set_title("Trajectory dimensions (worst first)")
+    return fig
+
+
+def _cell(mean: float, sd: float, n: int) -> str:
+    shade = int(255 * max(0.0, min(1.0, mean)))
+    background = f"rgb(255,{shade},{shade})" if mean < 1.0 else "#eef7ee"
+    spread = "" if pd.isna(sd) else f" ± {sd:.2f}"
+    return f'<td style="background:{background}" title="n = {n}">{mean:.2f}{spread}</td>'
+
+
+def dimension_table(scores: pd.DataFrame) -> Any:
+    """Task × dimension means (± sd), tasks sorted worst first by overall score; red where low."""
+    tasks = scores.attrs.get("tasks")
+    if tasks is None or not len(tasks):
+        return _html("<p>No trajectory scores for this run (no scorable attempt).</p>")
+    dims = sorted(set(tasks["dimension"]) - {_OVERALL}) + ([_OVERALL] if _OVERALL in set(tasks["dimension"]) else [])
+    overall = tasks[tasks["dimension"] == _OVERALL].set_index("task_id")["mean"]
+    order = sorted(set(tasks["task_id"]), key=lambda t: (overall.get(t, 1.0), t))
+    cells = {(r.task_id, r.dimension): (r.mean, r.sd, r.n) for r in tasks.itertuples(index=False)}
+    head = "<tr><th>task</th>" + "".join(f"<th>{escape(d)}</th>" for d in dims) + "</tr>"
+    rows = []
+    for task in order:
+        row = "".join(_cell(*cells[(task, d)]) if (task, d) in cells else "<td>—</td>" for d in dims)
+        rows.append(f"<tr><th>{escape(task)}</th>{row}</tr>")
+    note = ("<p>Mean score per task and dimension (± sd over attempts); hover for n. "
+            "<code>overall</code> is the mean of the exactly reproducible dimensions; judged ones stand apart.</p>")
+    return _html(f'{note}<table id="dimension-table" class="dataframe">{head}{"".join(rows)}</table>')
