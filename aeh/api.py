@@ -16,10 +16,12 @@ from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table, score_run
+from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.logs import RunLogger
+from aeh.models import RunInfo
 from aeh.pricing import load_price_table
 from aeh.store import Store, default_db, using_store
 from aeh.store import open_store as _open_store
@@ -74,10 +76,10 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 async def run_async(
-    suite: str | Path | EvalSuite,
-    adapter: str | Adapter = "mock",
-    attempts: int = 5,
-    concurrency: int = 4,
+    suite: str | Path | EvalSuite | None = None,
+    adapter: str | Adapter | None = None,
+    attempts: int | None = None,
+    concurrency: int | None = None,
     seed: int | None = None,
     db: str | Path | Store | None = None,
     *,
@@ -92,9 +94,12 @@ async def run_async(
     adapter_options: dict[str, Any] | None = None,
     agent: Callable[..., Any] | None = None,
     model_free: bool = False,
+    resume: str | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
+
+    Defaults: adapter "mock", 5 attempts, concurrency 4.
 
     `agent`: a plain function `agent(task, tools)` (sync or async) to run instead of an adapter;
     see `aeh.adapters.callable`. Its cost comes from the model calls it reports; an attempt that
@@ -103,17 +108,49 @@ async def run_async(
     `progress`: None shows a bar in Jupyter or on a terminal and nothing elsewhere; True/False
     force it on/off; a RunProgress observes the run itself. `log_level` other than "silent"
     logs lines to stderr as the CLI does. An unknown keyword is a ConfigError naming the valid ones.
+
+    `resume`: the id of a stored run that did not finish (interrupted, killed, store failure):
+    run only its missing (task, attempt) pairs with its seed, into the same run. Suite, adapter
+    and options default to the stored ones; any that are given must match them (ConfigError
+    otherwise). A finished run is left alone: `attrs["resume"]["note"]` says so.
     """
     _check_options(options)
+    stored: RunInfo | None = None
+    stored_attempts = 0
+    if resume is not None:
+        stored, stored_attempts = _stored_run(resume, db)
+        if not check_resumable(stored):
+            table = run_table(stored.run_id, db)
+            table.attrs["resume"] = {"ran": 0, "stored_before": stored_attempts,
+                                     "note": f"run {stored.run_id} is already finished — nothing to resume"}
+            return table
+        suite = suite if suite is not None else stored.config.get("suite_spec")
+        if suite is None:
+            raise ConfigError(f"run {stored.run_id} did not record its suite (no config.suite_spec) — "
+                              "pass the suite it ran: `aeh run --resume ID --suite NAME_OR_DIR`")
+        if adapter is None and agent is None:
+            adapter, model = stored.adapter, model if model is not None else stored.model
+            adapter_options = adapter_options if adapter_options is not None else (
+                stored.config.get("adapter_options") or {})
+    if suite is None:
+        raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")
     loaded = load_suite(suite)
     if agent is not None:
-        if adapter != "mock":
+        if adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")
         adapter = CallableAdapter(agent, model=model, model_free=model_free)
     elif model_free:
         raise ConfigError("model_free= describes a function agent: pass it together with agent=")
-    elif isinstance(adapter, str):
-        adapter = make_adapter(adapter, model=model, **(adapter_options or {}))
+    elif adapter is None or isinstance(adapter, str):
+        try:
+            adapter = make_adapter(adapter or "mock", model=model, **(adapter_options or {}))
+        except ConfigError as exc:
+            if stored is None:
+                raise
+            raise ConfigError(f"run {stored.run_id} used adapter {stored.adapter!r}, which cannot be rebuilt "
+                              f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
+    if stored is not None:
+        attempts, seed, tasks, options = _resume_settings(stored, loaded, adapter, attempts, seed, tasks, options)
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
         preflight()  # one clear error for a missing key, not a harness error per attempt
@@ -131,8 +168,10 @@ async def run_async(
     config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
     if probe is not None:
         config["tools_probe"] = probe
-    run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
+    run_options = build_run_options(attempts=5 if attempts is None else attempts,
+                                    concurrency=4 if concurrency is None else concurrency, seed=seed,
                                     tasks=tasks, config=config, **options)
+    run_options.resume = stored
     logger = _progress_for(progress, log_level)
     span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
     # a run creates the store; one opened here from a path is closed here
@@ -140,14 +179,47 @@ async def run_async(
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
         score_run(info.run_id, store, suite=loaded)  # trajectory dimensions, stored beside the attempts
-        return run_table(info.run_id, store)
+        table = run_table(info.run_id, store)
+    if stored is not None:
+        total = int(table.attrs.get("attempts_total", 0))
+        table.attrs["resume"] = {"ran": total - stored_attempts, "stored_before": stored_attempts,
+                                 "note": f"resumed run {info.run_id}: {stored_attempts} attempts were stored, "
+                                         f"{total - stored_attempts} ran now"}
+    return table
+
+
+def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attempts: int | None,
+                     seed: int | None, tasks: list[str] | None, options: dict[str, Any],
+                     ) -> tuple[int, int, list[str] | None, dict[str, Any]]:
+    """The stored run's attempts, seed, tasks and options, after refusing any given one that differs."""
+    given = {"attempts": attempts, "seed": seed, "tasks": tasks, "judge_model": options.get("judge_model")}
+    problems = resume_mismatches(stored, suite, adapter, given)
+    if problems:
+        raise ConfigError(f"cannot resume run {stored.run_id} with different settings: " + "; ".join(problems)
+                          + " — resume with the stored ones (leave these options out), or start a new run")
+    fault_flags = sorted(k for k in ("fault_profile", "fault_rate", "fault_mode") if options.get(k) is not None)
+    if fault_flags:
+        raise ConfigError(f"cannot resume run {stored.run_id} with {', '.join(fault_flags)}: a resumed run "
+                          "injects the faults it stored — leave these options out")
+    options = {**options, "judge_model": stored.judge_model, "fault_profile": stored.fault_profile}
+    if stored.config.get("judge_all"):
+        options.setdefault("judge_all", True)
+    return stored.attempts, stored.seed, stored.config.get("tasks"), {
+        k: v for k, v in options.items() if v is not None}
+
+
+def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, int]:
+    """The stored run `run_id` names (liveness applied) and how many attempts it has stored."""
+    with using_store(db, must_exist=True) as store:
+        info = store.run_info(run_id)
+        return info, len(store.attempts_frame(info.run_id, columns=["attempt"]))
 
 
 def run(
-    suite: str | Path | EvalSuite,
-    adapter: str | Adapter = "mock",
-    attempts: int = 5,
-    concurrency: int = 4,
+    suite: str | Path | EvalSuite | None = None,
+    adapter: str | Adapter | None = None,
+    attempts: int | None = None,
+    concurrency: int | None = None,
     seed: int | None = None,
     db: str | Path | Store | None = None,
     **options: Any,
@@ -155,6 +227,7 @@ def run(
     """Execute a suite and return its per-task table (works in scripts and in Jupyter).
 
     Keyword options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
-    `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class.
+    `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class;
+    `resume=RUN_ID` finishes a run that was interrupted, into the same run.
     """
     return run_sync(run_async(suite, adapter, attempts, concurrency, seed, db, **options))

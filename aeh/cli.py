@@ -6,15 +6,21 @@ Exit codes:
     2   bad input: a suite, option, file or run id that does not validate (message says which)
     3   the run finished but is not a valid measurement (harness-error rate above 2%)
     4   `aeh drift` had too few runs to judge a trend (no verdict either way)
-    130 interrupted
+    5   `aeh gate`: the baseline was recorded on another suite
+    6   store failure: the store stopped taking writes (lock never released, disk full, I/O);
+        what was written is kept and `aeh run --resume RUN_ID` finishes the run
+    130 interrupted (Ctrl-C or SIGTERM); an interrupted run is resumable the same way
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from aeh._version import __version__
 from aeh.commands import commands as _commands
@@ -44,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
         epilog="Exit codes: 0 ok · 1 compare found a regression / drift found a decline · 2 bad input · "
                "3 run not a valid measurement (harness errors > 2%) · 4 drift: too few runs to judge · "
-               "130 interrupted",
+               "5 gate: baseline from another suite · 6 store failure (resumable) · "
+               "130 interrupted (Ctrl-C or SIGTERM)",
     )
     parser.add_argument("--version", action="version", version=f"aeh {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -52,10 +59,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    # SIGTERM (kill, systemd, CI timeouts) stops as Ctrl-C does: asyncio's SIGINT handler, in
+    # force while a run executes, cancels the run cleanly and it is stored as interrupted.
+    # Where SIGINT is ignored (a background job of a script) or default, interrupt directly.
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not signal.default_int_handler:
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse `argv`, run the command, and turn an AehError into a clean exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt) if in_main else None
     try:
         return int(_commands.get(args.command).main(args))
     except AehError as exc:
@@ -68,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `aeh … | head` closed our stdout: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

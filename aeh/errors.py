@@ -6,6 +6,7 @@
     ├── ConfigError            a bad option or combination of options
     ├── RunNotFoundError       a run id that is not in the store
     ├── StoreError             the store cannot be read or written
+    │   └── StoreWriteError    a write failed on a lock held too long, a full disk, I/O (exit 6)
     ├── AdapterError           an adapter cannot start (missing key, unknown model …)
     └── MissingExtraError      a feature whose optional dependencies are not installed
 """
@@ -22,6 +23,7 @@ __all__ = [
     "Problem",
     "RunNotFoundError",
     "StoreError",
+    "StoreWriteError",
     "SuiteLoadError",
     "ValidationError",
 ]
@@ -76,6 +78,15 @@ class RunNotFoundError(AehError):
 
 class StoreError(AehError):
     pass
+
+
+class StoreWriteError(StoreError):
+    """The store stopped taking writes (lock never released, disk full, I/O error).
+
+    Not bad input: the run stops cleanly, keeps what was written, and can be resumed.
+    """
+
+    exit_code = 6
 
 
 class AdapterError(AehError):

@@ -337,8 +337,14 @@ class RunInfo(BaseModel):
     fault_profile: dict[str, Any] | None = None
     parent_run_id: str | None = None
     """Set for replays and imports: the run this one was derived from."""
-    status: Literal["running", "finished", "interrupted", "failed"] = "running"
+    status: Literal["running", "finished", "interrupted", "failed", "stale"] = "running"
+    """`stale` is never stored: readers show it for a `running` run whose process is gone."""
     config: dict[str, Any] = Field(default_factory=dict)
+    owner_pid: int | None = None
+    """The process executing the run (None for imports and runs stored before aeh recorded it)."""
+    owner_host: str | None = None
+    heartbeat_at: str | None = None
+    """Refreshed while the run executes; an old one on another host means the run is dead."""
 
 
 class TraceView(BaseModel):

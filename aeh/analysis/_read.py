@@ -59,12 +59,14 @@ def spans(run_id: str, db: StoreLike = None, task_id: str | None = None,
 
 
 def runs(db: StoreLike = None) -> pd.DataFrame:
-    """The run index, newest first."""
+    """The run index, newest first. `status` is `stale` for a run stored as running whose process
+    is gone (killed): resume it with `aeh.run(resume=run_id)`."""
     with using_store(db) as store:
         rows = [info.model_dump(mode="json") for info in store.runs()]
     columns = ["run_id", "created_at", "finished_at", "status", "suite", "suite_hash", "adapter",
                "model", "seed", "attempts", "concurrency", "price_table_version",
-               "price_table_date", "judge_model", "tier2_prompt_version", "parent_run_id", "aeh_version"]
+               "price_table_date", "judge_model", "tier2_prompt_version", "parent_run_id", "aeh_version",
+               "owner_pid", "owner_host", "heartbeat_at"]
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
 

@@ -2,7 +2,7 @@
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BASELINE_MISMATCH", "EXIT_INTERRUPTED",
            "EXIT_INVALID_RUN", "EXIT_NOT_ENOUGH_RUNS", "EXIT_OK",
-           "EXIT_REGRESSION"]
+           "EXIT_REGRESSION", "EXIT_STORE_FAILURE"]
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1  # compare found a regression; drift found a decline
@@ -10,4 +10,5 @@ EXIT_BAD_INPUT = 2  # a suite, option, file or run id that does not validate
 EXIT_INVALID_RUN = 3  # harness-error rate above 2%: not a valid measurement
 EXIT_NOT_ENOUGH_RUNS = 4  # drift: too few runs to judge a trend
 EXIT_BASELINE_MISMATCH = 5  # gate: the baseline was recorded on another suite (hash differs)
-EXIT_INTERRUPTED = 130
+EXIT_STORE_FAILURE = 6  # the store stopped taking writes (lock, full disk, I/O): resumable (StoreWriteError)
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM: the run is stored as interrupted and resumable

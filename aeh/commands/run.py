@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from aeh.commands._coding_options import add_run_arguments, run_notes, run_options
-from aeh.commands._exit import EXIT_INVALID_RUN, EXIT_OK
+from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK
 from aeh.errors import ConfigError
 
 NAME = "run"
@@ -22,9 +23,14 @@ def _csv(value: str) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     r = parser
-    r.add_argument("--suite", required=True, help="shipped name (smoke, toy_math, core), entry point, or directory")
-    r.add_argument("--adapter", default="mock",
-                   help="mock | react | single_shot | replay | command | an installed adapter")
+    r.add_argument("--suite", help="shipped name (smoke, toy_math, core), entry point, or directory "
+                                   "(required unless --resume)")
+    r.add_argument("--resume", metavar="RUN_ID",
+                   help="finish a run that did not end (interrupted, killed, store failure): run only its "
+                        "missing attempts, with its seed, into the same run; suite, adapter and options "
+                        "default to the stored ones and must match them if given")
+    r.add_argument("--adapter",
+                   help="mock | react | single_shot | replay | command | an installed adapter (default mock)")
     r.add_argument("--agent", metavar="MODULE:FN",
                    help="run your own function fn(task, tools) as the agent instead of an adapter "
                         "(module:function or path/to/agent.py:function)")
@@ -34,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     r.add_argument("--model", help="model name (mock: mock-strong | mock-degraded)")
     r.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                    help="adapter option (repeatable), e.g. base_url=http://127.0.0.1:8089/v1 or max_output_tokens=256")
-    r.add_argument("--attempts", type=int, default=5, help="attempts per task (default 5)")
-    r.add_argument("--concurrency", type=int, default=4, help="attempts in flight at once (default 4)")
+    r.add_argument("--attempts", type=int, help="attempts per task (default 5)")
+    r.add_argument("--concurrency", type=int, help="attempts in flight at once (default 4)")
     r.add_argument("--max-connections", type=int,
                    help="model requests in flight per endpoint (default: no limit beyond --concurrency); "
                         "1 for a server that handles one request at a time — time waiting for a slot "
@@ -76,14 +82,18 @@ def main(args: argparse.Namespace) -> int:
     from aeh.dryrun import dry_run
     from aeh.logs import RunLogger
 
+    if args.suite is None and args.resume is None:
+        raise ConfigError("aeh run needs --suite NAME_OR_DIR (or --resume RUN_ID to finish a stored run)")
     if args.dry_run:
-        print(dry_run(args.suite, adapter=args.adapter, model=args.model, attempts=args.attempts,
+        if args.suite is None:
+            raise ConfigError("--dry-run needs --suite")
+        print(dry_run(args.suite, adapter=args.adapter or "mock", model=args.model, attempts=args.attempts or 5,
                       price_table=args.price_table, fault_profile=args.fault_profile,
                       fault_rate=args.fault_rate, fault_mode=args.fault_mode))
         return EXIT_OK
     options: dict[str, Any] = {}
     if args.agent:
-        if args.adapter != "mock":
+        if args.adapter not in (None, "mock"):
             raise ConfigError("give either --agent MODULE:FN or --adapter, not both")
         options["agent"] = load_agent(args.agent)
         options["model_free"] = args.model_free
@@ -100,12 +110,21 @@ def main(args: argparse.Namespace) -> int:
     coding_adapter_options, coding_options = run_options(args)
     adapter_options.update(coding_adapter_options)
     options.update(coding_options)
-    table = run_sync(run_async(
-        args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
-        seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
-        redact=not args.no_redact, secrets=args.secrets, progress=logger,
-        keep_workspaces=args.keep_workspaces, adapter_options=adapter_options, **options,
-    ))
+    try:
+        table = run_sync(run_async(
+            args.suite, args.adapter, attempts=args.attempts, concurrency=args.concurrency,
+            seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
+            redact=not args.no_redact, secrets=args.secrets, progress=logger,
+            keep_workspaces=args.keep_workspaces, adapter_options=adapter_options or None,
+            resume=args.resume, **options,
+        ))
+    except KeyboardInterrupt:
+        print("aeh: interrupted — the attempts that finished are stored; finish the run with "
+              "`aeh run --resume RUN_ID` (`aeh runs` lists it as interrupted)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    resumed = table.attrs.get("resume")
+    if resumed:
+        print(resumed["note"])
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)

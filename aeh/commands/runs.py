@@ -10,6 +10,12 @@ from aeh.commands._exit import EXIT_OK
 NAME = "runs"
 HELP = "list stored runs"
 
+_HINTS = {  # statuses of runs that did not finish, and what to do about them
+    "stale": " (its process is gone: aeh run --resume RUN_ID finishes it)",
+    "interrupted": " (aeh run --resume RUN_ID finishes it)",
+    "failed": " (aeh run --resume RUN_ID finishes it)",
+}
+
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     add_db(parser)
@@ -21,5 +27,6 @@ def main(args: argparse.Namespace) -> int:
     with open_store(args.db, must_exist=True) as store:
         for info in store.runs():
             print(f"{info.run_id}  {info.created_at}  {info.suite:<12} {info.adapter:<11} "
-                  f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}")
+                  f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}"
+                  + (_HINTS.get(info.status) or ""))
     return EXIT_OK

@@ -9,24 +9,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import os
 import random
-import shutil
-import tempfile
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aeh._version import __version__
+from aeh.engine._heartbeat import Heartbeat
 from aeh.engine._retention import prune_workspaces
+from aeh.engine._workspaces import clean_stale_workspaces, make_work_root, release_work_root
 from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
+from aeh.errors import StoreError, StoreWriteError
 from aeh.llm import endpoint_of
 from aeh.models import Attempt, RunInfo, Task
 from aeh.pricing import PriceTable
+from aeh.store._liveness import HEARTBEAT_S, executing, host_name
 from aeh.store._writer import AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
@@ -82,6 +86,11 @@ class RunOptions:
     """Run-level values graders and adapters see in `resources` (e.g. grading_sandbox)."""
     workspace_retention: int | None = None
     """With keep_workspaces: keep only the newest N runs' workspaces under work_dir."""
+    resume: RunInfo | None = None
+    """A stored, unfinished run to continue: only its missing (task, attempt) pairs run, with its
+    seed, so the result equals an uninterrupted run. Checked against the suite by the caller."""
+    heartbeat_s: float = HEARTBEAT_S
+    """How often the stored run's heartbeat is refreshed while it executes."""
 
 
 async def execute_run(
@@ -94,31 +103,46 @@ async def execute_run(
     sinks: list[SpanSink] | None = None,
     progress: RunProgress | None = None,
 ) -> RunInfo:
-    """Execute every (task, attempt) of a validated suite; returns the stored run's info."""
+    """Execute every (task, attempt) of a validated suite; returns the stored run's info.
+
+    With `options.resume`, continue that stored run instead: pairs already stored are skipped.
+    A store that stops taking writes ends the run with a StoreWriteError saying how to resume.
+    """
     tasks = suite.tasks()
-    if options.task_ids:
-        wanted = set(options.task_ids)
-        tasks = [t for t in tasks if t.id in wanted]
-    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
-    run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
-    suite_config = run_config(options.resources) if callable(run_config) else {}
-    adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
-    suite_config.update(adapter_config() if callable(adapter_config) else {})
-    info = RunInfo(
-        run_id=options.run_id or new_run_id(), created_at=_now(), aeh_version=__version__,
-        suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
-        seed=seed, attempts=options.attempts, concurrency=options.concurrency,
-        price_table_version=prices.version, price_table_date=prices.date,
-        judge_model=options.judge_model, tier2_prompt_version=options.tier2_prompt_version,
-        fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
-        config={**options.config, **suite_config, "tasks": [t.id for t in tasks]},
-    )
-    if options.work_dir is not None:
-        Path(options.work_dir).mkdir(parents=True, exist_ok=True)
-    work_root = Path(tempfile.mkdtemp(prefix=f"aeh-{info.run_id}-", dir=options.work_dir))
+    done: set[tuple[str, int]] = set()
+    if options.resume is not None:
+        info, tasks, done = _resumed(options.resume, tasks, store)
+    else:
+        if options.task_ids:
+            wanted = set(options.task_ids)
+            tasks = [t for t in tasks if t.id in wanted]
+        seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+        info = _new_run_info(suite, adapter, prices, options, tasks, seed)
+    info.owner_pid, info.owner_host, info.heartbeat_at = os.getpid(), host_name(), _now()
+    clean_stale_workspaces(options.work_dir)  # those of runs killed before they could clean up
+    work_root = make_work_root(info.run_id, options.work_dir)
     if options.keep_workspaces:
         info.config["workspace_root"] = str(work_root)  # `aeh trace` points at the kept workspace
-    store.create_run(info)
+    with executing(info.run_id):  # readers in this process see it running from the first write
+        try:
+            if options.resume is not None:
+                store.update_run(info.run_id, status="running", finished_at=None, config=info.config,
+                                 owner_pid=info.owner_pid, owner_host=info.owner_host,
+                                 heartbeat_at=info.heartbeat_at)
+            else:
+                store.create_run(info)
+        except BaseException:
+            release_work_root(work_root, keep=False)
+            raise
+        return await _execute(suite, adapter, store, prices, options, info, tasks, done, work_root,
+                              sinks=sinks, progress=progress)
+
+
+async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: PriceTable, options: RunOptions,
+                   info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
+                   sinks: list[SpanSink] | None, progress: RunProgress | None) -> RunInfo:
+    seed = info.seed
+    heartbeat = Heartbeat(store, info.run_id, options.heartbeat_s).start()
     progress = progress or RunProgress()
     progress.run_started(info, tasks)
     writer = AttemptWriter(store)
@@ -140,7 +164,7 @@ async def execute_run(
                 after_grading=list(options.after_grading),
                 prepare=getattr(suite, "prepare_workspace", None),
             )
-            await _run_all(setup, tasks, options, writer, progress, fidelity)
+            await _run_all(setup, tasks, options, writer, progress, fidelity, done=done, store=store)
             info.config["live_checks"] = fidelity.summary()
             with contextlib.suppress(Exception):  # a summary is never worth losing the run over
                 store.update_run(info.run_id, config=info.config)
@@ -150,23 +174,63 @@ async def execute_run(
     except (asyncio.CancelledError, KeyboardInterrupt):
         status = "interrupted"
         raise
+    except StoreWriteError as exc:
+        writer.close(raise_errors=False)
+        stored = len(done) + writer.written
+        raise StoreWriteError(
+            f"{exc}\nrun {info.run_id} stopped with {stored} of {len(tasks) * info.attempts} attempts "
+            f"stored; once the store takes writes again, finish it with `aeh run --resume {info.run_id}`"
+        ) from exc
     finally:
         # Interrupted or failed: still store every attempt that finished (nothing lost on Ctrl-C).
         writer.close(raise_errors=False)
+        heartbeat.stop()
         info.status = status  # type: ignore[assignment]
         info.finished_at = _now()
-        store.update_run(info.run_id, status=status, finished_at=info.finished_at)
+        try:
+            store.update_run(info.run_id, status=status, finished_at=info.finished_at)
+        except StoreError:
+            if status == "finished":
+                raise
+            # Already failing: the run reads back as stale (its owner is gone) and stays resumable.
         for owner in (adapter, options.judge):  # their HTTP clients pool loopback connections
             aclose = getattr(owner, "aclose", None)
             if aclose is not None:
                 with contextlib.suppress(Exception):
                     await aclose()
-        if not options.keep_workspaces:
-            shutil.rmtree(work_root, ignore_errors=True)
-        elif options.workspace_retention is not None:
+        release_work_root(work_root, keep=options.keep_workspaces)
+        if options.keep_workspaces and options.workspace_retention is not None:
             prune_workspaces(work_root.parent, options.workspace_retention)
     progress.run_finished(info)
     return info
+
+
+def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions,
+                  tasks: list[Task], seed: int) -> RunInfo:
+    run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
+    suite_config = run_config(options.resources) if callable(run_config) else {}
+    adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
+    suite_config.update(adapter_config() if callable(adapter_config) else {})
+    return RunInfo(
+        run_id=options.run_id or new_run_id(), created_at=_now(), aeh_version=__version__,
+        suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
+        seed=seed, attempts=options.attempts, concurrency=options.concurrency,
+        price_table_version=prices.version, price_table_date=prices.date,
+        judge_model=options.judge_model, tier2_prompt_version=options.tier2_prompt_version,
+        fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
+        config={**options.config, **suite_config, "tasks": [t.id for t in tasks]},
+    )
+
+
+def _resumed(stored: RunInfo, tasks: list[Task], store: Any) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
+    """The stored run to continue, its tasks, and the (task, attempt) pairs already stored."""
+    wanted = stored.config.get("tasks")
+    if wanted is not None:
+        tasks = [t for t in tasks if t.id in set(wanted)]
+    frame = store.attempts_frame(stored.run_id, columns=["task_id", "attempt"])
+    done = set(zip(frame["task_id"].to_list(), frame["attempt"].to_list(), strict=True))
+    info = stored.model_copy(update={"status": "running", "finished_at": None}, deep=True)
+    return info, tasks, done
 
 
 def _attach_judge_limits(judge: Any, adapter: Adapter, connections: Any, judge_limit: int | None) -> None:
@@ -186,21 +250,35 @@ def _attach_judge_limits(judge: Any, adapter: Adapter, connections: Any, judge_l
 
 
 async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions,
-                   writer: AttemptWriter, progress: RunProgress, fidelity: Any = None) -> None:
+                   writer: AttemptWriter, progress: RunProgress, fidelity: Any = None,
+                   done: set[tuple[str, int]] | None = None, store: Any = None) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
-    done: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
+    done = done or set()
+    finished: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
+    earlier = Counter(task_id for task_id, _ in done)
 
     async def one(task: Task, index: int) -> None:
         async with semaphore:
+            writer.raise_error()  # the store stopped taking writes: start nothing more
             record, spans = await run_attempt(setup, task, index)
         if fidelity is not None:
             fidelity.add(record, spans)
         writer.submit(record, spans)
         progress.attempt_finished(record)
-        done[task.id].append(record)
-        if len(done[task.id]) == options.attempts:
-            progress.task_finished(task.id, sorted(done[task.id], key=lambda a: a.attempt))
+        finished[task.id].append(record)
+        if len(finished[task.id]) + earlier[task.id] == options.attempts:
+            before = [store.attempt_record(setup.run_id, task.id, i)
+                      for t, i in sorted(done) if t == task.id]
+            progress.task_finished(task.id, sorted(before + finished[task.id], key=lambda a: a.attempt))
 
     # Interleave tasks so early progress lines cover many tasks, not one task's repeats.
-    jobs = [one(task, i) for i in range(options.attempts) for task in tasks]
-    await asyncio.gather(*jobs)
+    jobs = [asyncio.ensure_future(one(task, i))
+            for i in range(options.attempts) for task in tasks if (task.id, i) not in done]
+    try:
+        await asyncio.gather(*jobs)
+    except BaseException:
+        # One attempt's failure (the store went away) stops the rest instead of leaving them running.
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        raise

@@ -31,6 +31,13 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
     except BaseException:
         reader.close()
         raise
+    if info.status != "finished":
+        reader.close()
+        # Its missing attempts would replay as harness errors into a run that calls itself finished.
+        raise ConfigError(
+            f"run {info.run_id} is {info.status}, not finished — replay needs every attempt; finish it "
+            f"first with `aeh run --resume {info.run_id}`, then replay it"
+        )
     spec = suite if suite is not None else info.config.get("suite_spec")
     if spec is None:
         reader.close()

@@ -82,6 +82,16 @@ def run_header(table: pd.DataFrame) -> Any:
             f"⚠ NOT A VALID MEASUREMENT: {a['harness_errors']} of {a['attempts_total']} attempts "
             f"({a['harness_error_rate']:.1%}) were harness errors, above the 2% limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
+    if run.get("status") in ("interrupted", "stale", "failed"):
+        planned = int(run.get("attempts") or 0) * len((run.get("config") or {}).get("tasks") or [])
+        # A partial run's rates cover only the attempts that finished: say so before any number.
+        parts.append(
+            f'<div class="aeh-banner warn" id="unfinished-run-banner" style="padding:10px 14px;'
+            f'background:#fff4e5;border:1px solid #e8b96a;color:#6b4200;font-weight:600;border-radius:6px;'
+            f'margin:4px 0">⚠ This run did not finish (status {escape(str(run.get("status")))}): '
+            f"{a.get('attempts_total', 0)} of {planned} attempts are stored, and the rates cover only "
+            "those. Finish it with "
+            f"<code>aeh run --resume {escape(str(run.get('run_id')))}</code>.</div>")
     for w in a.get("warnings") or []:
         parts.append(f'<div class="aeh-banner warn run-warning" style="padding:10px 14px;background:#fdecea;'
                      f'border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px;margin:4px 0">'

@@ -2,6 +2,7 @@
 
 from aeh.store import (
     _labels,  # noqa: F401  (defines migration 2: every migration is known before a store opens)
+    _owner_schema,  # noqa: F401  (defines migration 5, run owner and heartbeat)
     _scores_schema,  # noqa: F401  (defines migration 4, trajectory dimension scores)
     _timing_schema,  # noqa: F401  (defines migration 3, the attempt time split)
 )

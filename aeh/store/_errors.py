@@ -7,7 +7,22 @@ from collections.abc import Sequence
 
 from aeh.errors import AehError, RunNotFoundError
 
-__all__ = ["AmbiguousRunIdError", "explain", "integrity_hint"]
+__all__ = ["AmbiguousRunIdError", "explain", "integrity_hint", "is_busy", "is_store_failure"]
+
+#: SQLite messages that mean the store itself is in trouble, not that the SQL or data is wrong.
+_FAILURES = ("locked", "busy", "full", "disk i/o", "readonly", "unable to open")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Another connection holds the write lock (SQLITE_BUSY / SQLITE_LOCKED)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """A write failed because of the store's state (lock, space, I/O), not the data written."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(word in text for word in _FAILURES)
 
 
 class AmbiguousRunIdError(RunNotFoundError):
@@ -26,6 +41,10 @@ def explain(path: str, exc: BaseException) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
         hint = "another process holds the write lock; wait for it or use a separate --db file"
+    elif "full" in text:
+        hint = "free space on the store's disk (or raise its size limit)"
+    elif "disk i/o" in text.lower():
+        hint = "the disk under the store failed a read or write; check it and its free space"
     elif "not a database" in text or "malformed" in text:
         hint = "the file is not an aeh store (or is damaged); point --db at another file"
     elif "unable to open" in text or isinstance(exc, OSError):

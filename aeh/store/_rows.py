@@ -36,7 +36,7 @@ RUN_COLUMNS: tuple[str, ...] = (
     "run_id", "created_at", "finished_at", "status", "aeh_version", "suite", "suite_hash",
     "adapter", "model", "seed", "attempts", "concurrency", "price_table_version",
     "price_table_date", "judge_model", "tier2_prompt_version", "parent_run_id",
-    "fault_profile", "config",
+    "fault_profile", "config", "owner_pid", "owner_host", "heartbeat_at",
 )  # fmt: skip
 _RUN_JSON = frozenset({"fault_profile", "config"})
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -13,10 +15,11 @@ from typing import Any
 
 import polars as pl
 
-from aeh.errors import RunNotFoundError, StoreError
+from aeh.errors import RunNotFoundError, StoreError, StoreWriteError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.store import _rows as rows
-from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint
+from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_busy, is_store_failure
+from aeh.store._liveness import with_liveness
 from aeh.store._migrations import migrate
 from aeh.store._redact import Redactor
 
@@ -24,6 +27,8 @@ __all__ = ["Store", "open_stores", "unclosed_stores"]
 
 _MEMORY = ":memory:"
 _BUSY_TIMEOUT_S = 30.0
+_LOCK_RETRIES = 4
+_MAX_BACKOFF_S = 10.0
 _CHUNK_ROWS = 50_000
 
 
@@ -50,9 +55,15 @@ class Store:
     loop while a notebook may read from another thread. Use as a context manager or `close()`.
     """
 
-    def __init__(self, path: str | Path = "runs.db", *, redactor: Redactor | None = None) -> None:
+    def __init__(self, path: str | Path = "runs.db", *, redactor: Redactor | None = None,
+                 busy_timeout_s: float | None = None, lock_retries: int | None = None) -> None:
+        """`busy_timeout_s` (env AEH_STORE_BUSY_TIMEOUT_S, default 30): how long one write waits
+        for another process's write lock; `lock_retries` (env AEH_STORE_LOCK_RETRIES, default 4):
+        how many more times it waits, with growing pauses between, before a StoreWriteError."""
         self.path = str(path)
         self.redactor = redactor if redactor is not None else Redactor()
+        self.busy_timeout_s = _setting(busy_timeout_s, "AEH_STORE_BUSY_TIMEOUT_S", _BUSY_TIMEOUT_S)
+        self.lock_retries = int(_setting(lock_retries, "AEH_STORE_LOCK_RETRIES", _LOCK_RETRIES))
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
@@ -60,7 +71,7 @@ class Store:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: every transaction below is an explicit BEGIN … COMMIT.
             conn = sqlite3.connect(
-                self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False
             )
             self._conn = conn
             conn.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
@@ -120,18 +131,48 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; rolled back whole on any error."""
+        """One write transaction; rolled back whole on any error.
+
+        Lock contention is retried (`_begin`); a failure of the store itself (full disk, I/O,
+        a lock never released) is a StoreWriteError carrying SQLite's own message.
+        """
         with self._read() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin(conn)
             try:
                 yield conn
                 conn.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise StoreError(integrity_hint(self.path, exc)) from exc
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except sqlite3.OperationalError as exc:
+                _rollback(conn)
+                if is_store_failure(exc):
+                    raise StoreWriteError(explain(self.path, exc)) from exc
                 raise
+            except BaseException:
+                _rollback(conn)
+                raise
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE, waiting out another writer: each try waits `busy_timeout_s` for the
+        lock, then pauses (0.5 s, doubling, at most 10 s) before the next, `lock_retries` times."""
+        started = time.monotonic()
+        for attempt in range(self.lock_retries + 1):
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    if is_store_failure(exc):
+                        raise StoreWriteError(explain(self.path, exc)) from exc
+                    raise
+                if attempt == self.lock_retries:
+                    waited = time.monotonic() - started
+                    raise StoreWriteError(
+                        f"{explain(self.path, exc)} (gave up after {attempt + 1} tries over {waited:.1f} s; "
+                        "AEH_STORE_BUSY_TIMEOUT_S and AEH_STORE_LOCK_RETRIES set how long to wait)"
+                    ) from exc
+                time.sleep(min(0.5 * 2**attempt, _MAX_BACKOFF_S))
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -239,7 +280,7 @@ class Store:
         cols = ", ".join(rows.RUN_COLUMNS)
         with self._read() as conn:
             row = conn.execute(f"SELECT {cols} FROM runs WHERE run_id = ?", (full,)).fetchone()
-        return rows.run_from_row(row)
+        return with_liveness(rows.run_from_row(row))
 
     def runs(self) -> list[RunInfo]:
         """Every stored run, newest first."""
@@ -248,7 +289,7 @@ class Store:
             found = conn.execute(
                 f"SELECT {cols} FROM runs ORDER BY created_at DESC, rowid DESC"
             ).fetchall()
-        return [rows.run_from_row(r) for r in found]
+        return [with_liveness(rows.run_from_row(r)) for r in found]
 
     def latest_run_id(self) -> str | None:
         """The newest run's id, or None for an empty store."""
@@ -346,6 +387,28 @@ class Store:
                 params,
             ).fetchall()
         return [rows.span_from_row(r) for r in found]
+
+
+def _setting(given: float | None, env: str, default: float) -> float:
+    if given is not None:
+        return float(given)
+    raw = os.environ.get(env)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise StoreError(f"{env}={raw!r} is not a number — set it to seconds or a count, e.g. {env}=30") from None
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    # SQLite has already rolled back after SQLITE_FULL and some I/O errors; a second ROLLBACK
+    # would raise "no transaction is active" and hide the real cause.
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
 
 def _insert(table: str, columns: Sequence[str]) -> str:

@@ -5,6 +5,10 @@ and writes whatever has piled up as one transaction (fewer commits when attempts
 together). `close()` writes everything still queued — the engine calls it at run end and on
 cancellation, so a Ctrl-C loses no finished attempt.
 
+When the store itself fails (a lock never released, a full disk: `StoreWriteError`), the writer
+stops writing: the first error is reported by `submit`/`close`, the attempts it could not write
+are counted in `unwritten`, and the run can be resumed to redo them.
+
 The thread writes through the Store's own connection (it is opened for cross-thread use and
 guarded by the Store's lock) rather than a second connection: a `:memory:` store has no second
 connection to the same database, and one writer needs no more.
@@ -17,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from aeh.errors import StoreError
+from aeh.errors import StoreError, StoreWriteError
 from aeh.models import Attempt, Span
 
 __all__ = ["AttemptWriter"]
@@ -33,6 +37,7 @@ class AttemptWriter:
         self.store = store
         self.max_batch = max(1, max_batch)
         self.written = 0
+        self.unwritten = 0
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._closed = False
@@ -42,8 +47,7 @@ class AttemptWriter:
     def submit(self, attempt: Attempt, spans: Sequence[Span] = ()) -> None:
         """Queue one attempt; raises at once if an earlier write failed (stop spending on a run
         that cannot be stored)."""
-        if self._error is not None:
-            raise StoreError(f"writing attempts to {self._where()} failed: {self._error}") from self._error
+        self.raise_error()
         if self._closed:
             raise StoreError("the attempt writer is closed")
         self._queue.put((attempt, list(spans)))
@@ -57,8 +61,21 @@ class AttemptWriter:
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()  # also when a first close() was interrupted mid-flush
-        if raise_errors and self._error is not None:
-            raise StoreError(f"writing attempts to {self._where()} failed: {self._error}") from self._error
+        if raise_errors:
+            self.raise_error()
+
+    @property
+    def failed(self) -> bool:
+        """True once a write has failed."""
+        return self._error is not None
+
+    def raise_error(self) -> None:
+        """Raise the first write error, if any: a StoreWriteError when the store itself failed."""
+        error = self._error
+        if error is None:
+            return
+        kind = StoreWriteError if isinstance(error, StoreWriteError) else StoreError
+        raise kind(f"writing attempts to {self._where()} failed: {error}") from error
 
     def _where(self) -> str:
         return str(getattr(self.store, "path", "the store"))
@@ -83,22 +100,29 @@ class AttemptWriter:
                 self._write(batch)
 
     def _write(self, batch: list[tuple[Attempt, list[Span]]]) -> None:
-        bulk = getattr(self.store, "write_attempts", None)
-        if bulk is not None and len(batch) > 1 and self._try(bulk, batch):
-            self.written += len(batch)
+        if isinstance(self._error, StoreWriteError):
+            self.unwritten += len(batch)  # the store is down: each write would only wait and fail
             return
+        bulk = getattr(self.store, "write_attempts", None)
+        if bulk is not None and len(batch) > 1:
+            try:
+                bulk(batch)
+                self.written += len(batch)
+                return
+            except StoreWriteError as exc:
+                self._error = self._error or exc
+                self.unwritten += len(batch)
+                return
+            except Exception:  # noqa: BLE001 — the one-by-one retry below reports the real error
+                pass
         # One bad attempt rolls back its whole batch: write them one by one to keep the rest.
         for attempt, spans in batch:
+            if isinstance(self._error, StoreWriteError):
+                self.unwritten += 1
+                continue
             try:
                 self.store.write_attempt(attempt, spans)
                 self.written += 1
             except Exception as exc:  # noqa: BLE001 — reported by submit/close on the loop's side
                 self._error = self._error or exc
-
-    @staticmethod
-    def _try(write: Any, batch: list[tuple[Attempt, list[Span]]]) -> bool:
-        try:
-            write(batch)
-        except Exception:  # noqa: BLE001 — the one-by-one retry reports the real error
-            return False
-        return True
+                self.unwritten += 1

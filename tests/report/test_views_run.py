@@ -75,3 +75,18 @@ def test_task_table_has_a_failures_column_and_one_cost_per_attempt_name() -> Non
                            "cost_per_success_usd": None, "latency_p50_s": 1.0, "failures": "wa:2"}])
     html = views.task_table(table).data
     assert "cost / attempt" in html and "wa:2" in html and "nan" not in html.lower()
+
+
+def _run_table_with(status: str) -> pd.DataFrame:
+    table = pd.DataFrame({"task_id": ["a"]})
+    table.attrs.update({"attempts_total": 4, "run": {"run_id": "r-1", "status": status, "attempts": 5,
+                                                     "config": {"tasks": ["a", "b"]}}})
+    return table
+
+
+def test_the_run_header_says_when_a_run_did_not_finish_and_how_to_resume_it() -> None:
+    for status in ("interrupted", "stale", "failed"):
+        html = views.run_header(_run_table_with(status)).data
+        assert 'id="unfinished-run-banner"' in html and f"status {status}" in html
+        assert "4 of 10 attempts are stored" in html and "aeh run --resume r-1" in html
+    assert "unfinished-run-banner" not in views.run_header(_run_table_with("finished")).data
