@@ -21,10 +21,11 @@ from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.logs import RunLogger
 from aeh.pricing import load_price_table
-from aeh.store import Store, default_db, using_store
+from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
 from aeh.store import open_store as _open_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
+from aeh.trace import SpanSink
 
 __all__ = ["default_db", "open_store", "run", "run_async", "run_sync"]
 
@@ -130,9 +131,14 @@ async def run_async(
     run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
                                     tasks=tasks, config=config, **options)
     logger = _progress_for(progress, log_level)
-    span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
     # a run creates the store; one opened here from a path is closed here
     with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
+        # One redactor for every sink: the store's, whether `db` was a path or a Store.
+        run_options.config["redaction"] = redaction_record(store.redactor)
+        if isinstance(logger, RunLogger):
+            logger.redactor = store.redactor
+        span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in sinks or []]
+        span_sinks += [logger] if isinstance(logger, RunLogger) else []
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
         score_run(info.run_id, store, suite=loaded)  # trajectory dimensions, stored beside the attempts

@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                              "`aeh judge-agreement` as the rater \"human\"")
     parser.add_argument("--all", action="store_true", dest="include_unflagged",
                         help="export every attempt, not only flagged ones (so successes get labels too)")
+    parser.add_argument("--secret", action="append", default=[], dest="secrets", metavar="VALUE",
+                        help="a value to redact from the export and imported notes (repeatable)")
     add_db(parser)
 
 
@@ -27,21 +29,22 @@ def _label(value: object) -> str:
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.store import open_store
+    from aeh.store import open_store, redactor_for_run
     from aeh.store._labels import import_labels, review_packets, write_review_jsonl
 
-    with open_store(args.db, must_exist=True) as store:
+    with open_store(args.db, must_exist=True, secrets=args.secrets) as store:
         run_id = store.resolve_run_id(args.run_id)
+        redactor = redactor_for_run(store.run_info(run_id).config).with_secrets(args.secrets)
         if args.import_path:
             n = import_labels(store, args.import_path)
             print(f"imported {n} label(s) into run {run_id}")
-        packets = review_packets(store, run_id, include_unflagged=args.include_unflagged)
+        packets = redactor.redact(review_packets(store, run_id, include_unflagged=args.include_unflagged))
         flagged = [p for p in packets if p["flagged"]]
         print(f"run {run_id}: {len(flagged)} attempt(s) flagged for human review")
         for p in flagged:
             print(f"  {p['task_id']:<34} #{p['attempt']:<3} label={_label(p['label']):<5} {p['reason']}")
         if args.export:
-            path = write_review_jsonl(packets, args.export)
+            path = write_review_jsonl(packets, args.export, redactor)
             print(f"exported {len(packets)} packet(s) to {path} — set \"label\" to true/false, then "
                   f"`aeh review --run-id {run_id} --import {path}`")
     return 0

@@ -16,7 +16,7 @@ from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
-from aeh.store import using_store
+from aeh.store import redaction_record, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory, load_trajectories
@@ -46,6 +46,7 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
                                 run_id=run_id, config=run_config)
     with using_store(db, secrets=list(getattr(loaded, "secrets", lambda: [])()), must_exist=False) as store:
+        options.config.setdefault("redaction", redaction_record(store.redactor))
         info = await execute_run(loaded, adapter, store, load_price_table(), options)
     return info.run_id
 

@@ -13,7 +13,7 @@ from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, localized_span_ids, span_label
-from aeh.store import using_store
+from aeh.store import redactor_for_run, using_store
 
 __all__ = ["render_trace_html", "trace_html"]
 
@@ -118,7 +118,15 @@ def _graders(attempt: Attempt) -> str:
 
 
 def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open_depth: int = 1) -> str:
-    """The HTML text of one attempt's trace (no external reference of any kind)."""
+    """The HTML text of one attempt's trace (no external reference of any kind).
+
+    Everything shown is redacted first (the run's redactor), whatever store it came from.
+    """
+    redactor = redactor_for_run(run.get("config"))
+    if redactor.enabled:
+        attempt = Attempt.model_validate(redactor.redact_plain(attempt.model_dump(mode="json")))
+        spans = [redactor.redact_span(s) for s in spans]
+        run = redactor.redact_plain(run)
     roots = build_tree(spans)
     localized = localized_span_ids(spans, attempt.grader_results)
     ok = attempt.success
