@@ -29,6 +29,9 @@ __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Red
 SECRET = "[REDACTED:secret]"
 #: Every marker starts with this, so "was this text redacted?" is one substring test.
 MARKER = "[REDACTED:"
+# A string with fewer digits than the shortest card cannot hold one (counted at C speed).
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_KEY_CACHE_SIZE = 4096
 
 
 def _default(obj: Any) -> Any:
@@ -64,6 +67,7 @@ class Redactor:
         self._secret_re = (
             re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
         )
+        self._keys: dict[str, str] = {}
 
     def with_secrets(self, secrets: Iterable[str] | None) -> Redactor:
         """This redactor with `secrets` added (itself when there is nothing to add)."""
@@ -81,7 +85,7 @@ class Redactor:
         if self._secret_re is not None:
             s = self._secret_re.sub(SECRET, s)
         s = redact_shapes(s)
-        return redact_cards(s, card_context) if any(c.isdigit() for c in s) else s
+        return redact_cards(s, card_context) if len(s) - len(s.translate(_NO_DIGITS)) >= 13 else s
 
     def redact(self, obj: Any, *, card_context: bool = False) -> Any:
         """Redact strings anywhere inside dicts (keys and values), lists and tuples.
@@ -107,11 +111,20 @@ class Redactor:
         out: dict[Any, Any] = {}
         for k, v in obj.items():
             about_card = isinstance(k, str) and CARD_CONTEXT_RE.search(k) is not None
-            key = self.redact_text(k) if isinstance(k, str) else k
+            key = self._redact_key(k) if isinstance(k, str) else k
             while key in out:  # two keys redacted alike: keep both values
                 key = f"{key}#"
             out[key] = self.redact(v, card_context=about_card)
         return out
+
+    def _redact_key(self, key: str) -> str:
+        # The same few keys ("args", "result", "gen_ai.usage.input_tokens") come by on every span.
+        hit = self._keys.get(key)
+        if hit is None:
+            hit = self.redact_text(key)
+            if len(self._keys) < _KEY_CACHE_SIZE:
+                self._keys[key] = hit
+        return hit
 
     def redact_plain(self, obj: Any) -> Any:
         """`plain(obj)`, redacted: what a JSON sink (log line, export file) may write."""

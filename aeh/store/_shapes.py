@@ -27,9 +27,10 @@ _PEM_RE = re.compile(
 )
 _WEBHOOK_RE = re.compile(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+")
 # header.payload.signature, each base64url; header and payload are JSON objects, so start `eyJ`.
-_JWT_RE = re.compile(r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+_JWT_RE = re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
 # `scheme://user:password@host`: the password only, which may hold ! # % and other punctuation.
-_DSN_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"<>]*:)([^\s/'\"<>]+)(@[A-Za-z0-9\[])")
+# Anchored on the literal `://` so that text without a URL is skipped at memchr speed.
+_DSN_RE = re.compile(r"(://[^\s:/@'\"<>]*:)([^\s/'\"<>]+)(@[A-Za-z0-9\[])")
 
 # 40 base64-ish characters on their own: an AWS secret access key when its context says so.
 _AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
@@ -38,7 +39,7 @@ _AWS_CONTEXT_CHARS = 80
 
 # Boundaries keep us from cutting keys out of longer identifiers.
 _API_KEY_RE = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:"
+    r"(?:"
     r"sk-ant-[A-Za-z0-9_\-]{20,}"  # Anthropic
     r"|sk-(?:proj-)?[A-Za-z0-9_\-]{20,}"  # OpenAI (legacy and project keys)
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])"  # AWS access key id (long-lived, temporary)
@@ -49,11 +50,45 @@ _API_KEY_RE = re.compile(
     r")"
 )
 # `Bearer <token>`: 16+ token characters, so prose such as "bearer of bad news" survives.
-_BEARER_RE = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*")
-_EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_BEARER_RE = re.compile(r"([Bb][Ee][Aa][Rr][Ee][Rr])\s+[A-Za-z0-9._~+/\-]{16,}=*")
+# Matched from the `@` outwards: scanning every word for a local part costs far more.
+_EMAIL_LOCAL_RE = re.compile(r"[A-Za-z0-9._%+\-]{1,64}$")
+_EMAIL_DOMAIN_RE = re.compile(r"@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _bounded(pattern: re.Pattern[str], marker: str) -> Callable[[str], str]:
+    """`pattern.sub(marker)`, skipping matches glued to a longer identifier (the check is done
+    here, not as a leading look-behind, so the pattern keeps its fast literal prefix)."""
+    def sub(s: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            return m.group(0) if m.start() and s[m.start() - 1] in _TOKEN_CHARS else marker
+
+        return pattern.sub(one, s)
+
+    return sub
+
+
+def _emails(s: str) -> str:
+    out: list[str] = []
+    done = 0
+    at = s.find("@")
+    while at != -1:
+        local = _EMAIL_LOCAL_RE.search(s, max(done, at - 64), at)
+        domain = _EMAIL_DOMAIN_RE.match(s, at)
+        if local is not None and domain is not None:
+            out.append(s[done:local.start()])
+            out.append(EMAIL)
+            done = domain.end()
+        at = s.find("@", max(at + 1, done))
+    out.append(s[done:])
+    return "".join(out)
 
 
 def _aws_secret(s: str) -> str:
+    if _AWS_CONTEXT_RE.search(s) is None:
+        return s
+
     def one(m: re.Match[str]) -> str:
         token = m.group(0)
         # A git SHA or a hex digest is 40 characters too, but never mixed-case with digits.
@@ -78,18 +113,24 @@ def _bearer(m: re.Match[str]) -> str:
 _STEPS: tuple[tuple[tuple[str, ...], Callable[[str], str]], ...] = (
     (("-----BEGIN",), lambda s: _PEM_RE.sub(PRIVATE_KEY, s)),
     (("hooks.slack.com",), lambda s: _WEBHOOK_RE.sub(WEBHOOK, s)),
-    (("eyJ",), lambda s: _JWT_RE.sub(JWT, s)),
+    (("eyJ",), _bounded(_JWT_RE, JWT)),
     (("://",), lambda s: _DSN_RE.sub(_dsn, s)),
     # Before the key ids: an AKIA id next to a secret key is the secret key's context.
     (("aws", "AWS", "Aws", "ecret", "ECRET", "AKIA", "ASIA"), _aws_secret),
-    (("sk-", "AKIA", "ASIA", "gh", "github_pat_", "xox", "AIza"), lambda s: _API_KEY_RE.sub(API_KEY, s)),
+    (("sk-", "AKIA", "ASIA", "gh", "github_pat_", "xox", "AIza"), _bounded(_API_KEY_RE, API_KEY)),
     (("earer", "EARER"), lambda s: _BEARER_RE.sub(_bearer, s)),
-    (("@",), lambda s: _EMAIL_RE.sub(EMAIL, s)),
+    (("@",), _emails),
 )
+
+
+# One search that every shape needs to hit: most strings (keys, short values) stop here.
+_ANY_RE = re.compile("|".join(re.escape(g) for guards, _ in _STEPS for g in guards))
 
 
 def redact_shapes(s: str) -> str:
     """`s` with every secret shape above replaced by its `[REDACTED:<kind>]` marker."""
+    if _ANY_RE.search(s) is None:
+        return s
     for guards, step in _STEPS:
         if any(g in s for g in guards):
             s = step(s)
