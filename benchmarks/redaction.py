@@ -36,7 +36,8 @@ def payloads(seeded: bool) -> dict[str, dict[str, Any]]:
                                  "gen_ai.request.messages": [{"role": "user", "content": DOC[:1500] + extra},
                                                              {"role": "assistant", "content": "Looking it up."}],
                                  "gen_ai.output.messages": [{"role": "assistant", "content": "Shipped." + extra}]},
-        "grading span": {"grader": "exact", "passed": True, "evidence": {"expected": "shipped", "got": "shipped" + extra}},
+        "grading span": {"grader": "exact", "passed": True,
+                         "evidence": {"expected": "shipped", "got": "shipped" + extra}},
     }
 
 
