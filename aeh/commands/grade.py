@@ -30,6 +30,6 @@ def main(args: argparse.Namespace) -> int:
 
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
-                                     run_id=args.run_id)
+                                     run_id=args.run_id, secrets=args.secrets)
     print(format_run_table(run_table(run_id, db)))
     return 0

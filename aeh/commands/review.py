@@ -29,13 +29,15 @@ def _label(value: object) -> str:
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.store import open_store, redactor_for_run
+    from aeh.commands._secrets import stored_run_redactor
+    from aeh.store import open_store
     from aeh.store._labels import import_labels, review_packets, write_review_jsonl
 
-    with open_store(args.db, must_exist=True, secrets=args.secrets) as store:
+    with open_store(args.db, must_exist=True) as store:
         run_id = store.resolve_run_id(args.run_id)
-        redactor = redactor_for_run(store.run_info(run_id).config).with_secrets(args.secrets)
+        redactor = stored_run_redactor(store, run_id, args.secrets)
         if args.import_path:
+            store.redactor = store.redactor.with_secrets(redactor.secrets)  # notes get the run's secrets too
             n = import_labels(store, args.import_path)
             print(f"imported {n} label(s) into run {run_id}")
         packets = redactor.redact(review_packets(store, run_id, include_unflagged=args.include_unflagged))

@@ -27,8 +27,11 @@ __all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_
 async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory],
                                    db: Any = None, *, run_id: str | None = None, name: str = "recorded",
                                    tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
-                                   source: str | None = None, config: dict[str, Any] | None = None) -> str:
-    """Grade `trajectories` against `suite`; returns the new run's id."""
+                                   source: str | None = None, config: dict[str, Any] | None = None,
+                                   secrets: Sequence[str] = ()) -> str:
+    """Grade `trajectories` against `suite`; returns the new run's id.
+
+    `secrets` are redacted from the stored run beside the suite's own."""
     loaded = load_suite(suite)
     known = {t.id for t in loaded.tasks()}
     unknown = sorted({t.task_id for t in trajectories} - known)
@@ -45,7 +48,8 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
                   **({"suite_spec": str(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
                                 run_id=run_id, config=run_config)
-    with using_store(db, secrets=list(getattr(loaded, "secrets", lambda: [])()), must_exist=False) as store:
+    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
+    with using_store(db, secrets=suite_secrets, must_exist=False) as store:
         options.config.setdefault("redaction", redaction_record(store.redactor))
         info = await execute_run(loaded, adapter, store, load_price_table(), options)
     return info.run_id

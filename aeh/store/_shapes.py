@@ -33,7 +33,8 @@ _JWT_RE = re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_
 _DSN_RE = re.compile(r"(://[^\s:/@'\"<>]*:)([^\s/'\"<>]+)(@[A-Za-z0-9\[])")
 
 # 40 base64-ish characters on their own: an AWS secret access key when its context says so.
-_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET_RE = re.compile(r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+")
 _AWS_CONTEXT_RE = re.compile(r"(?i)aws|secret_?access|(?:AKIA|ASIA)[0-9A-Z]{16}")
 _AWS_CONTEXT_CHARS = 80
 
@@ -57,12 +58,18 @@ _EMAIL_DOMAIN_RE = re.compile(r"@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
+def _glued(s: str, start: int) -> bool:
+    """True when `s[start]` continues a longer identifier. The `n` of an escaped `\\n` (text
+    that holds JSON) does not count: a key on a new line is still a key."""
+    return start > 0 and s[start - 1] in _TOKEN_CHARS and not (start > 1 and s[start - 2] == "\\")
+
+
 def _bounded(pattern: re.Pattern[str], marker: str) -> Callable[[str], str]:
     """`pattern.sub(marker)`, skipping matches glued to a longer identifier (the check is done
     here, not as a leading look-behind, so the pattern keeps its fast literal prefix)."""
     def sub(s: str) -> str:
         def one(m: re.Match[str]) -> str:
-            return m.group(0) if m.start() and s[m.start() - 1] in _TOKEN_CHARS else marker
+            return m.group(0) if _glued(s, m.start()) else marker
 
         return pattern.sub(one, s)
 
@@ -77,7 +84,10 @@ def _emails(s: str) -> str:
         local = _EMAIL_LOCAL_RE.search(s, max(done, at - 64), at)
         domain = _EMAIL_DOMAIN_RE.match(s, at)
         if local is not None and domain is not None:
-            out.append(s[done:local.start()])
+            start = local.start()
+            if start > 0 and s[start - 1] == "\\":  # `\\n` before the address: keep the escape whole
+                start += 1
+            out.append(s[done:start])
             out.append(EMAIL)
             done = domain.end()
         at = s.find("@", max(at + 1, done))
@@ -90,7 +100,9 @@ def _aws_secret(s: str) -> str:
         return s
 
     def one(m: re.Match[str]) -> str:
-        token = m.group(0)
+        token, start = m.group(0), m.start()
+        if start > 0 and s[start - 1] in _BASE64_CHARS and not (start > 1 and s[start - 2] == "\\"):
+            return token  # the tail of a longer run
         # A git SHA or a hex digest is 40 characters too, but never mixed-case with digits.
         if not (any(c.isupper() for c in token) and any(c.islower() for c in token)
                 and any(c.isdigit() for c in token)):
