@@ -135,3 +135,13 @@ def test_disabled_is_identity() -> None:
 
 def test_empty_secret_is_ignored() -> None:
     assert Redactor(secrets=["", "abc"]).redact_text("xabcx") == "x[REDACTED:secret]x"
+
+
+def test_text_holding_json_is_redacted_and_stays_json() -> None:
+    import json
+
+    text = json.dumps({"log": "x\nsk-proj-Abc123Def456Ghi789Jkl012Mno\njane@example.org\n"
+                              "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lm3Pq2R"})
+    out = R.redact_text(text)
+    assert json.loads(out) == {"log": "x\n[REDACTED:api_key]\n[REDACTED:email]\n"
+                                      "aws_secret_access_key=[REDACTED:api_key]"}
