@@ -23,8 +23,8 @@ from aeh.models import Span
 from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
 from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
 
-__all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "luhn_valid", "plain",
-           "redaction_record", "redactor_for_run", "secret_fingerprints"]
+__all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "json_default", "luhn_valid",
+           "plain", "redaction_record", "redactor_for_run", "secret_fingerprints"]
 
 SECRET = "[REDACTED:secret]"
 #: Every marker starts with this, so "was this text redacted?" is one substring test.
@@ -34,7 +34,8 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 _KEY_CACHE_SIZE = 4096
 
 
-def _default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """`json.dumps(default=…)` for span attributes: models dump, the rest becomes its text."""
     if isinstance(obj, BaseModel):
         return obj.model_dump(mode="json")
     if isinstance(obj, set | frozenset):
@@ -44,7 +45,7 @@ def _default(obj: Any) -> Any:
 
 def plain(obj: Any) -> Any:
     """`obj` as plain JSON values; odd objects become their text, so that text can be redacted."""
-    return json.loads(json.dumps(obj, default=_default, ensure_ascii=False))
+    return json.loads(json.dumps(obj, default=json_default, ensure_ascii=False))
 
 
 def secret_fingerprints(secrets: Iterable[str], salt: str) -> list[str]:
