@@ -113,9 +113,12 @@ class ReplayAdapter:
         return agent, steps
 
     def stored_verdict(self, task_id: str, attempt: int) -> Attempt | None:
-        """The original attempt when its recorded answer was redacted (its verdict stands), else None."""
+        """The original attempt when its recorded answer was redacted (its verdict stands), else None.
+
+        Not for an original harness error: that verdict is no verdict, so the graders run again."""
         record = self._store.attempt_record(self.source_run_id, task_id, attempt)
-        return record if MARKER in (record.final_output or "") else None
+        redacted = MARKER in (record.final_output or "")
+        return record if redacted and record.status != "harness_error" else None
 
     # -- playing it back ---------------------------------------------------------------------
     async def _model_turn(self, ctx: AttemptContext, original: Span) -> None:
