@@ -3,8 +3,8 @@ the agent's answer; then every sink is searched for the raw values. Zero survivo
 
 Sinks: runs.db (every table, WAL included, runs written with `db=path` and with `db=Store`),
 the trace-level jsonl log and the `steps` text log, report and trace HTML, the review export,
-a replayed run, imported label notes, an exported baseline, an OTLP export, and a run graded
-from a trajectory file (`aeh grade`).
+a replayed run, imported label notes, an exported baseline, an OTLP export, a run graded
+from a trajectory file (`aeh grade`) and a τ-bench import.
 """
 
 from __future__ import annotations
@@ -167,6 +167,19 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     recorded = tmp / "recorded.jsonl"
     recorded.write_text(json.dumps(trajectory) + "\n", encoding="utf-8")
     assert cli(["grade", "--suite", str(suite), str(recorded), "--secret", RUN_SECRET, "--db", str(db)]) == 0
+
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "read_vault", "arguments": json.dumps({"q": SEEDED, RAW["dict_key"]: 1})}}
+    tau = [{"task_id": 1, "trial": 0, "reward": 0.0, "info": {"note": SEEDED},
+            "traj": [{"role": "user", "content": SEEDED},
+                     {"role": "assistant", "content": None, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": "c1", "content": SEEDED},
+                     {"role": "assistant", "content": SEEDED}]}]
+    tau_file = tmp / "tau.json"
+    tau_file.write_text(json.dumps(tau), encoding="utf-8")
+    # Another harness's file: no suite, so its configured secrets are given on the command line.
+    assert cli(["import", "tau-bench", str(tau_file), "--secret", RAW["suite_secret"], "--secret", RUN_SECRET,
+                "--db", str(db)]) == 0
     return out
 
 

@@ -15,10 +15,12 @@ HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a st
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    from aeh.commands._secrets import add_secret_argument
     from aeh.importers._registry import add_trajectory_arguments
 
     add_trajectory_arguments(parser)
     parser.add_argument("--run-id", help="id for the new run (default: generated)")
+    add_secret_argument(parser)
     add_db(parser)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.commands._secrets import add_secret_argument
+
 NAME = "replay"
 HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
 
@@ -21,8 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
     parser.add_argument("--show-diffs", type=int, default=20, metavar="N",
                         help="list at most N differing verdicts (default 20)")
-    parser.add_argument("--secret", action="append", dest="secrets", default=[], metavar="VALUE",
-                        help="a configured secret of the original run, to redact again (repeatable)")
+    add_secret_argument(parser, "a configured secret of the original run, to redact again (repeatable)")
     add_db(parser)
 
 

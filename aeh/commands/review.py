@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.commands._secrets import add_secret_argument
+
 NAME = "review"
 HELP = "list attempts flagged for human review; --export them as JSONL, --import labels back"
 
@@ -18,8 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                              "`aeh judge-agreement` as the rater \"human\"")
     parser.add_argument("--all", action="store_true", dest="include_unflagged",
                         help="export every attempt, not only flagged ones (so successes get labels too)")
-    parser.add_argument("--secret", action="append", default=[], dest="secrets", metavar="VALUE",
-                        help="a value to redact from the export and imported notes (repeatable)")
+    add_secret_argument(parser, "a value to redact from the export and imported notes (repeatable)")
     add_db(parser)
 
 

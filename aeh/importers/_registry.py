@@ -99,8 +99,7 @@ class TrajectoryImporter:
         add_trajectory_arguments(parser)
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
-        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
-                                  "secrets": args.secrets}
+        return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent}
 
 
 def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,8 +109,6 @@ def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tools", choices=["recorded", "rerun"], default="recorded",
                         help="keep recorded tool results (default) or re-run the calls through the suite's tools")
     parser.add_argument("--agent", default="recorded", help="the name the run records as its adapter")
-    parser.add_argument("--secret", action="append", dest="secrets", default=[], metavar="VALUE",
-                        help="a value to redact from the stored run, beside the suite's secrets (repeatable)")
 
 
 class OtelImporter:
@@ -136,7 +133,7 @@ class OtelImporter:
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
                                   "task_attribute": args.task_attribute,
-                                  "attempt_attribute": args.attempt_attribute, "secrets": args.secrets}
+                                  "attempt_attribute": args.attempt_attribute}
 
 
 #: Name → importer. Built-ins here; plugins by the `aeh.importers` entry-point group.
