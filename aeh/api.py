@@ -23,10 +23,11 @@ from aeh.errors import ConfigError
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import load_price_table
-from aeh.store import Store, default_db, using_store
+from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
 from aeh.store import open_store as _open_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
+from aeh.trace import SpanSink
 
 __all__ = ["default_db", "open_store", "run", "run_async", "run_sync"]
 
@@ -173,9 +174,14 @@ async def run_async(
                                     tasks=tasks, config=config, **options)
     run_options.resume = stored
     logger = _progress_for(progress, log_level)
-    span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
     # a run creates the store; one opened here from a path is closed here
     with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
+        # One redactor for every sink: the store's, whether `db` was a path or a Store.
+        run_options.config["redaction"] = redaction_record(store.redactor)
+        if isinstance(logger, RunLogger):
+            logger.redactor = store.redactor
+        span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in sinks or []]
+        span_sinks += [logger] if isinstance(logger, RunLogger) else []
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
         score_run(info.run_id, store, suite=loaded)  # trajectory dimensions, stored beside the attempts

@@ -9,6 +9,9 @@ Levels, each including the ones before it:
 `--log-only` / `--log-exclude` filter span lines by category. `pretty` indents spans by depth;
 `jsonl` writes one JSON object per event (spans carry run_id, task_id, attempt, span_id,
 parent_span_id, category, so interleaved attempts can be reassembled).
+
+Every level and format writes through a `Redactor` (the run's own — `aeh.run` hands over the
+store's, configured secrets included), so a log line never holds what the store would not.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError
 from aeh.models import SPAN_CATEGORIES, Attempt, RunInfo, Span, Task
 from aeh.stats import wilson_interval
+from aeh.store import Redactor
 
 __all__ = ["LEVELS", "RunLogger"]
 
@@ -44,6 +48,7 @@ class RunLogger(RunProgress):
         only: Iterable[str] | None = None,
         exclude: Iterable[str] | None = None,
         stream: TextIO | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         if level not in LEVELS:
             raise ConfigError(f"unknown --log-level {level!r} — choose one of {', '.join(LEVELS)}")
@@ -60,6 +65,7 @@ class RunLogger(RunProgress):
         self.only = only_set
         self.exclude = exclude_set
         self.stream = stream or sys.stderr
+        self.redactor = redactor if redactor is not None else Redactor()
         self._total = 0
         self._finished = 0
         self._bar = self.level == 1 and fmt == "pretty" and self.stream.isatty()
@@ -96,12 +102,14 @@ class RunLogger(RunProgress):
     # -- span sink ------------------------------------------------------------------------
     def span_started(self, span: Span, depth: int) -> None:
         if self.level >= 4 and self._wants_span(span):
+            span = self.redactor.redact_span(span)
             self._emit("span_start", {**span.model_dump(mode="json"), "depth": depth},
                        f"{'  ' * (depth + 1)}▸ {span.name} [{span.category}] {span.task_id}#{span.attempt}")
 
     def span_ended(self, span: Span, depth: int) -> None:
         if not self._wants_span(span):
             return
+        span = self.redactor.redact_span(span)  # before `_brief` cuts a secret out of a pattern's reach
         duration = (span.end_ts or span.start_ts) - span.start_ts
         mark = "✗" if span.status == "error" else "·"
         attrs = span.attributes if self.level >= 4 else {
@@ -119,7 +127,7 @@ class RunLogger(RunProgress):
     def run_started(self, info: RunInfo, tasks: list[Task]) -> None:
         self._total = len(tasks) * info.attempts
         if self.level >= 1:
-            self._emit("run_start", info.model_dump(mode="json"),
+            self._emit("run_start", self.redactor.redact_plain(info.model_dump(mode="json")),
                        f"run {info.run_id}: suite {info.suite} ({len(tasks)} tasks × {info.attempts}), "
                        f"adapter {info.adapter}, model {info.model or '-'}, seed {info.seed}")
 
@@ -134,7 +142,7 @@ class RunLogger(RunProgress):
             cost = "unpriced" if attempt.cost_usd is None else f"${attempt.cost_usd:.5f}"
             self._emit(
                 "attempt",
-                attempt.model_dump(mode="json", exclude={"tool_calls"}),
+                self.redactor.redact_plain(attempt.model_dump(mode="json", exclude={"tool_calls"})),
                 f"  {attempt.task_id}#{attempt.attempt} {verdict} steps={attempt.steps} "
                 f"tokens={attempt.tokens_in + attempt.tokens_out} {cost} {attempt.latency_s:.2f}s",
             )
@@ -163,4 +171,4 @@ class RunLogger(RunProgress):
             self.stream.write("\r\033[K")
             self.stream.flush()
         if self.level >= 1 and self.fmt == "jsonl":
-            self._emit("run_end", info.model_dump(mode="json"), "")
+            self._emit("run_end", self.redactor.redact_plain(info.model_dump(mode="json")), "")

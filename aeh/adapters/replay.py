@@ -19,7 +19,9 @@ any original adapter — mock, react, single_shot or an imported run — as long
 are in the store.
 
 Caveat: stored traces are redacted on write; a replayed argument or answer holds the redacted
-text (e.g. `[REDACTED:email]`) where the original held a secret or personal data.
+text (e.g. `[REDACTED:email]`) where the original held a secret or personal data. Graders
+would judge the marker, not what the agent wrote, so for an attempt whose recorded answer was
+redacted the engine keeps the stored verdict (`stored_verdict`) instead of grading it again.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
 from aeh.models import AgentOutcome, Attempt, Span, Task, ToolCall
 from aeh.store import Store, open_store
+from aeh.store._redact import MARKER
 
 __all__ = ["ReplayAdapter"]
 
@@ -108,6 +111,14 @@ class ReplayAdapter:
         # Tool calls without a matching span (an imported run stores no span tree): in order, last.
         steps.extend(("tool", c) for c in record.tool_calls if id(c) not in used)
         return agent, steps
+
+    def stored_verdict(self, task_id: str, attempt: int) -> Attempt | None:
+        """The original attempt when its recorded answer was redacted (its verdict stands), else None.
+
+        Not for an original harness error: that verdict is no verdict, so the graders run again."""
+        record = self._store.attempt_record(self.source_run_id, task_id, attempt)
+        redacted = MARKER in (record.final_output or "")
+        return record if redacted and record.status != "harness_error" else None
 
     # -- playing it back ---------------------------------------------------------------------
     async def _model_turn(self, ctx: AttemptContext, original: Span) -> None:

@@ -24,7 +24,7 @@ from aeh.grading.scorers import (
 )
 from aeh.models import Attempt, GoldenTrace, Task
 from aeh.stats import ScoreSummary, TaskCounts, noise_band, regression_gate, summarize_scores, two_sample_test
-from aeh.store import Store, using_store
+from aeh.store import Store, redactor_for_run, using_store
 from aeh.suite import load_suite
 
 __all__ = [
@@ -232,6 +232,8 @@ def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: in
 def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -> dict[str, Any]:
     """Write `build_baseline(run_id)` as JSON to `out` (meant to be committed)."""
     baseline = build_baseline(run_id, db, **kwargs)
+    with using_store(db) as store:  # a committed file: redacted like every other sink
+        baseline = redactor_for_run(store.run_info(baseline["run_id"]).config).redact(baseline)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(baseline, indent=2, sort_keys=True) + "\n")

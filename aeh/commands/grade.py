@@ -15,10 +15,12 @@ HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a st
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    from aeh.commands._secrets import add_secret_argument
     from aeh.importers._registry import add_trajectory_arguments
 
     add_trajectory_arguments(parser)
     parser.add_argument("--run-id", help="id for the new run (default: generated)")
+    add_secret_argument(parser)
     add_db(parser)
 
 
@@ -30,6 +32,6 @@ def main(args: argparse.Namespace) -> int:
 
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
-                                     run_id=args.run_id, model_free=args.model_free)
+                                     run_id=args.run_id, model_free=args.model_free, secrets=args.secrets)
     print(format_run_table(run_table(run_id, db)))
     return 0

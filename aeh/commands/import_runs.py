@@ -7,12 +7,12 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
 from aeh.importers import importers
 
 NAME = "import"
 HELP = "import recorded runs of another harness (tau-bench, terminal-bench) as one stored run"
-
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -27,18 +27,22 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
             p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                            help="an importer option (repeatable)")
         p.add_argument("--run-id", help="id for the new run (default: generated)")
+        add_secret_argument(p, "a value to redact from the imported run (repeatable)")
         add_db(p)
 
 
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import run_table  # heavy: loaded on first use
+    from aeh.store import open_store
 
     importer = importers.get(args.source)
     if hasattr(importer, "cli_call"):
         paths, options = importer.cli_call(args)
     else:
         paths, options = list(args.paths), key_values(args.option, "--option")
-    run_id = importer.import_(paths, args.db, run_id=args.run_id, **options)
+    # The importer writes through a store that already knows the --secret values.
+    with open_store(args.db, must_exist=False, secrets=args.secrets) as store:
+        run_id = importer.import_(paths, store, run_id=args.run_id, **options)
     print(run_id)
     print(summary_line(run_table(run_id, args.db)))
     return 0

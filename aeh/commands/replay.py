@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.commands._secrets import add_secret_argument
+
 NAME = "replay"
 HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
 
@@ -21,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
     parser.add_argument("--show-diffs", type=int, default=20, metavar="N",
                         help="list at most N differing verdicts (default 20)")
+    add_secret_argument(parser, "a configured secret of the original run, to redact again (repeatable)")
     add_db(parser)
 
 
@@ -33,7 +36,7 @@ def main(args: argparse.Namespace) -> int:
 
     db = args.db or default_db()
     new_id = replay_run(args.run_id, db=db, suite=args.suite, concurrency=args.concurrency,
-                        progress=RunLogger(args.log_level))
+                        progress=RunLogger(args.log_level), secrets=args.secrets)
     table = run_table(new_id, db)
     print(format_run_table(table))
     original = table.attrs["run"].get("parent_run_id") or args.run_id

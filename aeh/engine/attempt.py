@@ -123,6 +123,13 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         success = graded.success and status != "harness_error"
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
                                   final_output=outcome.final_output)
+        original = _stored_verdict(setup.adapter, task.id, attempt) if status != "harness_error" else None
+        if original is not None:
+            success, bucket = original.success, original.failure_bucket
+            graded.grader_results = ([g for g in original.grader_results if g.tier == 0]
+                                     + [g for g in graded.grader_results if g.tier != 0])
+            recorder.event("stored_verdict", "grading", success=success,
+                           reason="the recorded answer was redacted on write; the original verdict stands")
         recorder.event("cost", "cost", tokens_in=budget.tokens_in, tokens_out=budget.tokens_out,
                        cost_usd=budget.cost_usd, unpriced_models=sorted(budget.unpriced_models))
         root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,
@@ -141,6 +148,13 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         needs_human_review=graded.needs_human_review, root_span_id=root.span_id,
     )
     return record, list(recorder.spans)
+
+
+def _stored_verdict(adapter: Adapter, task_id: str, attempt: int) -> Attempt | None:
+    """A replayed attempt whose recorded answer was redacted: graders would compare against a
+    `[REDACTED:…]` marker, not what the agent wrote, so the original verdict is kept."""
+    stored = getattr(adapter, "stored_verdict", None)
+    return stored(task_id, attempt) if callable(stored) else None
 
 
 async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder: SpanRecorder) -> AgentOutcome:

@@ -13,6 +13,8 @@ from aeh.adapters.replay import ReplayAdapter
 from aeh.api import run_async, run_sync
 from aeh.errors import ConfigError
 from aeh.store import default_db, open_store
+from aeh.store._redact import secret_fingerprints
+from aeh.suite.loader import load_suite
 
 __all__ = ["replay_run", "replay_run_async"]
 
@@ -45,12 +47,20 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
             f"run {info.run_id} did not record which suite it ran (no config.suite_spec) — "
             "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
         )
+    try:
+        loaded = load_suite(spec)
+        _carry_redaction(info.run_id, info.config.get("redaction"), loaded, options)
+    except BaseException:
+        reader.close()
+        raise
     adapter = ReplayAdapter(model=info.model, source_run_id=info.run_id, db=reader)
     config = {"replay_of": info.run_id, "source_adapter": info.adapter,
               "source_suite_hash": info.suite_hash, **dict(options.pop("config", None) or {})}
+    if isinstance(spec, str | Path):
+        config.setdefault("suite_spec", str(spec))
     try:
         table = await run_async(
-            spec, adapter, attempts=info.attempts,
+            loaded, adapter, attempts=info.attempts,
             concurrency=concurrency or info.concurrency, seed=info.seed, db=path,
             parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.get("tasks"),
             fault_profile=info.fault_profile, config=config, **options,
@@ -58,6 +68,24 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
     finally:
         reader.close()
     return str(table.attrs["run_id"])
+
+
+def _carry_redaction(run_id: str, record: Any, suite: Any, options: dict[str, Any]) -> None:
+    """Give the replay the original run's redaction: on or off as it was, and every configured
+    secret it was redacted with. The replay re-runs the suite's tools, whose outputs hold those
+    secrets again; a secret the caller did not pass again is an error, not a raw store."""
+    if not isinstance(record, dict):
+        return
+    options.setdefault("redact", record.get("enabled") is not False)
+    recorded = set(record.get("secret_fingerprints") or [])
+    given = list(getattr(suite, "secrets", lambda: [])()) + list(options.get("secrets") or [])
+    missing = recorded - set(secret_fingerprints(given, str(record.get("salt", ""))))
+    if missing and options["redact"]:
+        raise ConfigError(
+            f"run {run_id} was redacted with {len(missing)} configured secret(s) this replay was not "
+            "given; the replayed tools would write them raw — pass them again: "
+            "`aeh replay --run-id ID --secret VALUE` (repeatable) or replay_run(..., secrets=[...])"
+        )
 
 
 def replay_run(run_id: str, db: str | Path | None = None, suite: Any = None, **options: Any) -> str:

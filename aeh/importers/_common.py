@@ -14,7 +14,7 @@ from aeh._version import __version__
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.pricing import load_price_table
-from aeh.store import Store, open_store
+from aeh.store import Store, open_store, redaction_record
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
 
@@ -81,6 +81,7 @@ def write_run(db: Any, info: RunInfo, batch: Sequence[tuple[Attempt, Sequence[Sp
     """Create the run and write every attempt in one transaction; close the store if we opened it."""
     store = open_store(db, must_exist=False)  # an import creates the store, as a run does
     try:
+        info.config.setdefault("redaction", redaction_record(store.redactor))
         store.create_run(info)
         try:
             store.write_attempts(batch)

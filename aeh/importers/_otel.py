@@ -30,7 +30,7 @@ from typing import Any
 from aeh.errors import Problem, ValidationError
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
-from aeh.store import using_store
+from aeh.store import redactor_for_run, using_store
 from aeh.trajectory import Step, Trajectory
 
 __all__ = ["export_otlp_json", "import_otel_files", "load_otlp", "otlp_to_trajectories", "run_to_otlp"]
@@ -126,8 +126,10 @@ def run_to_otlp(run_id: str, db: Any = None) -> dict[str, Any]:
         out.append(item)
     resource = {"service.name": "aeh", "aeh.run_id": full, "aeh.suite": info.suite,
                 "aeh.adapter": info.adapter, "aeh.model": info.model}
-    return {"resourceSpans": [{"resource": {"attributes": _kv(resource)},
-                               "scopeSpans": [{"scope": {"name": "aeh"}, "spans": out}]}]}
+    document = {"resourceSpans": [{"resource": {"attributes": _kv(resource)},
+                                   "scopeSpans": [{"scope": {"name": "aeh"}, "spans": out}]}]}
+    # The file and the collector get what the store holds, re-checked: an older store may be raw.
+    return dict(redactor_for_run(info.config).redact(document))
 
 
 def export_otlp_json(run_id: str, db: Any, out: str | Path) -> Path:

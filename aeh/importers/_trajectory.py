@@ -16,7 +16,7 @@ from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
-from aeh.store import using_store
+from aeh.store import redaction_record, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory, load_trajectories
@@ -28,11 +28,12 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
                                    db: Any = None, *, run_id: str | None = None, name: str = "recorded",
                                    tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
                                    source: str | None = None, config: dict[str, Any] | None = None,
-                                   model_free: bool = False) -> str:
+                                   model_free: bool = False, secrets: Sequence[str] = ()) -> str:
     """Grade `trajectories` against `suite`; returns the new run's id.
 
     Cost comes from the model steps' token counts; a trajectory with no model step, or a model step
-    without tokens, is unpriced unless `model_free=True` says the agent calls no model.
+    without tokens, is unpriced unless `model_free=True` says the agent calls no model. `secrets`
+    are redacted from the stored run beside the suite's own.
     """
     loaded = load_suite(suite)
     known = {t.id for t in loaded.tasks()}
@@ -50,7 +51,9 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
                   **({"suite_spec": str(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
                                 run_id=run_id, config=run_config)
-    with using_store(db, secrets=list(getattr(loaded, "secrets", lambda: [])()), must_exist=False) as store:
+    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
+    with using_store(db, secrets=suite_secrets, must_exist=False) as store:
+        options.config.setdefault("redaction", redaction_record(store.redactor))
         info = await execute_run(loaded, adapter, store, load_price_table(), options)
     return info.run_id
 

@@ -1,4 +1,8 @@
-"""`render_run_report` and `render_compare_report`: papermill against stored runs, then nbconvert."""
+"""`render_run_report` and `render_compare_report`: papermill against stored runs, then nbconvert.
+
+Every file written here (the HTML, a kept or failed notebook) goes through the runs' redactor
+first: the store redacts on write, and this catches what an older store kept raw.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from aeh.errors import ConfigError
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import default_out
-from aeh.store import Store, default_db, open_store
+from aeh.store import Redactor, Store, default_db, open_store, redactor_for_run
 
 __all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
 
@@ -22,7 +26,17 @@ def _db_path(db: Any) -> str:
     return path if path == ":memory:" else str(Path(path).resolve())
 
 
-def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool) -> Path:
+def _runs_redactor(store: Store, run_ids: list[str]) -> Redactor:
+    """On unless every run was stored with redaction off on purpose."""
+    redactors = [redactor_for_run(store.run_info(r).config) for r in run_ids]
+    return Redactor(enabled=any(r.enabled for r in redactors))
+
+
+def _copy_redacted(source: Path, target: Path, redactor: Redactor) -> None:
+    target.write_text(redactor.redact_text(source.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool, redactor: Redactor) -> Path:
     require_extra("an HTML report")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
@@ -31,11 +45,11 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
             execute_notebook(notebook, parameters, executed)
         except NotebookExecutionError as exc:  # keep the failing notebook next to the report
             kept = out.parent / f"{out.stem}.failed.ipynb"
-            kept.write_bytes(executed.read_bytes())
+            _copy_redacted(executed, kept, redactor)
             raise NotebookExecutionError(exc.notebook, exc.cell, exc.ename, exc.evalue, kept) from None
-        out.write_text(export_html(executed), encoding="utf-8")
+        out.write_text(redactor.redact_text(export_html(executed)), encoding="utf-8")
         if keep_ipynb:
-            out.with_suffix(".ipynb").write_bytes(executed.read_bytes())
+            _copy_redacted(executed, out.with_suffix(".ipynb"), redactor)
     return out
 
 
@@ -47,8 +61,9 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
     with open_store(path, must_exist=True) as store:  # RunNotFoundError before a kernel starts
         full = store.resolve_run_id(run_id)
+        redactor = _runs_redactor(store, [full])
     target = Path(out) if out else default_out(f"report-{full}.html")
-    return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb)
+    return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb, redactor)
 
 
 def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
@@ -59,9 +74,10 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
     with open_store(path, must_exist=True) as store:
         full_a, full_b = store.resolve_run_id(run_a), store.resolve_run_id(run_b)
+        redactor = _runs_redactor(store, [full_a, full_b])
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
     return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr}, target,
-                   keep_ipynb)
+                   keep_ipynb, redactor)
 
 
 def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: Any = None, *,
@@ -72,5 +88,6 @@ def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: 
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
     with open_store(path, must_exist=True) as store:
         full = [store.resolve_run_id(r) for r in run_ids]
+        redactor = _runs_redactor(store, full)
     target = Path(out) if out else default_out(f"matrix-{full[0]}.html")
-    return _render("coding_matrix", {"run_ids": full, "db": path}, target, keep_ipynb)
+    return _render("coding_matrix", {"run_ids": full, "db": path}, target, keep_ipynb, redactor)

@@ -13,7 +13,7 @@ from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
-from aeh.store import using_store
+from aeh.store import redactor_for_run, using_store
 
 __all__ = ["attempt_scores", "render_trace_html", "trace_html"]
 
@@ -125,8 +125,14 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
                scores: list[tuple[str, float, dict[str, Any]]] | None = None) -> str:
     """The HTML text of one attempt's trace (no external reference of any kind).
 
+    Everything shown is redacted first (the run's redactor), whatever store it came from.
     `scores` — (dimension, score, evidence) of this attempt — mark each step a dimension cites.
     """
+    redactor = redactor_for_run(run.get("config"))
+    if redactor.enabled:
+        attempt = Attempt.model_validate(redactor.redact_plain(attempt.model_dump(mode="json")))
+        spans = [redactor.redact_span(s) for s in spans]
+        run = redactor.redact_plain(run)
     roots = build_tree(spans)
     localized = localized_span_ids(spans, attempt.grader_results)
     cited = cited_span_ids(attempt.tool_calls, scores or [])

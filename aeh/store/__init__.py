@@ -25,7 +25,7 @@ from aeh.store._migrations import (
     registered_migrations,
     schema,
 )
-from aeh.store._redact import Redactor, luhn_valid
+from aeh.store._redact import RedactingSink, Redactor, luhn_valid, redaction_record, redactor_for_run
 from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
 from aeh.store._store import Store, open_stores, unclosed_stores
 
@@ -37,6 +37,7 @@ __all__ = [
     "AmbiguousRunIdError",
     "Migration",
     "Migrations",
+    "RedactingSink",
     "Redactor",
     "Store",
     "StoreLocation",
@@ -48,6 +49,8 @@ __all__ = [
     "migration",
     "open_store",
     "open_stores",
+    "redaction_record",
+    "redactor_for_run",
     "registered_migrations",
     "resolve_db_path",
     "schema",

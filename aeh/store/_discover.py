@@ -109,9 +109,16 @@ def using_store(db: str | Path | Store | None = None, *, must_exist: bool = True
 
     A Store passed in stays open (its owner closes it); a store opened here from a path is
     closed on the way out, so library calls never leave connections for the garbage collector.
+    A Store passed in redacts `secrets` too for the length of the block, exactly as a store
+    opened here from a path would (its own redactor decides whether redaction is on).
     """
     if isinstance(db, Store):
-        yield db
+        own = db.redactor
+        db.redactor = own.with_secrets(secrets)
+        try:
+            yield db
+        finally:
+            db.redactor = own
         return
     with open_store(db, secrets=secrets, redact=redact, must_exist=must_exist) as store:
         yield store

@@ -23,6 +23,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from aeh.errors import Problem, ValidationError
 from aeh.store._migrations import migration
+from aeh.store._redact import Redactor
 
 __all__ = ["JUDGE_KINDS", "LabelLine", "human_label_pairs", "import_labels", "labels_frame", "programmatic_verdicts",
            "review_packets", "write_review_jsonl"]
@@ -94,14 +95,19 @@ def review_packets(store: Any, run_id: str, *, include_unflagged: bool = False) 
     return rows
 
 
-def write_review_jsonl(packets: list[dict[str, Any]], path: str | Path) -> Path:
-    """One JSON object per line, `label` first-class so a person (or a script) can fill it in."""
+def write_review_jsonl(packets: list[dict[str, Any]], path: str | Path, redactor: Redactor | None = None) -> Path:
+    """One JSON object per line, `label` first-class so a person (or a script) can fill it in.
+
+    Each line goes through `redactor` (default: every secret shape) before it is written.
+    """
+    redactor = redactor if redactor is not None else Redactor()
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     keys = ("run_id", "task_id", "attempt", "label", "reviewer", "note", "flagged", "reason", "packet")
     with target.open("w", encoding="utf-8") as f:
         for p in packets:
-            f.write(json.dumps({k: p.get(k) for k in keys}, ensure_ascii=False, default=str) + "\n")
+            line = redactor.redact_plain({k: p.get(k) for k in keys})
+            f.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
     return target
 
 

@@ -1,98 +1,58 @@
-"""Redaction applied before anything is stored: emails, card numbers, API keys, configured secrets.
+"""The one redactor every sink uses: the store, the run logger, reports, exports and imports.
 
 Order matters: configured secrets first (they are the most specific and may look like an
-email or key), then API-key shapes, then emails, then card numbers.
+email or key), then secret shapes (`_shapes`: private keys, webhooks, JWTs, URL passwords, API
+keys, AWS secret keys, bearer tokens, emails), then card numbers (`_cards`).
+
+What a grader compares against is never redacted before grading: the engine grades the raw
+attempt and only then hands it to the store, so a redacted answer cannot flip a verdict.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Sequence
+import secrets as _random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["Redactor", "luhn_valid"]
+from pydantic import BaseModel
 
-EMAIL = "[REDACTED:email]"
-CARD = "[REDACTED:card]"
+from aeh.models import Span
+from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
+from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
+
+__all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "json_default", "luhn_valid",
+           "plain", "redaction_record", "redactor_for_run", "secret_fingerprints"]
+
 SECRET = "[REDACTED:secret]"
-API_KEY = "[REDACTED:api_key]"
-
-_EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
-
-# Boundaries keep us from cutting keys out of longer identifiers.
-_API_KEY_RE = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:"
-    r"sk-ant-[A-Za-z0-9_\-]{20,}"  # Anthropic
-    r"|sk-(?:proj-)?[A-Za-z0-9_\-]{20,}"  # OpenAI (legacy and project keys)
-    r"|AKIA[0-9A-Z]{16}(?![0-9A-Za-z])"  # AWS access key id
-    r"|gh[pousr]_[A-Za-z0-9]{36,}"  # GitHub tokens
-    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
-    r"|AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"  # Google API key
-    r")"
-)
-# `Bearer <token>`: 16+ token characters, so prose such as "bearer of bad news" survives.
-_BEARER_RE = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*")
-
-# A run of digits with single space/dash separators, not touching other digits.
-_DIGIT_RUN_RE = re.compile(r"(?<!\d)\d(?:[ \-]?\d)*(?!\d)")
-_GROUP_SPLIT_RE = re.compile(r"([ \-])")
+#: Every marker starts with this, so "was this text redacted?" is one substring test.
+MARKER = "[REDACTED:"
+# A string with fewer digits than the shortest card cannot hold one (counted at C speed).
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_KEY_CACHE_SIZE = 4096
 
 
-def luhn_valid(digits: str) -> bool:
-    """True when `digits` (only 0-9) passes the Luhn checksum."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+def json_default(obj: Any) -> Any:
+    """`json.dumps(default=…)` for span attributes: models dump, the rest becomes its text."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, set | frozenset):
+        return sorted(obj, key=repr)
+    return str(obj)
 
 
-# Leading digits of the major card networks (Amex/Diners/JCB 3, Visa 4, Mastercard 5 and
-# 2221-2720, Discover/UnionPay/Maestro 6). Without this, one in ten 13-digit millisecond
-# timestamps (which start with 1) would pass Luhn and be redacted.
-_CARD_PREFIX_RE = re.compile(r"[3-6]|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)")
+def plain(obj: Any) -> Any:
+    """`obj` as plain JSON values; odd objects become their text, so that text can be redacted."""
+    return json.loads(json.dumps(obj, default=json_default, ensure_ascii=False))
 
 
-def _is_card(digits: str) -> bool:
-    return (
-        13 <= len(digits) <= 19
-        and _CARD_PREFIX_RE.match(digits) is not None
-        and luhn_valid(digits)
-    )
-
-
-def _redact_cards_in_run(run: str) -> str:
-    """Redact card numbers inside one digit run such as `555-1234 4111 1111 1111 1111`.
-
-    The run may join a card with neighbouring numbers, so try windows of consecutive digit
-    groups, leftmost and longest first.
-    """
-    if "-" not in run and " " not in run:
-        return CARD if _is_card(run) else run
-    parts = _GROUP_SPLIT_RE.split(run)  # groups at even indexes, separators at odd
-    groups = parts[0::2]
-    out: list[str] = []
-    i = 0
-    while i < len(groups):
-        match_end = -1
-        digits = ""
-        for j in range(i, len(groups)):
-            digits += groups[j]
-            if len(digits) > 19:
-                break
-            if _is_card(digits):
-                match_end = j
-        if match_end >= 0:
-            out.append(CARD)
-            i = match_end + 1
-        else:
-            out.append(groups[i])
-            i += 1
-        if i < len(groups):
-            out.append(parts[2 * i - 1])
-    return "".join(out)
+def secret_fingerprints(secrets: Iterable[str], salt: str) -> list[str]:
+    """Salted, slow hashes of configured secrets: a stored run can say which secrets it was
+    redacted with (so a replay can insist on the same ones) without storing them."""
+    return sorted({hashlib.pbkdf2_hmac("sha256", s.encode(), salt.encode(), 20_000).hex()[:32]
+                   for s in secrets if s})
 
 
 class Redactor:
@@ -108,38 +68,106 @@ class Redactor:
         self._secret_re = (
             re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
         )
+        self._keys: dict[str, str] = {}
 
-    def redact_text(self, s: str) -> str:
-        """Return `s` with every sensitive substring replaced."""
+    def with_secrets(self, secrets: Iterable[str] | None) -> Redactor:
+        """This redactor with `secrets` added (itself when there is nothing to add)."""
+        extra = {s for s in secrets or () if s} - set(self.secrets)
+        return Redactor([*self.secrets, *extra], enabled=self.enabled) if extra else self
+
+    def redact_text(self, s: str, *, card_context: bool = False) -> str:
+        """Return `s` with every sensitive substring replaced.
+
+        `card_context`: the text is known to be about a card (e.g. the value of `card_number`),
+        so a contiguous card-shaped number is redacted without a card word beside it.
+        """
         if not self.enabled or not s:
             return s
         if self._secret_re is not None:
             s = self._secret_re.sub(SECRET, s)
-        s = _API_KEY_RE.sub(API_KEY, s)
-        s = _BEARER_RE.sub(lambda m: f"{m.group(1)} {API_KEY}", s)
-        if "@" in s:
-            s = _EMAIL_RE.sub(EMAIL, s)
-        return _DIGIT_RUN_RE.sub(lambda m: _redact_cards_in_run(m.group(0)), s)
+        s = redact_shapes(s)
+        return redact_cards(s, card_context) if len(s) - len(s.translate(_NO_DIGITS)) >= 13 else s
 
-    def redact(self, obj: Any) -> Any:
-        """Redact strings anywhere inside dict values, lists and tuples; keys stay as they are.
+    def redact(self, obj: Any, *, card_context: bool = False) -> Any:
+        """Redact strings anywhere inside dicts (keys and values), lists and tuples.
 
-        Other values pass through, except an int that is itself a Luhn-valid card number: it
-        becomes the marker string, because a tool returning a card as a number leaks it too.
+        Other values pass through, except an int under a card-like key (`card_number`) that is
+        itself a card number: it becomes the marker string, since a card as a number leaks too.
         """
         if not self.enabled:
             return obj
         if isinstance(obj, str):
-            return self.redact_text(obj)
+            return self.redact_text(obj, card_context=card_context)
         if isinstance(obj, dict):
-            return {k: self.redact(v) for k, v in obj.items()}
+            return self._redact_dict(obj)
         if isinstance(obj, list):
-            return [self.redact(v) for v in obj]
+            return [self.redact(v, card_context=card_context) for v in obj]
         if isinstance(obj, tuple):
-            return tuple(self.redact(v) for v in obj)
-        if type(obj) is int and obj > 0 and _is_card(str(obj)):
+            return tuple(self.redact(v, card_context=card_context) for v in obj)
+        if card_context and type(obj) is int and obj > 0 and is_card_number(str(obj)):
             return CARD
         return obj
 
+    def _redact_dict(self, obj: dict[Any, Any]) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for k, v in obj.items():
+            about_card = isinstance(k, str) and CARD_CONTEXT_RE.search(k) is not None
+            key = self._redact_key(k) if isinstance(k, str) else k
+            while key in out:  # two keys redacted alike: keep both values
+                key = f"{key}#"
+            out[key] = self.redact(v, card_context=about_card)
+        return out
+
+    def _redact_key(self, key: str) -> str:
+        # The same few keys ("args", "result", "gen_ai.usage.input_tokens") come by on every span.
+        hit = self._keys.get(key)
+        if hit is None:
+            hit = self.redact_text(key)
+            if len(self._keys) < _KEY_CACHE_SIZE:
+                self._keys[key] = hit
+        return hit
+
+    def redact_plain(self, obj: Any) -> Any:
+        """`plain(obj)`, redacted: what a JSON sink (log line, export file) may write."""
+        return self.redact(plain(obj)) if self.enabled else obj
+
+    def redact_span(self, span: Span) -> Span:
+        """A copy of `span` with its attributes redacted; the original (graders read it) is untouched."""
+        if not self.enabled:
+            return span
+        return span.model_copy(update={"attributes": self.redact(plain(span.attributes))})
+
     def __repr__(self) -> str:
         return f"Redactor(secrets=<{len(self.secrets)}>, enabled={self.enabled})"
+
+
+class RedactingSink:
+    """Hands a span sink redacted copies of the spans, so no sink ever sees what the store would not."""
+
+    def __init__(self, sink: Any, redactor: Redactor) -> None:
+        self.sink = sink
+        self.redactor = redactor
+
+    def span_started(self, span: Span, depth: int) -> None:
+        self.sink.span_started(self.redactor.redact_span(span), depth)
+
+    def span_ended(self, span: Span, depth: int) -> None:
+        self.sink.span_ended(self.redactor.redact_span(span), depth)
+
+    def __repr__(self) -> str:
+        return f"RedactingSink({self.sink!r})"
+
+
+def redaction_record(redactor: Redactor) -> dict[str, Any]:
+    """What a run stores about its redaction (config["redaction"]): on or off, and salted
+    fingerprints of its configured secrets, never the secrets themselves."""
+    salt = _random.token_hex(8)
+    return {"enabled": redactor.enabled, "salt": salt,
+            "secret_fingerprints": secret_fingerprints(redactor.secrets, salt)}
+
+
+def redactor_for_run(config: dict[str, Any] | None) -> Redactor:
+    """The redactor a reader applies before writing a stored run anywhere (report, export,
+    baseline): on unless the run was stored with redaction off on purpose."""
+    record = (config or {}).get("redaction")
+    return Redactor(enabled=not isinstance(record, dict) or record.get("enabled") is not False)

@@ -10,10 +10,9 @@ import json
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel
 
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
-from aeh.store._redact import Redactor
+from aeh.store._redact import Redactor, json_default
 
 __all__ = [
     "ATTEMPT_COLUMNS",
@@ -70,18 +69,9 @@ GRADER_SCHEMA: dict[str, pl.DataType] = {
 GRADER_COLUMNS: tuple[str, ...] = tuple(GRADER_SCHEMA)
 
 
-def _default(obj: Any) -> Any:
-    # Never let an odd attribute value abort a run's write: models dump, the rest stringifies.
-    if isinstance(obj, BaseModel):
-        return obj.model_dump(mode="json")
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj, key=repr)
-    return str(obj)
-
-
 def to_json(obj: Any, redactor: Redactor) -> str:
     """Redacted JSON text of `obj`. Odd values are made plain first so their text is redacted."""
-    text = json.dumps(obj, default=_default, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(obj, default=json_default, ensure_ascii=False, separators=(",", ":"))
     if not redactor.enabled:
         return text
     return json.dumps(redactor.redact(json.loads(text)), ensure_ascii=False, separators=(",", ":"))
