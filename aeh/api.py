@@ -15,7 +15,7 @@ import pandas as pd
 from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.adapters.callable import CallableAdapter
-from aeh.analysis import run_table, score_run
+from aeh.analysis import run_table
 from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunProgress, execute_run
@@ -184,7 +184,6 @@ async def run_async(
         span_sinks += [logger] if isinstance(logger, RunLogger) else []
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
-        score_run(info.run_id, store, suite=loaded)  # trajectory dimensions, stored beside the attempts
         table = run_table(info.run_id, store)
     if stored is not None:
         total = int(table.attrs.get("attempts_total", 0))

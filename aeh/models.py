@@ -306,6 +306,9 @@ class Attempt(BaseModel):
     invariant_results: list[InvariantResult] = Field(default_factory=list)
     needs_human_review: bool = False
     root_span_id: str | None = None
+    dimension_scores: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+    """Trajectory dimension scores made as the attempt ended ({dimension, score, evidence});
+    stored in their own table with the attempt, not as part of its record."""
 
     @property
     def is_harness_error(self) -> bool:

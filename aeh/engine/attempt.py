@@ -17,6 +17,7 @@ from aeh.engine.context import AttemptContext, FaultSource
 from aeh.grading.classify import classify_failure
 from aeh.grading.pipeline import FailureHook, grade_attempt
 from aeh.grading.registry import GradeContext
+from aeh.grading.scorers import ScoreInput, default_scorers
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolRegistry
@@ -147,7 +148,28 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         grader_results=graded.grader_results, invariant_results=graded.invariant_results,
         needs_human_review=graded.needs_human_review, root_span_id=root.span_id,
     )
+    if status != "harness_error":  # a broken harness says nothing about the trajectory
+        record.dimension_scores = _score(record, task, setup, recorder)
     return record, list(recorder.spans)
+
+
+def _score(record: Attempt, task: Task, setup: AttemptSetup, recorder: SpanRecorder) -> list[dict[str, Any]]:
+    """The trajectory dimensions of the finished attempt, scored now so they are stored with it."""
+    inp = ScoreInput(task=task, tool_calls=list(record.tool_calls), status=record.status,
+                     final_output=record.final_output, grader_results=list(record.grader_results),
+                     tokens=record.tokens_in + record.tokens_out, cost_usd=record.cost_usd,
+                     latency_s=record.latency_s, golden=setup.goldens.get(task.golden) if task.golden else None)
+    out = []
+    for name in default_scorers.names():
+        try:
+            score = default_scorers.get(name)(inp)
+        except Exception as exc:  # a broken (third-party) scorer loses its dimension, not the attempt
+            recorder.event(f"score:{name}", "grading", status="error", error=f"{type(exc).__name__}: {exc}")
+            continue
+        if score is not None:
+            out.append({"dimension": score.dimension, "score": score.score,
+                        "evidence": score.evidence.model_dump()})
+    return out
 
 
 def _stored_verdict(adapter: Adapter, task_id: str, attempt: int) -> Attempt | None:

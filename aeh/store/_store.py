@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -208,6 +209,7 @@ class Store:
         a_rows: list[tuple[Any, ...]] = []
         s_rows: list[tuple[Any, ...]] = []
         g_rows: list[tuple[Any, ...]] = []
+        d_rows: list[tuple[Any, ...]] = []
         for attempt, spans in batch:  # redaction happens here, before any SQL runs
             key = (attempt.run_id, attempt.task_id, attempt.attempt)
             for s in spans:
@@ -219,10 +221,17 @@ class Store:
                 s_rows.append(rows.span_row(s, self.redactor))
             a_rows.append(rows.attempt_row(attempt, self.redactor))
             g_rows.extend(rows.grader_rows(attempt, self.redactor))
+            d_rows.extend((*key, d["dimension"], float(d["score"]),
+                           self.redactor.redact_text(json.dumps(d["evidence"])))
+                          for d in attempt.dimension_scores)
         with self._write() as conn:
             conn.executemany(_insert("attempts", rows.ATTEMPT_COLUMNS), a_rows)
             conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
             conn.executemany(_insert("grader_results", rows.GRADER_COLUMNS), g_rows)
+            if d_rows:  # scored as the attempt ended: stored in the same transaction
+                conn.executemany(
+                    "INSERT OR REPLACE INTO dimension_scores (run_id, task_id, attempt, dimension, score, evidence) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", d_rows)
 
     def write_spans(self, spans: Sequence[Span]) -> None:
         """Add spans to attempts already stored (e.g. a judge's exchanges when scoring later)."""

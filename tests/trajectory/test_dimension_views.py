@@ -64,3 +64,22 @@ def test_trace_html_and_browser_mark_the_cited_steps(loopy: tuple[Path, str, str
     assert "◆" in browser.node_buttons[cited_span].description
     browser.node_buttons[cited_span].click()
     assert "cited by trajectory dimensions" in browser.detail.value
+
+
+def test_scores_are_stored_with_each_attempt_as_it_ends(tmp_path: Path) -> None:
+    """An interrupted run keeps the scores of the attempts it finished (no end-of-run pass)."""
+    from aeh.store import Store
+
+    db = tmp_path / "runs.db"
+    table = aeh.run("smoke", adapter="mock", model="mock-loopy", attempts=2, seed=3, db=db, progress=False)
+    run_id = str(table.attrs["run_id"])
+    with Store(db) as store:
+        stored = store.dimension_scores_frame(run_id)
+        attempts = store.attempts_frame(run_id)
+    scored = set(zip(stored["task_id"], stored["attempt"], strict=True))
+    assert scored == set(zip(attempts["task_id"], attempts["attempt"], strict=True))  # every attempt
+    assert {"loop_detection", "step_efficiency", "task_completion"} <= set(stored["dimension"])
+    rescored = aeh.scores(run_id, db=db, rescore=True)
+    again = stored.to_pandas().sort_values(["task_id", "attempt", "dimension"])["score"].tolist()
+    assert rescored.sort_values(["task_id", "attempt", "dimension"])["score"].tolist() == again
+    assert "dimension_scores" not in aeh.attempts(run_id, db=db).columns
