@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,11 +75,20 @@ def _path_signature() -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+RECHECK_S = 1.0
+"""How often sys.path is stat-ed for newly installed packages (a stat can cost ~0.1 ms)."""
+_checked: tuple[float, tuple[tuple[str, int], ...]] | None = None
+
+
 def group_entry_points(group: str) -> list[EntryPoint]:
     """The entry points of `group`, sorted by name; the metadata scan (tens of ms) is redone only
-    when sys.path or one of its directories has changed, so hot paths may call this freely."""
-    global _scan
-    signature = _path_signature()
+    when sys.path or one of its directories has changed (looked at most every RECHECK_S), so hot
+    paths may call this freely."""
+    global _scan, _checked
+    now = time.monotonic()
+    if _checked is None or now - _checked[0] >= RECHECK_S:
+        _checked = (now, _path_signature())
+    signature = _checked[1]
     if _scan is None or _scan[0] != signature:
         by_group: dict[str, list[EntryPoint]] = {}
         for ep in entry_points():

@@ -65,6 +65,7 @@ def test_the_entry_point_scan_is_cached_until_a_package_appears(tmp_path: Path,
     import time
 
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_registry, "RECHECK_S", 0.0)  # look at sys.path on every call
     assert _registry.group_entry_points("aeh.cache_test") == []
     calls = []
     real = _registry.entry_points
