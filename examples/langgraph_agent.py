@@ -35,7 +35,9 @@ class State(TypedDict, total=False):
 
 def build_graph() -> Any:
     usage = {"input_tokens": 60, "output_tokens": 9, "total_tokens": 69}
-    model = GenericFakeChatModel(messages=itertools.cycle([AIMessage(content="(17 + 25) * 3", usage_metadata=usage)]))
+    reply = AIMessage(content="(17 + 25) * 3", usage_metadata=usage,
+                      response_metadata={"model_name": "gpt-4o-mini"})  # as ChatOpenAI reports it: priced
+    model = GenericFakeChatModel(messages=itertools.cycle([reply]))
 
     def plan(state: State) -> State:
         return {"expression": str(model.invoke(state["prompt"]).content)}

@@ -142,7 +142,9 @@ class AehCallbackHandler(BaseCallbackHandler):
             if tokens_in is None and tokens_out is None:
                 tokens_in, tokens_out = usage_of({"usage": (response.llm_output or {}).get("token_usage")})
             if handle is not None and (tokens_in is not None or tokens_out is not None):
-                model = handle.span.attributes.get("gen_ai.request.model")
+                # the model that answered (ChatOpenAI and others say so) is the one to price
+                answered = (getattr(message, "response_metadata", None) or {}).get("model_name")
+                model = answered or handle.span.attributes.get("gen_ai.request.model")
                 report_usage(handle, model if isinstance(model, str) else None, tokens_in or 0, tokens_out or 0,
                              hook=self.on_usage)
         except Exception:  # noqa: BLE001 - a response shape we do not know (or a spent budget): a thin span

@@ -104,3 +104,4 @@ def test_langgraph_example_makes_a_graded_run(db: Path) -> None:
     run_id = langgraph_agent.main(["--db", str(db), "--attempts", "2"])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 2 and rows["success"].all() and (rows["tokens_in"] == 60).all()
+    assert (rows["cost_usd"] > 0).all()  # priced as the model that answered (response_metadata.model_name)
