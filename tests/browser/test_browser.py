@@ -49,3 +49,30 @@ def test_report_and_trace_in_chromium(browser, mock_db, tmp_path, artifacts):
     page.screenshot(path=str(artifacts / "trace.png"), full_page=True)
     assert fetched == []
     page.close()
+
+
+def test_dimensions_in_the_report_and_cited_steps_in_the_trace(browser, tmp_path, artifacts):
+    import aeh
+
+    db = tmp_path / "runs.db"
+    run_id = aeh.run("smoke", model="mock-loopy", attempts=2, seed=5, db=db, progress=False).attrs["run_id"]
+    frame = aeh.scores(run_id, db=db)
+    loop = frame[(frame["dimension"] == "loop_detection") & (frame["score"] < 1)].iloc[0]
+    report = render_run_report(run_id, tmp_path / "report.html", db=db)
+    trace = render_trace_html(run_id, loop["task_id"], int(loop["attempt"]), tmp_path / "trace.html", db=db)
+
+    page, fetched = _offline_page(browser)
+    page.goto(report.as_uri())
+    table = page.locator("#dimension-table")
+    table.wait_for()
+    assert "loop_detection" in table.inner_text() and loop["task_id"] in table.inner_text()
+    page.goto(trace.as_uri())
+    page.locator("li.node[data-name='agent'] > .row").first.click()  # open the agent's steps
+    cited = page.locator("li.cited > .row .cite").first
+    cited.wait_for(state="visible")
+    assert "loop_detection" in cited.inner_text()
+    page.locator("#only-failures").check()  # the filter keeps cited steps in view
+    assert cited.is_visible()
+    page.screenshot(path=str(artifacts / "trace-cited.png"), full_page=True)
+    assert fetched == []
+    page.close()

@@ -24,7 +24,7 @@
     var only = ev.target.checked;
     all().forEach(function (li) {
       var keep = !only || li.classList.contains("failed") || li.classList.contains("localized") ||
-        li.querySelector("li.failed, li.localized") !== null;
+        li.classList.contains("cited") || li.querySelector("li.failed, li.localized, li.cited") !== null;
       li.classList.toggle("hidden", !keep);
       if (only && keep) { setOpen(li, true); }
     });
