@@ -16,7 +16,7 @@ from aeh._progress import BarProgress, interactive
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table, score_run
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.logs import RunLogger
@@ -104,6 +104,16 @@ async def run_async(
     """
     _check_options(options)
     loaded = load_suite(suite)
+    prices = load_price_table(price_table)
+    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
+    config = dict(options.pop("config", None) or {})
+    if isinstance(suite, str | Path):
+        config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
+    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
+    # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
+    run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
+                                    tasks=tasks, config=config, **options)
+    check_against_suite(loaded, run_options)
     if agent is not None:
         if adapter != "mock":
             raise ConfigError("give either agent= (a function) or adapter=, not both")
@@ -116,19 +126,8 @@ async def run_async(
     warm_up = getattr(adapter, "warm_up", None)
     if callable(warm_up):
         await warm_up()  # client set-up is the harness's time, not the first attempt's
-    probe = None
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
-        probe = await adapter.probe_tools()  # type: ignore[attr-defined]
-    prices = load_price_table(price_table)
-    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
-    config = dict(options.pop("config", None) or {})
-    if isinstance(suite, str | Path):
-        config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
-    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
-    if probe is not None:
-        config["tools_probe"] = probe
-    run_options = build_run_options(attempts=attempts, concurrency=concurrency, seed=seed,
-                                    tasks=tasks, config=config, **options)
+        run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
     logger = _progress_for(progress, log_level)
     span_sinks = list(sinks or []) + ([logger] if isinstance(logger, RunLogger) else [])
     # a run creates the store; one opened here from a path is closed here

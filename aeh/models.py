@@ -37,7 +37,8 @@ __all__ = [
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # inf/nan in a budget would disable it silently (`timeout_s: 1e400` is inf in YAML).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 SpanCategory = Literal["tools", "model", "grading", "faults", "scheduler", "cost"]
@@ -79,8 +80,8 @@ class Budget(_Strict):
 
     max_steps: int = Field(20, ge=1)
     """Most tool calls an attempt may make."""
-    timeout_s: float = Field(60.0, gt=0)
-    """Wall-clock limit for one attempt, in seconds."""
+    timeout_s: float = Field(60.0, gt=0, le=86_400)
+    """Wall-clock limit for one attempt, in seconds (at most a day)."""
     max_tokens: int | None = Field(None, ge=1)
     """Most input+output tokens an attempt may use; None means no cap."""
     max_cost_usd: float | None = Field(None, gt=0)
