@@ -63,6 +63,8 @@ class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
     async def __aenter__(self) -> dict[str, Any]:
         try:
             self._inner = self._factory()
+            if self._inner is None:  # a DirectorySuite whose suite.py has no lifespan
+                return {}
             if not hasattr(self._inner, "__aenter__"):
                 raise self._problem(f"lifespan() returned {type(self._inner).__name__}, not an async "
                                     "context manager")
@@ -73,4 +75,6 @@ class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
             raise self._problem(f"lifespan() failed to start: {type(exc).__name__}: {exc}") from exc
 
     async def __aexit__(self, *exc_info: Any) -> bool | None:
+        if self._inner is None:
+            return None
         return await self._inner.__aexit__(*exc_info)  # type: ignore[no-any-return]

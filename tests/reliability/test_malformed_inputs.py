@@ -175,3 +175,74 @@ def test_malformed_input_is_a_clear_error(case: Case, tmp_path: Path, monkeypatc
     assert case.expect in text, text
     assert case.store_ok or _stores(tmp_path) == [], f"a refused command left a store behind: {_stores(tmp_path)}"
     assert not (tmp_path / "typo").exists()
+
+
+# --- inputs that meet a stored run --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A store holding one finished run of the small suite; tests copy it before breaking it."""
+    root = tmp_path_factory.mktemp("stored")
+    _write(root, Case("-", [], "", _suite()))
+    cwd = Path.cwd()
+    os.chdir(root)
+    try:
+        assert main(_run("--seed", "1")) == 0
+    finally:
+        os.chdir(cwd)
+    from aeh.store import Store
+
+    with Store(root / "out" / "runs.db") as store:
+        run_id = store.runs()[0].run_id
+    return root / "out" / "runs.db", run_id
+
+
+def _corrupt(sql: str) -> Callable[[Path], None]:
+    def run(db: Path) -> None:
+        import sqlite3
+
+        with sqlite3.connect(db) as conn:
+            conn.execute(sql)
+        conn.close()
+    return run
+
+
+STORED_CASES = [
+    # (id, argv after the db is given, expected text, a change to the copied store)
+    ("runs-corrupt-config", ["runs"], "a stored runs row is corrupt (run {run}",
+     _corrupt("UPDATE runs SET config = '{not json'")),
+    ("trace-corrupt-span", ["trace", "--run-id", "{run}", "--task", "t1", "--out", "t.html"],
+     "a stored spans row is corrupt (run {run}, task 't1', attempt 0",
+     _corrupt("UPDATE spans SET attributes = '[1,'")),
+    ("trace-corrupt-attempt", ["trace", "--run-id", "{run}", "--task", "t1", "--out", "t.html"],
+     "a stored attempts row is corrupt (run {run}, task 't1', attempt 0",
+     _corrupt("UPDATE attempts SET tool_calls = 'nope'")),
+    ("trace-out-directory", ["trace", "--run-id", "{run}", "--task", "t1", "--out", "."], "Is a directory", None),
+    ("export-out-directory", ["export", "otel", "{run}", "--out", "."], "Is a directory", None),
+    ("review-import-binary", ["review", "--run-id", "{run}", "--import", "labels.bin"], "not UTF-8 text", None),
+    ("review-import-directory", ["review", "--run-id", "{run}", "--import", "."], "is a directory", None),
+    ("review-import-deep-json", ["review", "--run-id", "{run}", "--import", "deep.jsonl"], "nested too deeply", None),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", STORED_CASES, ids=[c[0] for c in STORED_CASES])
+def test_malformed_input_against_a_stored_run(case: tuple, stored_run: tuple[Path, str], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _, argv, expect, change = case
+    source, run_id = stored_run
+    db = tmp_path / "runs.db"
+    db.write_bytes(source.read_bytes())
+    if change is not None:
+        change(db)
+    (tmp_path / "labels.bin").write_bytes(bytes(range(256)))
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    monkeypatch.chdir(tmp_path)
+    code, _ = _invoke([a.replace("{run}", run_id) for a in argv] + ["--db", str(db)])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "Traceback" not in text
+    assert code == 2, text
+    assert expect.replace("{run}", run_id) in text, text
