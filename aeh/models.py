@@ -66,6 +66,9 @@ class FailureBucket(str, Enum):
     malformed_tool_call = "malformed_tool_call"
     hallucinated_tool = "hallucinated_tool"
     budget_exhausted = "budget_exhausted"
+    #: The judge could not parse its own verdict about the agent's answer (the answer talked it out
+    #: of JSON): not passed, flagged for review — the agent's content, not the harness, broke it.
+    judge_unparseable = "judge_unparseable"
     wrong_answer = "wrong_answer"
     no_answer = "no_answer"
     refusal = "refusal"

@@ -122,7 +122,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             status, error = "harness_error", graded.grader_crash
         success = graded.success and status != "harness_error"
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
-                                  final_output=outcome.final_output)
+                                  final_output=outcome.final_output, judge_unparseable=graded.judge_unparseable)
         recorder.event("cost", "cost", tokens_in=budget.tokens_in, tokens_out=budget.tokens_out,
                        cost_usd=budget.cost_usd, unpriced_models=sorted(budget.unpriced_models))
         root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,

@@ -82,6 +82,7 @@ class _Worker(threading.Thread):
 
 def _execute(job: _Job) -> None:
     loop, future, ctx, fn, args = job
+    error: BaseException | None
     try:
         result, error = ctx.run(fn, *args), None
     except SystemExit as exc:  # a future must not carry SystemExit: the loop would re-raise it and stop

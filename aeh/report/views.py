@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._format import judge_verdicts_text
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.stats import suite_rate, wilson_interval
 
@@ -112,10 +113,7 @@ def run_header(table: pd.DataFrame) -> Any:
                        f"{a.get('tool_calls', 0)} tool calls"))
     judge = a.get("judge_verdicts") or {}
     if judge.get("attempted") or judge.get("automatic"):
-        reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
-        fields.append(("judge verdicts", f"{judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
-                       f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
-                       + f", {judge.get('automatic', 0)} automatic"))
+        fields.append(("judge verdicts", judge_verdicts_text(judge)))
     rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
                    f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
     parts.append(f'<table id="run-metadata">{rows}</table>')

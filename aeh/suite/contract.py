@@ -68,7 +68,7 @@ class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
             if not hasattr(self._inner, "__aenter__"):
                 raise self._problem(f"lifespan() returned {type(self._inner).__name__}, not an async "
                                     "context manager")
-            return await self._inner.__aenter__()  # type: ignore[no-any-return]
+            return await self._inner.__aenter__()
         except SuiteLoadError:
             raise
         except (Exception, SystemExit) as exc:
@@ -77,4 +77,4 @@ class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         if self._inner is None:
             return None
-        return await self._inner.__aexit__(*exc_info)  # type: ignore[no-any-return]
+        return await self._inner.__aexit__(*exc_info)
