@@ -6,10 +6,20 @@ import math
 
 import pandas as pd
 
-__all__ = ["BUCKET_LEGEND", "format_run_table", "judge_verdicts_text"]
+__all__ = ["BUCKET_LEGEND", "format_run_table", "judge_verdicts_text", "suite_interval_text"]
 
 BUCKET_LEGEND = ("te tool_error · mtc malformed_tool_call · ht hallucinated_tool · be budget_exhausted · "
                  "ju judge_unparseable · wa wrong_answer · na no_answer · ref refusal")
+
+
+def suite_interval_text(attrs: dict[str, object]) -> str:
+    """`95% CI [0.412, 0.655]`, or why there is none: a suite interval needs tasks to spread across."""
+    low, high = attrs.get("suite_low"), attrs.get("suite_high")
+    n_tasks = int(attrs.get("n_tasks") or 0)  # type: ignore[call-overload]
+    if n_tasks < 2 or not isinstance(low, float | int) or not isinstance(high, float | int) \
+            or math.isnan(low) or math.isnan(high):
+        return f"no interval with {'one task' if n_tasks == 1 else f'{n_tasks} tasks'} (a suite interval needs ≥ 2)"
+    return f"95% CI [{low:.3f}, {high:.3f}]"
 
 
 def judge_verdicts_text(judge: dict[str, object]) -> str:
