@@ -133,6 +133,12 @@ CASES = [
     Case("compare-missing-db", ["compare", "a", "b", "--db", "typo/x.db"], "no run store at"),
     Case("compare-fdr", ["compare", "a", "b", "--fdr", "2", "--db", "typo/x.db"], "--fdr must be"),
     Case("compare-fdr-nan", ["compare", "a", "b", "--fdr", "nan"], "--fdr must be"),
+    Case("score-missing-db", ["score", "r", "--db", "typo/x.db"], "no run store at"),
+    Case("baseline-missing-db", ["baseline", "save", "r", "--out", "b.json", "--db", "typo/x.db"], "no run store at"),
+    Case("export-missing-db", ["export", "otel", "r", "--out", "x.json", "--db", "typo/x.db"], "no run store at"),
+    Case("judge-agreement-missing-db", ["judge-agreement", "--run-id", "r", "--db", "typo/x.db"], "no run store at"),
+    Case("replay-missing-db", ["replay", "--run-id", "r", "--db", "typo/x.db"], "no run store at"),
+    Case("matrix-missing-db", ["matrix", "r", "--db", "typo/x.db"], "no run store at"),
     Case("drift-missing-db", ["drift", "--suite", "s", "--db", "typo/x.db"], "no run store at"),
 ]
 
