@@ -12,6 +12,7 @@ import pydantic
 import yaml
 from pydantic import BaseModel
 
+from aeh._yaml import load_yaml, read_text_limited
 from aeh.errors import Problem
 from aeh.models import Task
 
@@ -33,15 +34,17 @@ def read_yaml(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Parse one YAML mapping; on failure return the problems (with the line) instead."""
     where = display_path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_text_limited(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         field = f"line {mark.line + 1}" if mark is not None else "(yaml)"
         what = getattr(exc, "problem", None) or str(exc)
         col = f" (column {mark.column + 1})" if mark is not None else ""
         return None, [Problem(where, field, f"YAML syntax error: {what}{col}", "fix the YAML syntax")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(where, "(file)", f"cannot read the file: {exc}", None)]
+    except UnicodeDecodeError:
+        return None, [Problem(where, "(file)", "is not UTF-8 text (a binary file?)", "pass a YAML text file")]
+    except OSError as exc:
+        return None, [Problem(where, "(file)", f"cannot read the file: {exc}", "pass a regular YAML file")]
     if not isinstance(data, dict):
         got = "nothing (empty file)" if data is None else type(data).__name__
         return None, [Problem(where, "(file)", f"expected a YAML mapping, got {got}",

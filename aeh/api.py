@@ -17,7 +17,7 @@ from aeh.adapters.base import Adapter, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
 from aeh.engine._resume import check_resumable, resume_mismatches
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.logs import RunLogger
@@ -136,6 +136,17 @@ async def run_async(
     if suite is None:
         raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")
     loaded = load_suite(suite)
+    prices = load_price_table(price_table)
+    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
+    config = dict(options.pop("config", None) or {})
+    if isinstance(suite, str | Path):
+        config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
+    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
+    # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
+    run_options = build_run_options(attempts=5 if attempts is None else attempts,
+                                    concurrency=4 if concurrency is None else concurrency, seed=seed,
+                                    tasks=tasks, config=config, **options)
+    check_against_suite(loaded, run_options)
     if agent is not None:
         if adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")
@@ -152,27 +163,18 @@ async def run_async(
                               f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
     if stored is not None:
         attempts, seed, tasks, options = _resume_settings(stored, loaded, adapter, attempts, seed, tasks, options)
+        run_options = build_run_options(attempts=5 if attempts is None else attempts,
+                                        concurrency=4 if concurrency is None else concurrency, seed=seed,
+                                        tasks=tasks, config=config, **options)
+        run_options.resume = stored
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
         preflight()  # one clear error for a missing key, not a harness error per attempt
     warm_up = getattr(adapter, "warm_up", None)
     if callable(warm_up):
         await warm_up()  # client set-up is the harness's time, not the first attempt's
-    probe = None
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
-        probe = await adapter.probe_tools()  # type: ignore[attr-defined]
-    prices = load_price_table(price_table)
-    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
-    config = dict(options.pop("config", None) or {})
-    if isinstance(suite, str | Path):
-        config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
-    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
-    if probe is not None:
-        config["tools_probe"] = probe
-    run_options = build_run_options(attempts=5 if attempts is None else attempts,
-                                    concurrency=4 if concurrency is None else concurrency, seed=seed,
-                                    tasks=tasks, config=config, **options)
-    run_options.resume = stored
+        run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
     logger = _progress_for(progress, log_level)
     # a run creates the store; one opened here from a path is closed here
     with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:

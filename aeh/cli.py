@@ -88,6 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `aeh … | head` closed our stdout: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # A path argument that cannot be read or written (a directory given as --out, a missing folder).
+        print(f"aeh: error: {exc.filename}: {exc.strerror or exc} — pass a path to a file "
+              "(in an existing folder you may write to)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

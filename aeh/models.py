@@ -39,7 +39,8 @@ __all__ = [
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # inf/nan in a budget would disable it silently (`timeout_s: 1e400` is inf in YAML).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 SpanCategory = Literal["tools", "model", "grading", "faults", "scheduler", "cost"]
@@ -67,6 +68,9 @@ class FailureBucket(str, Enum):
     malformed_tool_call = "malformed_tool_call"
     hallucinated_tool = "hallucinated_tool"
     budget_exhausted = "budget_exhausted"
+    #: The judge could not parse its own verdict about the agent's answer (the answer talked it out
+    #: of JSON): not passed, flagged for review — the agent's content, not the harness, broke it.
+    judge_unparseable = "judge_unparseable"
     wrong_answer = "wrong_answer"
     no_answer = "no_answer"
     refusal = "refusal"
@@ -81,8 +85,8 @@ class Budget(_Strict):
 
     max_steps: int = Field(20, ge=1)
     """Most tool calls an attempt may make."""
-    timeout_s: float = Field(60.0, gt=0)
-    """Wall-clock limit for one attempt, in seconds."""
+    timeout_s: float = Field(60.0, gt=0, le=86_400)
+    """Wall-clock limit for one attempt, in seconds (at most a day)."""
     max_tokens: int | None = Field(None, ge=1)
     """Most input+output tokens an attempt may use; None means no cap."""
     max_cost_usd: float | None = Field(None, gt=0)

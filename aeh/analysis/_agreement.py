@@ -26,7 +26,8 @@ def verdict_pairs(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...] = JUDG
     programmatic = programmatic_verdicts(grader_rows, judge_kinds)
     # A verdict decided without a judge call (e.g. no final output) is not the judge's opinion.
     judge = (grader_rows.filter((pl.col("tier") == 0) & pl.col("passed").is_not_null()
-                                & pl.col("kind").is_in(list(judge_kinds)) & ~_automatic())
+                                & pl.col("kind").is_in(list(judge_kinds)) & ~_automatic()
+                                & ~_unparseable())
              .group_by("task_id", "attempt").agg(pl.col("passed").all().alias("judge")))
     return programmatic.join(judge, on=["task_id", "attempt"], how="inner").sort("task_id", "attempt")
 
@@ -37,6 +38,11 @@ MIN_KAPPA_N = 10
 
 def _automatic() -> pl.Expr:
     return pl.col("evidence").fill_null("").str.contains('"automatic":true', literal=True)
+
+
+def _unparseable() -> pl.Expr:
+    # Its `passed=False` is the harness's rule, not the judge's opinion: it has no place in κ.
+    return pl.col("evidence").fill_null("").str.contains('"judge_unparseable":true', literal=True)
 
 
 def judge_verdict_counts(grader_rows: pl.DataFrame,
@@ -54,7 +60,8 @@ def judge_verdict_counts(grader_rows: pl.DataFrame,
     failed = {k.split(":", 1)[1]: v for k, v in sorted(counts.items()) if k.startswith("failed:")}
     automatic = counts.get("automatic", 0)
     return {"attempted": sum(counts.values()) - automatic, "valid": counts.get("valid", 0),
-            "failed": sum(failed.values()), "failed_by_reason": failed, "automatic": automatic}
+            "failed": sum(failed.values()), "failed_by_reason": failed,
+            "unparseable": counts.get("unparseable", 0), "automatic": automatic}
 
 
 def agreement(run_id: str, db: Any = None) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from aeh.analysis._read import run_table
+from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import using_store
 
@@ -56,6 +57,10 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
             suite_alpha: float = SUITE_ALPHA) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
     tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`."""
+    for name, value in (("--fdr", fdr), ("suite_alpha", suite_alpha)):
+        if not 0 < value < 1:  # also refuses nan
+            raise ConfigError(f"{name} must be a probability between 0 and 1 (exclusive), got {value} — "
+                              "e.g. --fdr 0.05")
     with using_store(db) as store:  # one connection for both runs
         table_a, table_b = run_table(run_a, store), run_table(run_b, store)
     # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.

@@ -6,7 +6,31 @@ import math
 
 import pandas as pd
 
-__all__ = ["format_run_table"]
+__all__ = ["BUCKET_LEGEND", "format_run_table", "judge_verdicts_text", "suite_interval_text"]
+
+BUCKET_LEGEND = ("te tool_error · mtc malformed_tool_call · ht hallucinated_tool · be budget_exhausted · "
+                 "ju judge_unparseable · wa wrong_answer · na no_answer · ref refusal")
+
+
+def suite_interval_text(attrs: dict[str, object]) -> str:
+    """`95% CI [0.412, 0.655]`, or why there is none: a suite interval needs tasks to spread across."""
+    low, high = attrs.get("suite_low"), attrs.get("suite_high")
+    n_tasks = int(attrs.get("n_tasks") or 0)  # type: ignore[call-overload]
+    if n_tasks < 2 or not isinstance(low, float | int) or not isinstance(high, float | int) \
+            or math.isnan(low) or math.isnan(high):
+        return f"no interval with {'one task' if n_tasks == 1 else f'{n_tasks} tasks'} (a suite interval needs ≥ 2)"
+    return f"95% CI [{low:.3f}, {high:.3f}]"
+
+
+def judge_verdicts_text(judge: dict[str, object]) -> str:
+    """`12 attempted, 10 valid, 1 failed (timeout 1), 1 unparseable (…), 0 automatic`."""
+    reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())  # type: ignore[attr-defined]
+    text = (f"{judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
+            f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else ""))
+    if judge.get("unparseable"):
+        text += (f", {judge['unparseable']} unparseable (the agent's answer derailed the judge: counted as "
+                 "not passed, bucket judge_unparseable, flagged for review)")
+    return text + f", {judge.get('automatic', 0)} automatic"
 
 
 def _money(value: object) -> str:
@@ -32,8 +56,7 @@ def format_run_table(table: pd.DataFrame) -> str:
             f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
     if "failures" in table.columns and any(table["failures"]):
-        lines.append("failures: te tool_error · mtc malformed_tool_call · ht hallucinated_tool · "
-                     "be budget_exhausted · wa wrong_answer · na no_answer · ref refusal")
+        lines.append(f"failures: {BUCKET_LEGEND}")
     lines.append("")
     if a.get("n_tasks") == 1:
         # No spread across tasks to build a suite interval from: show the task's own Wilson interval.
@@ -74,10 +97,7 @@ def format_run_table(table: pd.DataFrame) -> str:
                      f"over {a.get('tool_calls', 0)} tool calls")
     judge = a.get("judge_verdicts") or {}
     if judge.get("attempted") or judge.get("automatic"):
-        reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
-        lines.append(f"judge verdicts: {judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
-                     f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
-                     + f", {judge.get('automatic', 0)} automatic")
+        lines.append(f"judge verdicts: {judge_verdicts_text(judge)}")
     if a.get("import_policy"):
         lines.append(f"import policy: {a['import_policy']}")
     lines.append(f"run id {a.get('run_id')}")

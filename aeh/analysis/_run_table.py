@@ -72,7 +72,8 @@ def per_task_frame(attempts: pl.DataFrame) -> pl.DataFrame:
 
 #: Short names for the compact failure column of the CLI table (`wa:2 te:1`).
 BUCKET_ABBREVIATIONS = {"tool_error": "te", "malformed_tool_call": "mtc", "hallucinated_tool": "ht",
-                        "budget_exhausted": "be", "wrong_answer": "wa", "no_answer": "na",
+                        "budget_exhausted": "be", "judge_unparseable": "ju", "wrong_answer": "wa",
+                        "no_answer": "na",
                         "refusal": "ref"}
 
 

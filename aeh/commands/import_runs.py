@@ -50,6 +50,8 @@ def main(args: argparse.Namespace) -> int:
 
 def summary_line(table: Any) -> str:
     """One line: tasks, attempts, suite rate with its interval, harness errors, cost, and the import policy."""
+    from aeh.analysis._format import suite_interval_text  # heavy: loaded on first use (pandas)
+
     a = table.attrs
     config = a.get("run", {}).get("config") or {}
     errors = f"harness errors {a['harness_errors']}/{a['attempts_total']}"
@@ -57,7 +59,7 @@ def summary_line(table: Any) -> str:
         errors += f" ({a['harness_error_rate']:.1%} > 2%: not a valid measurement)"
     cost = "cost unpriced (no token counts)" if not a["priced"] else f"cost ${a['total_cost_usd']:.4f}"
     line = (f"{a['n_tasks']} tasks, {a['attempts_total']} attempts: suite rate {a['suite_rate']:.3f} "
-            f"95% CI [{a['suite_low']:.3f}, {a['suite_high']:.3f}] ({a['suite_rate_method']}); {errors}; {cost}")
+            f"{suite_interval_text(a)} ({a['suite_rate_method']}); {errors}; {cost}")
     source = config.get("source_accuracy")
     if source:
         line += f"; source accuracy {source['mean']:.4f}"

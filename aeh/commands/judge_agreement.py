@@ -27,6 +27,7 @@ def _verdict_line(counts: dict[str, Any]) -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in failed.items())
     return (f"judge verdicts: {counts.get('attempted', 0)} attempted, {counts.get('valid', 0)} valid, "
             f"{counts.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
+            + (f", {counts['unparseable']} unparseable (left out of κ)" if counts.get("unparseable") else "")
             + f"; {counts.get('automatic', 0)} automatic (no judge call, left out of κ)")
 
 

@@ -123,7 +123,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             status, error = "harness_error", graded.grader_crash
         success = graded.success and status != "harness_error"
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
-                                  final_output=outcome.final_output)
+                                  final_output=outcome.final_output, judge_unparseable=graded.judge_unparseable)
         original = _stored_verdict(setup.adapter, task.id, attempt) if status != "harness_error" else None
         if original is not None:
             success, bucket = original.success, original.failure_bucket

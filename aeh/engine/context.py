@@ -45,13 +45,20 @@ def _is_async(fn: Any) -> bool:
 
 
 async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
-    """Call a tool: async ones on the loop, sync ones in a worker thread (see toolthreads)."""
-    if _is_async(fn):
-        return await fn(args, env)
-    result = await run_in_worker(fn, args, env)
-    if inspect.isawaitable(result):  # a sync wrapper around an async tool
-        result = await result
-    return result
+    """Call a tool: async ones on the loop, sync ones in a worker thread (see toolthreads).
+
+    A tool that calls `sys.exit` raises SystemExit, which would end the whole run (or the
+    process); it is the tool failing, so it becomes an ordinary exception here.
+    """
+    try:
+        if _is_async(fn):
+            return await fn(args, env)
+        result = await run_in_worker(fn, args, env)
+        if inspect.isawaitable(result):  # a sync wrapper around an async tool
+            result = await result
+        return result
+    except SystemExit as exc:
+        raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
 
 
 class AttemptContext:

@@ -29,9 +29,12 @@ JUDGE_KINDS = ("judge", "judge_shadow")
 
 
 def judge_verdict_status(passed: bool | None, evidence: dict[str, Any], error: str | None) -> str:
-    """`valid`, `automatic` (decided without a judge call) or `failed:<reason>`."""
+    """`valid`, `automatic` (decided without a judge call), `unparseable` (the judge's reply never
+    parsed: counted as not passed) or `failed:<reason>`."""
     if evidence.get("automatic"):
         return "automatic"
+    if evidence.get("judge_unparseable"):
+        return "unparseable"
     if passed is not None:
         return "valid"
     return f"failed:{evidence.get('judge_error_kind') or judge_error_kind(error)}"
@@ -94,6 +97,7 @@ class RunFidelity:
                 "valid": self.judge.get("valid", 0),
                 "failed": sum(failed.values()),
                 "failed_by_reason": failed,
+                "unparseable": self.judge.get("unparseable", 0),
                 "automatic": self.judge.get("automatic", 0),
             },
             "time_s": {"agent": round(self.agent_s, 3), "queue": round(self.queue_s, 3),
@@ -141,6 +145,10 @@ def warnings_from(checks: dict[str, Any]) -> list[str]:
                    f"{checks.get('tool_calls', 0)} tool calls — the agent made "
                    + ("no tool call to inject into" if not checks.get("tool_calls") else "too few tool calls"))
     judge = checks.get("judge_verdicts") or {}
+    if judge.get("unparseable"):
+        out.append(f"JUDGE COULD NOT PARSE ITS VERDICT on {judge['unparseable']} attempt(s): the agent's "
+                   "answer derailed it; counted as not passed (bucket judge_unparseable) and flagged "
+                   "for review — see `aeh review`")
     if judge.get("failed"):
         reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
         out.append(f"JUDGE VERDICTS FAILED: {judge['failed']} of {judge.get('attempted', 0)} judge calls "

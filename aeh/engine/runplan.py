@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,41 @@ from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
 from aeh.grading.shadow import shadow_judge_hook
+from aeh.suite.contract import EvalSuite
 from aeh.tools.faults import configure_faults
 
-__all__ = ["build_run_options"]
+__all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_SEED", "build_run_options", "check_against_suite"]
+
+#: Every (task, attempt) is scheduled up front; past this a typo (10**12) would exhaust memory.
+MAX_ATTEMPTS = 10_000
+MAX_CONCURRENCY = 10_000
+#: SQLite integers are signed 64-bit.
+MAX_SEED = 2**63 - 1
+
+
+def _check_int(name: str, value: Any, low: int, high: int, fix: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{name} must be an integer from {low} to {high}, got {value!r} — {fix}")
+
+
+def check_against_suite(suite: EvalSuite, options: RunOptions) -> None:
+    """Options that name things in the suite must name things it has: a typo runs nothing, silently."""
+    ids = [t.id for t in suite.tasks()]
+    unknown = [t for t in options.task_ids or [] if t not in ids]
+    if unknown:
+        hints = []
+        for task_id in unknown:
+            close = difflib.get_close_matches(task_id, ids, n=3)
+            hints.append(f"{task_id!r}" + (f" (did you mean {', '.join(map(repr, close))}?)" if close else ""))
+        shown = ", ".join(ids[:20]) + (" …" if len(ids) > 20 else "")
+        raise ConfigError(f"--task names no task of suite {suite.name!r}: {', '.join(hints)} — "
+                          f"its tasks are: {shown} (list them with `aeh tasks --suite …`)")
+    targeted = (options.fault_profile or {}).get("tools") or []
+    tools = suite.tool_registry().names()
+    missing = [t for t in targeted if t not in tools]
+    if missing:
+        raise ConfigError(f"the fault profile's tools name {', '.join(map(repr, missing))}, which suite "
+                          f"{suite.name!r} does not have — its tools are: {', '.join(tools) or '(none)'}")
 
 
 def build_run_options(
@@ -36,10 +69,10 @@ def build_run_options(
     grading_sandbox: bool = True,
     workspace_retention: int | None = None,
 ) -> RunOptions:
-    if attempts < 1:
-        raise ConfigError(f"attempts must be at least 1, got {attempts}")
-    if concurrency < 1:
-        raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
+    _check_int("attempts", attempts, 1, MAX_ATTEMPTS, "e.g. --attempts 5; split a bigger study into runs")
+    _check_int("concurrency", concurrency, 1, MAX_CONCURRENCY, "e.g. --concurrency 4")
+    if seed is not None:
+        _check_int("seed", seed, 0, MAX_SEED, "a seed is stored as a 64-bit integer, e.g. --seed 7")
     for name, value in (("max_connections", max_connections), ("judge_max_connections", judge_max_connections)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
@@ -62,7 +95,7 @@ def build_run_options(
     options.resources["grading_sandbox"] = bool(grading_sandbox)
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
-    if fault_profile is not None or fault_rate is not None:
+    if fault_profile is not None or fault_rate is not None or fault_mode is not None:
         configure_faults(options, fault_profile, fault_rate=fault_rate, mode=fault_mode)
     if judge_model is not None:
         configure_judge(options, judge_model)

@@ -82,8 +82,11 @@ class _Worker(threading.Thread):
 
 def _execute(job: _Job) -> None:
     loop, future, ctx, fn, args = job
+    error: BaseException | None
     try:
         result, error = ctx.run(fn, *args), None
+    except SystemExit as exc:  # a future must not carry SystemExit: the loop would re-raise it and stop
+        result, error = None, RuntimeError(f"the tool called sys.exit({exc.code!r})")
     except BaseException as exc:  # noqa: BLE001 — handed to the awaiting attempt, which classifies it
         result, error = None, exc
     try:

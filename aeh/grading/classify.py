@@ -39,8 +39,12 @@ def classify_failure(
     status: str,
     tool_calls: Sequence[ToolCall],
     final_output: str | None,
+    judge_unparseable: bool = False,
 ) -> FailureBucket | None:
-    """The one bucket for a failed attempt; None for a success."""
+    """The one bucket for a failed attempt; None for a success.
+
+    `judge_unparseable`: the only failing outcome graders were judges whose reply never parsed.
+    """
     if success:
         return None
     # Deliberate override: when the harness itself broke, the agent's trace is not trustworthy
@@ -57,6 +61,8 @@ def classify_failure(
     if status == "budget_exhausted":
         return FailureBucket.budget_exhausted
     has_output = bool(final_output and final_output.strip())
+    if status == "answered" and judge_unparseable:
+        return FailureBucket.judge_unparseable
     if status == "answered":
         return FailureBucket.wrong_answer if has_output else FailureBucket.no_answer
     # Giving up is "no answer" even when the agent wrote an apology: it delivered no answer.

@@ -8,9 +8,11 @@ The verdict concerns only its own rubric. Like every tier-0 grader it can make a
 never make it pass: success needs *all* outcome graders to pass, so a judge saying "pass"
 cannot overturn a programmatic "fail" — whatever the trace talked the judge into.
 
-When the judge cannot decide (no judge configured, provider down after retries, malformed JSON
-twice) the result is `passed=None` with an `error`, which the engine records as a harness
-error (`grader_error`): the harness failed to measure, the agent did not fail.
+When the judge cannot decide because the harness failed (no judge configured, provider down
+after retries) the result is `passed=None` with an `error`, which the engine records as a
+harness error (`grader_error`). When the judge answered but not in JSON, twice, it was the
+agent's content that derailed it: the result is `passed=False` with `judge_unparseable` in
+its evidence, the attempt lands in the `judge_unparseable` bucket and is flagged for review.
 """
 
 from __future__ import annotations
@@ -30,7 +32,16 @@ from aeh.grading.judge import (
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, TraceView
 
-__all__ = ["JudgeConfig", "JudgeVerdict", "judge_messages", "trace_excerpt"]
+__all__ = ["JUDGE_UNPARSEABLE", "JudgeConfig", "JudgeVerdict", "is_judge_unparseable", "judge_messages",
+           "trace_excerpt"]
+
+#: Evidence key of a judge result whose reply never parsed (see `judge` below).
+JUDGE_UNPARSEABLE = "judge_unparseable"
+
+
+def is_judge_unparseable(result: GraderResult) -> bool:
+    """A tier-0 judge result that failed because the judge's reply never parsed."""
+    return result.tier == 0 and result.passed is False and bool((result.evidence or {}).get(JUDGE_UNPARSEABLE))
 
 _FIELD_CHARS = 1_000  # per tool argument / result shown to the judge
 
@@ -112,8 +123,16 @@ async def judge(cfg: JudgeConfig, ctx: GradeContext) -> GraderResult:
     verdict, error = await ctx.judge.verdict(judge_messages(cfg, ctx), JudgeVerdict,
                                              recorder=ctx.recorder, span_name="judge:grader")
     if verdict is None:
+        kind = judge_error_kind(error)
+        if kind == "wrong_shape":
+            # The judge answered, but not in JSON, twice: what it was shown (the agent's output)
+            # derailed it. Not passed — an answer that breaks its grader has not shown it meets the
+            # rubric — and flagged for a person (`judge_unparseable`); never a harness error that
+            # would take the attempt out of n.
+            return GraderResult(tier=0, kind="judge", name=name, passed=False,
+                                evidence={**evidence, "judge_error_kind": kind, JUDGE_UNPARSEABLE: True,
+                                          "reason": f"judge gave no parseable verdict: {error}"})
         return GraderResult(tier=0, kind="judge", name=name, passed=None,
-                            evidence={**evidence, "judge_error_kind": judge_error_kind(error)},
-                            error=error)
+                            evidence={**evidence, "judge_error_kind": kind}, error=error)
     return GraderResult(tier=0, kind="judge", name=name, passed=verdict.passed,
                         evidence={**evidence, "reason": verdict.reason})

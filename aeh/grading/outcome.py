@@ -11,6 +11,7 @@ import math
 import re
 from typing import Any
 
+import regex as regex_engine  # `re` cannot stop a runaway match; `regex` takes a timeout
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
@@ -160,10 +161,15 @@ class RegexConfig(GraderConfig):
     @classmethod
     def _compiles(cls, v: str) -> str:
         try:
-            re.compile(v)
-        except re.error as exc:
+            regex_engine.compile(v)
+        except (regex_engine.error, RecursionError, OverflowError) as exc:
             raise ValueError(f"pattern does not compile: {exc}") from None
         return v
+
+
+#: A pattern that backtracks catastrophically on some output would stall the whole run (grading
+#: runs on the event loop); the `regex` engine can stop a match after this many seconds.
+REGEX_TIMEOUT_S = 2.0
 
 
 @grader("regex", config=RegexConfig)
@@ -171,8 +177,14 @@ def regex(cfg: RegexConfig, ctx: GradeContext) -> GraderResult:
     out = ctx.trace.final_output
     if out is None:
         return _no_output("regex", cfg, pattern=cfg.pattern)
-    rx = re.compile(cfg.pattern, re.IGNORECASE if cfg.ignore_case else 0)
-    m = rx.fullmatch(out.strip()) if cfg.fullmatch else rx.search(out)
+    rx = regex_engine.compile(cfg.pattern, regex_engine.IGNORECASE if cfg.ignore_case else 0)
+    try:
+        m = (rx.fullmatch(out.strip(), timeout=REGEX_TIMEOUT_S) if cfg.fullmatch
+             else rx.search(out, timeout=REGEX_TIMEOUT_S))
+    except TimeoutError:
+        raise TimeoutError(f"pattern {cfg.pattern!r} ran over {REGEX_TIMEOUT_S}s on a {len(out)}-character "
+                           "output and was stopped (catastrophic backtracking?) — simplify the pattern, "
+                           "e.g. avoid nested or overlapping repeats like (a|aa)+") from None
     return _result(
         "regex", cfg, m is not None, pattern=cfg.pattern,
         match=m.group(0) if m else None, output=_shown(out),

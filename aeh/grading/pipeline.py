@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aeh.grading.invariants import check_invariants
+from aeh.grading.judge_grader import is_judge_unparseable
 from aeh.grading.registry import GradeContext, GraderRegistry, default_graders
 from aeh.models import GraderResult, InvariantResult
 from aeh.trace import SpanRecorder
@@ -27,6 +28,8 @@ class GradingOutcome:
     needs_human_review: bool = False
     grader_crash: str | None = None
     """A deciding (tier-0) grader that could not decide: the attempt is a harness error."""
+    judge_unparseable: bool = False
+    """Tier 0 failed only because the judge's reply never parsed: bucket `judge_unparseable`."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -63,6 +66,10 @@ async def grade_attempt(
         # hooks append later (tier 2, 3, the shadow judge) never do.
         outcome = GradingOutcome(success=success, grader_results=results,
                                  grader_crash=grader_error(results))
+        if any(is_judge_unparseable(r) for r in results):
+            outcome.needs_human_review = True  # a person decides what the judge could not
+            failing = [r for r in results if r.passed is not True]
+            outcome.judge_unparseable = all(is_judge_unparseable(r) for r in failing)
 
         with recorder.span("invariants", "grading", tier=1) as span:
             outcome.invariant_results = check_invariants(ctx.task.invariants, invariants, ctx.trace)

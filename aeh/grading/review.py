@@ -5,7 +5,8 @@ cannot say confidently where it went wrong:
 
 - the task has no golden trace (nothing to localize against);
 - it has one but no judge is configured for tier 2;
-- tier 2 errored (provider down, malformed JSON twice) or was low-confidence.
+- tier 2 errored (provider down, malformed JSON twice) or was low-confidence;
+- the tier-0 judge never gave a parseable verdict on the agent's answer (`judge_unparseable`).
 
 The flag stores a review packet as `GraderResult(tier=3, kind="review_flag", passed=None)` —
 task, final output, status, tier-0 verdicts, invariant findings, a clipped trace excerpt and the
@@ -20,7 +21,7 @@ from typing import Any
 
 from aeh.errors import ConfigError
 from aeh.grading.judge import TIER2_PROMPT_VERSION, JudgeClient
-from aeh.grading.judge_grader import trace_excerpt
+from aeh.grading.judge_grader import is_judge_unparseable, trace_excerpt
 from aeh.grading.localize import GoldenDivergenceHook
 from aeh.grading.pipeline import FailureHook, GradingOutcome
 from aeh.grading.registry import GradeContext
@@ -38,6 +39,8 @@ def review_reason(ctx: GradeContext, outcome: GradingOutcome) -> str | None:
     """Why this failed attempt needs a person, or None when tier 2 localized it confidently."""
     if ctx.trace.status == "harness_error":
         return "the harness errored during the attempt; tier 2 was skipped"
+    if any(is_judge_unparseable(r) for r in outcome.grader_results):
+        return "the judge gave no parseable verdict on the agent's answer (judge_unparseable): a person decides"
     if ctx.golden is None:
         return "tier 0 failed and the task has no golden trace"
     tier2 = _tier2(outcome)

@@ -19,6 +19,7 @@ import json
 import math
 import re
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,10 @@ __all__ = [
     "check_read_only_sql",
     "json_path_get",
     "parse_json_path",
+    "QueryTooSlow",
+    "SQL_MAX_SECONDS",
+    "connect_read_only",
+    "run_read_only",
 ]
 
 _EVIDENCE_CHARS = 500
@@ -219,19 +224,21 @@ _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def check_read_only_sql(query: str) -> str:
-    """Return `query` if it is one read-only statement (SELECT or WITH … SELECT); else ValueError.
+    """Return `query` if it is one read-only statement (SELECT, WITH … SELECT, VALUES); else ValueError.
 
-    A lexical check (string literals and comments removed first). Callers should also open the
-    database read-only — this is the loud, load-time half of a two-layer defence.
+    A lexical check (string literals and comments removed first; a word followed by `(` is a
+    function call, so `replace(…)` passes while `REPLACE INTO` does not). It is the loud,
+    load-time half of the defence: `connect_read_only` opens the file read-only and its
+    authorizer lets SQLite itself refuse anything but reads, whatever the text looked like.
     """
     bare = _COMMENTS.sub(" ", _LITERALS.sub("''", query)).strip()
     if not bare:
         raise ValueError("the query is empty")
     if ";" in bare.rstrip(";").rstrip():
         raise ValueError("only one statement is allowed (found ';' between statements)")
-    words = re.findall(r"[A-Za-z_]+", bare)
-    first = words[0].upper() if words else ""
-    if first not in ("SELECT", "WITH"):
+    words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*(?!\s*\()", bare)
+    first = (re.findall(r"[A-Za-z_]+", bare) or [""])[0].upper()
+    if first not in ("SELECT", "WITH", "VALUES"):
         raise ValueError(f"only read-only SELECT / WITH queries are allowed, not {first or bare[:20]!r}")
     writes = sorted({w.upper() for w in words} & _WRITE_WORDS)
     if writes:
@@ -241,17 +248,53 @@ def check_read_only_sql(query: str) -> str:
 
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
                  getattr(sqlite3, "SQLITE_RECURSIVE", 33)}
+#: Pragmas that only describe the schema; their table-valued forms (`pragma_table_info('t')`) are reads.
+_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+                 "foreign_key_list", "collation_list", "function_list", "database_list"}
+_SCHEMA_TABLES = {"sqlite_master", "sqlite_schema", "sqlite_temp_master"}
+#: How long one read-only query may run: a recursive CTE with no end would otherwise spin forever
+#: in a thread nobody can kill.
+SQL_MAX_SECONDS = 5.0
 
 
-def _read_only_authorizer(action: int, *_: Any) -> int:
-    return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
+def _read_only_authorizer(action: int, arg1: str | None, *_: Any) -> int:
+    if action in _READ_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS:
+        return sqlite3.SQLITE_OK
+    # SQLite reports reading the schema for a table-valued pragma as an UPDATE of sqlite_master;
+    # the connection is read-only (mode=ro), so no write can happen through it either way.
+    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SCHEMA_TABLES:
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open a SQLite file read-only (URI mode=ro) with an authorizer that denies any write."""
+class QueryTooSlow(sqlite3.OperationalError):
+    """A read-only query stopped after SQL_MAX_SECONDS."""
+
+
+def connect_read_only(path: Path, max_seconds: float = SQL_MAX_SECONDS) -> sqlite3.Connection:
+    """Open a SQLite file read-only (URI mode=ro) with an authorizer that denies any write, and a
+    progress handler that interrupts any statement still running `max_seconds` after connecting."""
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     conn.set_authorizer(_read_only_authorizer)
+    deadline = time.monotonic() + max_seconds
+    conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
     return conn
+
+
+def run_read_only(conn: sqlite3.Connection, query: str, max_rows: int | None = None,
+                  max_seconds: float = SQL_MAX_SECONDS) -> tuple[list[str], list[list[Any]]]:
+    """(columns, rows) of `query` on a `connect_read_only` connection; QueryTooSlow past the deadline."""
+    try:
+        cursor = conn.execute(query)
+        found = cursor.fetchall() if max_rows is None else cursor.fetchmany(max_rows)
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            raise QueryTooSlow(f"the query ran longer than {max_seconds:g}s and was stopped "
+                               "(a recursive CTE with no end?)") from None
+        raise
+    return [d[0] for d in cursor.description or []], [list(r) for r in found]
 
 
 class SqlConfig(GraderConfig):
@@ -306,9 +349,11 @@ def sql_grader(cfg: SqlConfig, ctx: GradeContext) -> GraderResult:
     try:
         conn = connect_read_only(target)
         try:
-            rows = [list(r) for r in conn.execute(cfg.query).fetchall()]
+            _, rows = run_read_only(conn, cfg.query)
         finally:
             conn.close()
+    except QueryTooSlow:
+        raise  # the task's own query: a grader error (harness), not the agent's failure
     except sqlite3.Error as exc:
         return _result("sql", cfg, False, **evidence, reason=f"query failed: {type(exc).__name__}: {exc}")
     ok, missing, unexpected = _rows_match(rows, cfg.expected, cfg.ordered, cfg.abs_tol)

@@ -19,6 +19,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh._yaml import load_yaml, read_text_limited
 from aeh.errors import Problem, ValidationError
 
 __all__ = ["DEFAULT_PRICE_TABLE", "ModelPrice", "PriceTable", "load_price_table"]
@@ -57,7 +58,7 @@ def _compiles(pattern: str) -> str:
 class ModelPrice(BaseModel):
     """USD per million tokens for one model, and the exact other names it is billed under."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
     aliases: list[str] = Field(default_factory=list)
@@ -159,12 +160,18 @@ def load_price_table(path: str | Path | None = None) -> PriceTable:
     """Load the shipped table, or a user's own YAML with the same shape (it replaces the shipped one)."""
     file = Path(path) if path else DEFAULT_PRICE_TABLE
     try:
-        raw: Any = yaml.safe_load(file.read_text())
+        raw: Any = load_yaml(read_text_limited(file))
     except FileNotFoundError:
         raise ValidationError(
             [Problem(str(file), "-", "price table not found", "pass an existing YAML file")],
             what="price table",
         ) from None
+    except UnicodeDecodeError:
+        raise ValidationError([Problem(str(file), "-", "is not UTF-8 text (a binary file?)",
+                                       "pass a price table YAML file")], what="price table") from None
+    except OSError as exc:
+        raise ValidationError([Problem(str(file), "-", f"cannot read the price table: {exc}",
+                                       "pass a price table YAML file")], what="price table") from None
     except yaml.YAMLError as exc:
         raise ValidationError(
             [Problem(str(file), "-", f"YAML syntax error: {exc}", "fix the YAML")], "price table"

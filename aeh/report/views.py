@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._format import judge_verdicts_text, suite_interval_text
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.stats import suite_rate, wilson_interval
@@ -124,10 +125,7 @@ def run_header(table: pd.DataFrame) -> Any:
                        f"{a.get('tool_calls', 0)} tool calls"))
     judge = a.get("judge_verdicts") or {}
     if judge.get("attempted") or judge.get("automatic"):
-        reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())
-        fields.append(("judge verdicts", f"{judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
-                       f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else "")
-                       + f", {judge.get('automatic', 0)} automatic"))
+        fields.append(("judge verdicts", judge_verdicts_text(judge)))
     rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
                    f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
     parts.append(f'<table id="run-metadata">{rows}</table>')
@@ -139,8 +137,8 @@ def suite_line(table: pd.DataFrame) -> Any:
     if not a.get("n_tasks"):
         return _html("<p><b>Suite rate:</b> no task has a valid attempt.</p>")
     return _html(
-        f"<p id='suite-rate'><b>Suite rate {a['suite_rate']:.3f}</b>, 95% CI [{a['suite_low']:.3f}, "
-        f"{a['suite_high']:.3f}], n = {a['n_tasks']} tasks ({a['attempts_total'] - a['harness_errors']} "
+        f"<p id='suite-rate'><b>Suite rate {a['suite_rate']:.3f}</b>, {escape(suite_interval_text(a))}, "
+        f"n = {a['n_tasks']} tasks ({a['attempts_total'] - a['harness_errors']} "
         f"valid attempts) — {escape(a['suite_rate_method'])}</p>"
     )
 
@@ -177,7 +175,7 @@ def interval_chart(table: pd.DataFrame) -> Any:
     ax.hlines(labels, data["low"], data["high"], color=sns.color_palette()[0], lw=3, alpha=0.6)
     sns.scatterplot(x=data["rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3, color=sns.color_palette()[0])
     a = table.attrs
-    if a.get("n_tasks"):
+    if (a.get("n_tasks") or 0) >= 2:  # one task has no suite interval to shade
         ax.axvspan(a["suite_low"], a["suite_high"], color="grey", alpha=0.15, label="suite 95% CI")
         ax.axvline(a["suite_rate"], color="grey", ls="--", lw=1, label=f"suite {a['suite_rate']:.2f}")
         ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)

@@ -21,6 +21,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh._yaml import read_text_limited
 from aeh.errors import Problem, ValidationError
 from aeh.store._migrations import migration
 from aeh.store._redact import Redactor
@@ -114,7 +115,15 @@ def write_review_jsonl(packets: list[dict[str, Any]], path: str | Path, redactor
 def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
     lines: list[tuple[int, LabelLine]] = []
     problems: list[Problem] = []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        content = read_text_limited(path)
+    except UnicodeDecodeError:
+        return [], [Problem(str(path), "-", "is not UTF-8 text (a binary file?)",
+                            "pass the JSONL that `aeh review --export` wrote")]
+    except OSError as exc:
+        return [], [Problem(str(path), "-", f"cannot read the file: {exc}",
+                            "pass the JSONL that `aeh review --export` wrote")]
+    for number, text in enumerate(content.splitlines(), start=1):
         if not text.strip():
             continue
         where = f"{path}:{number}"
@@ -122,6 +131,9 @@ def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             problems.append(Problem(where, "-", f"not JSON ({exc.msg})", "one JSON object per line"))
+            continue
+        except RecursionError:
+            problems.append(Problem(where, "-", "JSON nested too deeply", "one flat JSON object per line"))
             continue
         try:
             lines.append((number, LabelLine.model_validate(data)))
@@ -141,7 +153,7 @@ def import_labels(store: Any, path: str | Path) -> int:
     each problem as `file:line:field: what — fix`. Lines whose label is null are skipped.
     """
     source = Path(path)
-    if not source.is_file():
+    if not source.exists():
         raise ValidationError([Problem(str(source), "-", "file not found",
                                        "pass the JSONL that `aeh review --export` wrote")], "labels file")
     lines, problems = _parse(source)

@@ -7,10 +7,13 @@ store's SQL never sees unredacted data.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import polars as pl
 
+from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
 from aeh.store._redact import Redactor, json_default
 
@@ -95,11 +98,24 @@ def encode_run_field(column: str, value: Any, redactor: Redactor) -> Any:
     return to_json(value, redactor) if column in _RUN_JSON else value
 
 
+@contextmanager
+def _decoding(table: str, where: str) -> Iterator[None]:
+    """A row that no longer decodes (edited or damaged store) is a StoreError naming the run and row."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError and pydantic's are ValueErrors
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreError(f"a stored {table} row is corrupt ({where}): {first[:300]} — the store was "
+                         "changed outside aeh; restore it from a copy, or delete that run and record it "
+                         "again") from None
+
+
 def run_from_row(row: tuple[Any, ...]) -> RunInfo:
     data = dict(zip(RUN_COLUMNS, row, strict=True))
-    data["fault_profile"] = json.loads(data["fault_profile"]) if data["fault_profile"] else None
-    data["config"] = json.loads(data["config"] or "{}")
-    return RunInfo.model_validate(data)
+    with _decoding("runs", f"run {data.get('run_id')}"):
+        data["fault_profile"] = json.loads(data["fault_profile"]) if data["fault_profile"] else None
+        data["config"] = json.loads(data["config"] or "{}")
+        return RunInfo.model_validate(data)
 
 
 def attempt_row(a: Attempt, redactor: Redactor) -> tuple[Any, ...]:
@@ -136,13 +152,21 @@ def span_row(s: Span, redactor: Redactor) -> tuple[Any, ...]:
 
 def span_from_row(row: tuple[Any, ...]) -> Span:
     data = dict(zip(SPAN_COLUMNS, row, strict=True))
-    data["attributes"] = json.loads(data["attributes"])
-    return Span.model_validate(data)
+    where = f"run {data.get('run_id')}, task {data.get('task_id')!r}, attempt {data.get('attempt')}, " \
+            f"span {data.get('span_id')}"
+    with _decoding("spans", where):
+        data["attributes"] = json.loads(data["attributes"])
+        return Span.model_validate(data)
 
 
 def attempt_from_row(row: tuple[Any, ...], graders: list[tuple[Any, ...]]) -> Attempt:
     """Rebuild an Attempt from its `attempts` row and its `grader_results` rows (in order)."""
     d = dict(zip(ATTEMPT_COLUMNS, row, strict=True))
+    with _decoding("attempts", f"run {d.get('run_id')}, task {d.get('task_id')!r}, attempt {d.get('attempt')}"):
+        return _attempt(d, graders)
+
+
+def _attempt(d: dict[str, Any], graders: list[tuple[Any, ...]]) -> Attempt:
     results = []
     for g in graders:
         gd = dict(zip(GRADER_COLUMNS, g, strict=True))

@@ -113,6 +113,14 @@ class DirectorySuite:
             return None
         try:
             return _import_by_path(path)
+        except SystemExit as exc:  # would end the process with the suite silently "loaded"
+            self._problems.append(Problem(where, "(import)", f"importing suite.py called sys.exit({exc.code!r})",
+                                          "remove the sys.exit call; suite.py is imported, not run"))
+            return None
+        except RecursionError as exc:
+            self._problems.append(Problem(where, "(import)", f"importing suite.py recursed too deeply: {exc}",
+                                          "fix the recursion in suite.py"))
+            return None
         except Exception as exc:  # noqa: BLE001 — any import failure is a load problem
             frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
             field = f"line {frames[-1].lineno}" if frames else "(import)"

@@ -6,6 +6,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from aeh.errors import Problem, SuiteLoadError
 from aeh.models import GoldenTrace, Invariant, InvariantVerdict, Task
 from aeh.tools.registry import ToolRegistry
 
@@ -40,5 +41,40 @@ def suite_root(suite: Any) -> Path | None:
 
 
 def suite_lifespan(suite: Any) -> AbstractAsyncContextManager[dict[str, Any]] | None:
+    """The suite's lifespan, whose failure to start is a SuiteLoadError naming the suite, not a crash."""
     factory = getattr(suite, "lifespan", None)
-    return factory() if callable(factory) else None
+    return _CheckedLifespan(suite, factory) if callable(factory) else None
+
+
+class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
+    """Starts the suite's resources; an exception while starting them is the suite's problem."""
+
+    def __init__(self, suite: Any, factory: Any) -> None:
+        self._suite, self._factory = suite, factory
+        self._inner: Any = None
+
+    def _problem(self, what: str) -> SuiteLoadError:
+        name = str(getattr(self._suite, "name", "suite"))
+        root = suite_root(self._suite)
+        where = str(root / "suite.py") if root is not None and (root / "suite.py").is_file() else name
+        return SuiteLoadError([Problem(where, "lifespan", what, "fix the suite's lifespan() so it starts "
+                                       "its resources, or raise a clear error there")], suite=name)
+
+    async def __aenter__(self) -> dict[str, Any]:
+        try:
+            self._inner = self._factory()
+            if self._inner is None:  # a DirectorySuite whose suite.py has no lifespan
+                return {}
+            if not hasattr(self._inner, "__aenter__"):
+                raise self._problem(f"lifespan() returned {type(self._inner).__name__}, not an async "
+                                    "context manager")
+            return await self._inner.__aenter__()
+        except SuiteLoadError:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise self._problem(f"lifespan() failed to start: {type(exc).__name__}: {exc}") from exc
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        if self._inner is None:
+            return None
+        return await self._inner.__aexit__(*exc_info)

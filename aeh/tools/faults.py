@@ -72,7 +72,7 @@ class FaultProfile(BaseModel):
     Give either `rates` (per kind) or a single `rate` split evenly over `kinds`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str | None = None
     """A label recorded with the run (defaults to the file name when loaded from a file)."""

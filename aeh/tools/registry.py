@@ -56,6 +56,10 @@ class ToolEnv:
         return resolve_in_workspace(self.workspace, path)
 
 
+# Linux's PATH_MAX and NAME_MAX: a longer path fails in the OS (a tool-side error) instead of
+# being refused as the agent's malformed argument.
+_MAX_PATH_BYTES = 4096
+_MAX_NAME_BYTES = 255
 _ABSOLUTE = re.compile(r"^(?:/|~[/\\]|~$|[A-Za-z]:[\\/]|\\\\)")
 
 
@@ -74,11 +78,24 @@ def path_escape(path: str) -> str | None:
     return None
 
 
+def _unusable(path: str) -> str | None:
+    """Why the OS would reject `path` (a NUL byte, past PATH_MAX/NAME_MAX): the caller's bad argument."""
+    if "\0" in path:
+        return "contains a NUL byte"
+    if len(path.encode("utf-8", "surrogatepass")) > _MAX_PATH_BYTES or any(
+            len(part.encode("utf-8", "surrogatepass")) > _MAX_NAME_BYTES for part in re.split(r"[\\/]", path)):
+        return f"is too long (at most {_MAX_PATH_BYTES} bytes, {_MAX_NAME_BYTES} per file or folder name)"
+    return None
+
+
 def resolve_in_workspace(workspace: Path, path: str) -> Path:
-    """`path` inside `workspace`, resolved on disk; WorkspaceEscape (a PermissionError) otherwise."""
+    """`path` inside `workspace`, resolved on disk; WorkspaceEscape (a PermissionError) otherwise,
+    ToolInputError for a path no file system accepts."""
     problem = path_escape(path or "")
     if problem:
         raise WorkspaceEscape(f"path {path!r} {problem}")
+    if unusable := _unusable(path):
+        raise ToolInputError(f"path {path[:80]!r} {unusable}")
     root = workspace.resolve()
     target = (root / path).resolve()
     if not target.is_relative_to(root):

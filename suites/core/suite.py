@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from pydantic import BaseModel, Field
 
-from aeh.grading.workspace_graders import check_read_only_sql, connect_read_only
+from aeh.grading.workspace_graders import QueryTooSlow, check_read_only_sql, connect_read_only, run_read_only
 from aeh.models import TraceView
 from aeh.tools.arithmetic import evaluate_arithmetic
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
@@ -46,6 +46,9 @@ _SERVER_DATA = _HERE / "server"
 DATABASE = "support.db"
 #: Deliberately short: local tools answer in milliseconds, and injected timeouts sleep this long.
 TOOL_TIMEOUT_S = 0.3
+#: A query still running after this is stopped inside SQLite (its worker thread would otherwise
+#: spin on after the tool's timeout, a recursive CTE forever).
+SQL_MAX_SECONDS = 1.0
 _MAX_READ_CHARS = 64_000
 _MAX_ROWS = 200
 
@@ -131,21 +134,24 @@ class SqlArgs(BaseModel):
 @tools.tool("sql_query", params=SqlArgs, timeout_s=TOOL_TIMEOUT_S)
 def sql_query(args: SqlArgs, env: ToolEnv) -> dict[str, Any]:
     """Run a read-only SQL query on the support database (support.db)."""
+    # A refused or malformed query is the agent's bad argument (ToolInputError), not the tool failing.
     try:
         check_read_only_sql(args.query)
     except ValueError as exc:
-        raise PermissionError(f"refused: {exc}") from None
+        raise ToolInputError(f"refused: {exc}") from None
     db = inside_workspace(env, DATABASE)
     if not db.is_file():
         raise FileNotFoundError(f"{DATABASE} is not in this task's workspace")
-    conn = connect_read_only(db)
+    conn = connect_read_only(db, max_seconds=SQL_MAX_SECONDS)
     try:
-        cursor = conn.execute(args.query)
-        columns = [d[0] for d in cursor.description or []]
-        rows = [list(r) for r in cursor.fetchmany(_MAX_ROWS + 1)]
+        columns, rows = run_read_only(conn, args.query, _MAX_ROWS + 1, max_seconds=SQL_MAX_SECONDS)
+    except QueryTooSlow as exc:
+        raise TimeoutError(str(exc)) from None
     except sqlite3.DatabaseError as exc:
         if "not authorized" in str(exc) or "readonly" in str(exc):
-            raise PermissionError(f"refused: the database is read-only ({exc})") from None
+            raise ToolInputError(f"refused: the database is read-only ({exc})") from None
+        if isinstance(exc, sqlite3.OperationalError):  # syntax error, no such table / column
+            raise ToolInputError(f"the query failed: {exc}") from None
         raise
     finally:
         conn.close()

@@ -28,3 +28,15 @@ def test_two_task_suite_line_is_unchanged(store: Store, build) -> None:  # type:
 def test_suite_rate_of_one_task_says_why_there_is_no_interval() -> None:
     one = suite_rate([0.6])
     assert one.low != one.low and "needs ≥ 2 tasks" in one.method
+
+
+def test_report_and_import_summary_of_one_task_print_no_nan_interval(store: Store, build) -> None:  # type: ignore[no-untyped-def]
+    from aeh.commands.import_runs import summary_line
+    from aeh.report.views import suite_line
+
+    build.run(store, "one", {"a": [True, True, False, True]})
+    table = aeh.load_run("one", db=store)
+    html = suite_line(table).data
+    line = summary_line(table)
+    for text in (html, line):
+        assert "nan" not in text and "no interval with one task" in text

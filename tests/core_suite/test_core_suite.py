@@ -18,7 +18,7 @@ import aeh
 from aeh.api import run_sync
 from aeh.cli import main
 from aeh.suite.loader import DirectorySuite, load_suite
-from aeh.tools.registry import ToolEnv
+from aeh.tools.registry import ToolEnv, ToolInputError
 
 CORE = Path(__file__).resolve().parents[2] / "suites" / "core"
 EXPECTED = {"file_manipulation": 9, "multi_tool": 6, "retrieval": 5, "long_horizon": 4, "broken_tool": 4,
@@ -160,9 +160,34 @@ def test_file_tools_work_inside_the_workspace(mod: Any, tmp_path: Path) -> None:
 def test_sql_tool_refuses_writes(mod: Any, tmp_path: Path, query: str) -> None:
     env = _env(tmp_path, "support.db")
     before = hashlib.sha256((tmp_path / "support.db").read_bytes()).hexdigest()
-    with pytest.raises(PermissionError, match="refused"):
+    # A refused query is the agent's malformed argument (invalid_args), not the tool failing.
+    with pytest.raises(ToolInputError, match="refused"):
         mod.sql_query(mod.SqlArgs(query=query), env)
     assert hashlib.sha256((tmp_path / "support.db").read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT replace(subject, 'a', 'b') FROM tickets LIMIT 1",
+    "SELECT name FROM pragma_table_info('tickets')",
+    "SELECT update_count FROM (SELECT 1 AS update_count)",
+    "VALUES (1)",
+])
+def test_sql_tool_allows_read_only_queries_that_look_like_writes(mod: Any, tmp_path: Path, query: str) -> None:
+    env = _env(tmp_path, "support.db")
+    assert mod.sql_query(mod.SqlArgs(query=query), env)["rows"]
+
+
+def test_sql_tool_stops_a_query_that_never_ends(mod: Any, tmp_path: Path) -> None:
+    env = _env(tmp_path, "support.db")
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    with pytest.raises(TimeoutError, match="ran longer than"):
+        mod.sql_query(mod.SqlArgs(query=endless), env)
+
+
+def test_sql_tool_syntax_error_is_the_agents_bad_argument(mod: Any, tmp_path: Path) -> None:
+    env = _env(tmp_path, "support.db")
+    with pytest.raises(ToolInputError, match="no such table"):
+        mod.sql_query(mod.SqlArgs(query="SELECT * FROM nope"), env)
 
 
 def test_sql_tool_reads_and_the_connection_is_read_only(mod: Any, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ re-ask, its own connection slots after the agent's time is measured, and honest 
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from aeh.analysis import agreement, format_run_table, run_table
@@ -100,21 +101,21 @@ def test_judge_calls_take_their_own_connection_slots(db, fake_openai):
 
 
 def test_agreement_shows_failed_and_automatic_verdicts_and_refuses_small_n(db, fake_openai):
-    replies = iter([Reply.text(GOOD), Reply.text("not json"), Reply.text("still not json")])
+    replies = itertools.chain([Reply.text(GOOD)], itertools.repeat(Reply.error(500)))
     fake_openai(judge_replies(grader=lambda r: next(replies)))
     suite = TinySuite([{"kind": "judge", "rubric": "says 126"}])
     info, store = run_tiny(db, Agent("126 boxes", ("42 * 3",)), judge_model="gpt-4o-mini", suite=suite)
     frame = agreement(info.run_id, db)
     counts = frame.attrs["judge_verdicts"]
-    assert counts == {"attempted": 2, "valid": 1, "failed": 1, "failed_by_reason": {"wrong_shape": 1},
-                      "automatic": 0}
+    assert counts == {"attempted": 2, "valid": 1, "failed": 1, "failed_by_reason": {"http_error": 1},
+                      "unparseable": 0, "automatic": 0}
     text = format_agreement(frame)
-    assert "judge verdicts: 2 attempted, 1 valid, 1 failed (wrong_shape 1); 0 automatic" in text
+    assert "judge verdicts: 2 attempted, 1 valid, 1 failed (http_error 1); 0 automatic" in text
     assert "WARNING: 1 of 2 judge verdicts failed" in text
     assert "κ: not enough data (n = 1 < 10)" in text and "κ =" not in text
     table = run_table(info.run_id, db)
     assert any(w.startswith("JUDGE VERDICTS FAILED: 1 of 2") for w in table.attrs["warnings"])
-    assert "judge verdicts: 2 attempted, 1 valid, 1 failed (wrong_shape 1), 0 automatic" in format_run_table(table)
+    assert "judge verdicts: 2 attempted, 1 valid, 1 failed (http_error 1), 0 automatic" in format_run_table(table)
 
 
 def test_automatic_verdicts_are_counted_apart_and_left_out_of_kappa(db, fake_openai):

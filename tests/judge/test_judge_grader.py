@@ -63,11 +63,14 @@ async def test_no_judge_configured_is_undecided_with_a_clear_error():
     assert grader_error([result]).startswith("grader judge failed")  # → a harness error
 
 
-async def test_malformed_twice_is_undecided_so_a_harness_error():
+async def test_malformed_twice_is_not_passed_and_judge_unparseable_not_a_harness_error():
+    """The agent's answer talked the judge out of JSON: the agent did not show it meets the rubric."""
     with FakeOpenAIServer([Reply.text("PASS")]) as server:
         result = await grade(context("126", judge_for(server)))
-    assert result.passed is None and "after one re-ask" in result.error
-    assert grader_error([result]) is not None
+    assert result.passed is False and result.error is None
+    assert result.evidence["judge_unparseable"] is True and result.evidence["judge_error_kind"] == "wrong_shape"
+    assert "after one re-ask" in result.evidence["reason"]
+    assert grader_error([result]) is None  # stays in n
 
 
 def invalid(**options) -> str:

@@ -40,7 +40,7 @@ def test_shadow_judge_feeds_kappa_and_leaves_success_alone(fake_openai, tmp_path
     # 2 of the 24 attempts gave no final output: their "fail" is automatic (no judge call), so
     # it is counted apart and left out of κ.
     assert frame.attrs["judge_verdicts"] == {"attempted": 22, "valid": 22, "failed": 0,
-                                             "failed_by_reason": {}, "automatic": 2}
+                                             "failed_by_reason": {}, "unparseable": 0, "automatic": 2}
     assert kappa["n"] == 22 and kappa["kappa"] > 0.7 and bool(kappa["trusted"])
     assert kappa["prog_fail_rater_pass"] + kappa["prog_pass_rater_fail"] < 4
 

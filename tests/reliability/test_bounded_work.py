@@ -1,0 +1,126 @@
+"""Work the agent or the task author controls is bounded: a tool that exits, a tool that never
+returns, a regex that backtracks for ever, or a path no file system takes ends one attempt (or
+one call) with a clear, correctly attributed error, and the run goes on."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import aeh
+from aeh.adapters.callable import ToolCallError
+from aeh.store import Store
+from aeh.tools.registry import ToolEnv, ToolInputError, WorkspaceEscape
+
+SUITE_PY = """
+import sys
+import time
+
+from aeh.tools.registry import ToolRegistry
+
+tools = ToolRegistry()
+
+@tools.tool("exits")
+def exits(args, env):
+    sys.exit(3)
+
+@tools.tool("exits_async")
+async def exits_async(args, env):
+    sys.exit(4)
+
+@tools.tool("hangs", timeout_s=0.5)
+def hangs(args, env):
+    time.sleep(30)
+
+@tools.tool("slow_but_allowed", timeout_s=120)
+def slow_but_allowed(args, env):
+    time.sleep(30)
+
+@tools.tool("echo")
+def echo(args, env):
+    return "ok"
+"""
+
+
+def _task(task_id: str, tools: list[str], graders: str, timeout_s: float = 20) -> str:
+    return (f"id: {task_id}\nprompt: call {' '.join(tools) or 'nothing'}\ntools: [{', '.join(tools)}]\n"
+            f"graders:\n{textwrap.indent(graders, '  ')}\nbudget: {{max_steps: 4, timeout_s: {timeout_s}}}\n")
+
+
+def _suite(root: Path, tasks: dict[str, str]) -> Path:
+    (root / "tasks").mkdir(parents=True)
+    (root / "suite.py").write_text(SUITE_PY)
+    for name, text in tasks.items():
+        (root / "tasks" / f"{name}.yaml").write_text(text)
+    return root
+
+
+def _agent(task: aeh.Task, tools: Any) -> str:
+    """Calls each offered tool once, then answers the prompt's last word (or 'a…a!' for regex)."""
+    for name in task.tools:
+        try:
+            getattr(tools, name)()
+        except ToolCallError:
+            pass
+    return "a" * 40 + "!" if task.id == "backtracks" else "ok"
+
+
+def _attempts(db: Path) -> dict[str, Any]:
+    with Store(db) as store:
+        run_id = store.runs()[0].run_id
+        frame = store.attempts_frame(run_id)
+        calls = {t: store.attempt_record(run_id, t, 0).tool_calls for t in frame["task_id"]}
+        graders = {t: store.attempt_record(run_id, t, 0).grader_results for t in frame["task_id"]}
+    rows = {r["task_id"]: r for r in frame.iter_rows(named=True)}
+    return {"rows": rows, "calls": calls, "graders": graders}
+
+
+@pytest.mark.timeout(60)
+def test_exiting_hanging_and_backtracking_work_ends_its_attempt_and_the_run_continues(tmp_path: Path) -> None:
+    ok = "- kind: exact\n  expected: ok"
+    suite = _suite(tmp_path / "s", {
+        "exits": _task("exits", ["exits", "exits_async"], ok),
+        "hangs": _task("hangs", ["hangs"], ok),
+        "over_budget": _task("over_budget", ["slow_but_allowed"], ok, timeout_s=1),
+        "backtracks": _task("backtracks", [], "- kind: regex\n  pattern: '(a|aa)+$'"),
+        "fine": _task("fine", ["echo"], ok),
+    })
+    db = tmp_path / "runs.db"
+    start = time.monotonic()
+    aeh.run(suite, agent=_agent, attempts=1, seed=1, db=db, progress=False)
+    elapsed = time.monotonic() - start
+    got = _attempts(db)
+    rows, calls = got["rows"], got["calls"]
+
+    # sys.exit in a sync (worker thread) or async tool is that tool failing, nothing more
+    assert [c.error_kind for c in calls["exits"]] == ["exception", "exception"]
+    assert "the tool called sys.exit(3)" in calls["exits"][0].error
+    assert "the tool called sys.exit(4)" in calls["exits"][1].error
+    assert rows["exits"]["status"] != "harness_error"
+    # a sync tool that sleeps past its timeout: a tool timeout, and the agent goes on
+    assert calls["hangs"][0].error_kind == "timeout"
+    assert rows["hangs"]["success"] is True
+    # a tool allowed longer than the attempt: the attempt's own budget ends it
+    assert rows["over_budget"]["failure_bucket"] == "budget_exhausted"
+    # a catastrophically backtracking pattern is a grader error (the task's), stopped in time
+    assert rows["backtracks"]["status"] == "harness_error"
+    assert "catastrophic backtracking" in (got["graders"]["backtracks"][0].error or "")
+    assert rows["fine"]["success"] is True
+    # 30 s sleeps were abandoned, not waited for
+    assert elapsed < 25
+
+
+@pytest.mark.parametrize("path, error", [
+    ("a\0b.txt", "NUL byte"),
+    ("x" * 300, "too long"),
+    ("d/" * 2100 + "f", "too long"),
+])
+def test_a_path_no_file_system_takes_is_the_agents_bad_argument(tmp_path: Path, path: str, error: str) -> None:
+    env = ToolEnv(workspace=tmp_path, resources={})
+    with pytest.raises(ToolInputError, match=error) as info:
+        env.resolve(path)
+    assert not isinstance(info.value, WorkspaceEscape)  # not an escape: no_path_escape stays quiet
