@@ -80,13 +80,13 @@ RECHECK_S = 1.0
 _checked: tuple[float, tuple[tuple[str, int], ...]] | None = None
 
 
-def group_entry_points(group: str) -> list[EntryPoint]:
+def group_entry_points(group: str, *, fresh: bool = False) -> list[EntryPoint]:
     """The entry points of `group`, sorted by name; the metadata scan (tens of ms) is redone only
     when sys.path or one of its directories has changed (looked at most every RECHECK_S), so hot
     paths may call this freely."""
     global _scan, _checked
     now = time.monotonic()
-    if _checked is None or now - _checked[0] >= RECHECK_S:
+    if fresh or _checked is None or now - _checked[0] >= RECHECK_S:
         _checked = (now, _path_signature())
     signature = _checked[1]
     if _scan is None or _scan[0] != signature:
@@ -141,6 +141,8 @@ class Registry(Generic[T]):
                 try:
                     obj = ep.load()
                 except Exception as exc:  # noqa: BLE001 — a broken plugin is a clear error, not a crash
+                    if key not in {f"{e.name}={e.value}" for e in group_entry_points(self.group, fresh=True)}:
+                        continue  # uninstalled since the last look: not a plugin any more
                     raise RegistryError(f"{self.kind} plugin {ep.name!r} ({ep.value}) failed to load: "
                                         f"{type(exc).__name__}: {exc} — fix or reinstall it") from exc
                 if not isinstance(obj, types.ModuleType):  # a module registers its own objects

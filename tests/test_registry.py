@@ -36,7 +36,7 @@ def test_a_name_collision_is_an_error_naming_both_sources() -> None:
 
 def test_an_entry_point_colliding_with_a_builtin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = EntryPoint(name="one", value=f"{__name__}:_Other", group="aeh.test")
-    monkeypatch.setattr(_registry, "group_entry_points", lambda group: [ep] if group == "aeh.test" else [])
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group, **_: [ep] if group == "aeh.test" else [])
     reg: Registry[type] = Registry("adapter", group="aeh.test")
     reg.register("one", _One)
     with pytest.raises(RegistryError, match=r"by builtin and by entry point aeh\.test:one"):
@@ -45,7 +45,7 @@ def test_an_entry_point_colliding_with_a_builtin_is_refused(monkeypatch: pytest.
 
 def test_entry_points_load_once_and_plugins_installed_later_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
     installed: list[EntryPoint] = []
-    monkeypatch.setattr(_registry, "group_entry_points", lambda group: list(installed))
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group, **_: list(installed))
     reg: Registry[type] = Registry("adapter", group="aeh.test")
     assert "late" not in reg
     installed.append(EntryPoint(name="late", value=f"{__name__}:_One", group="aeh.test"))
@@ -55,7 +55,7 @@ def test_entry_points_load_once_and_plugins_installed_later_are_found(monkeypatc
 
 def test_a_broken_plugin_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = EntryPoint(name="broken", value="no_such_module_xyz:thing", group="aeh.test")
-    monkeypatch.setattr(_registry, "group_entry_points", lambda group: [ep])
+    monkeypatch.setattr(_registry, "group_entry_points", lambda group, **_: [ep])
     with pytest.raises(RegistryError, match="plugin 'broken' .* failed to load"):
         Registry("adapter", group="aeh.test").names()
 
