@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import difflib
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
 
 from aeh._progress import BarProgress, interactive
+from aeh._sync import run_sync
 from aeh.adapters.base import Adapter, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
@@ -63,17 +62,6 @@ def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunPro
     if progress is True or interactive():
         return BarProgress()
     return RunLogger(level="silent")
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from sync code, also inside a running Jupyter kernel's event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # A loop is already running in this thread (Jupyter): run ours on a worker thread.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def run_async(

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeh._sync import run_sync
 from aeh.analysis._trajectory import _input, _load_suite_for, _records
 from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
@@ -112,12 +113,4 @@ async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | s
 
 def judge_run(run_id: str, db: Any = None, **options: Any) -> JudgedRunSummary:
     """Sync twin of `judge_run_async` (also inside Jupyter's running loop)."""
-    coro = judge_run_async(run_id, db, **options)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+    return run_sync(judge_run_async(run_id, db, **options))

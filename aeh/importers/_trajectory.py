@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from aeh._sync import run_sync
 from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
@@ -60,17 +61,8 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
 
 def grade_trajectories(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory], db: Any = None,
                        **options: Any) -> str:
-    """Sync twin of `grade_trajectories_async`."""
-    import asyncio
-    import concurrent.futures
-
-    coro = grade_trajectories_async(suite, trajectories, db, **options)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # inside Jupyter's loop
-        return pool.submit(asyncio.run, coro).result()
+    """Sync twin of `grade_trajectories_async` (also inside Jupyter's running loop)."""
+    return run_sync(grade_trajectories_async(suite, trajectories, db, **options))
 
 
 def import_trajectory_files(paths: Sequence[str | Path], db: Any = None, *, suite: str | Path | EvalSuite,

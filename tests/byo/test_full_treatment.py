@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import io
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import aeh
-from aeh.cli import main as cli_main
+from tests.test_cli import run_cli as cli
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli_main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
