@@ -10,6 +10,7 @@ from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
 from aeh.grading.shadow import shadow_judge_hook
+from aeh.store._plan import parse_shard
 from aeh.tools.faults import configure_faults
 
 __all__ = ["build_run_options"]
@@ -35,7 +36,10 @@ def build_run_options(
     judge_max_connections: int | None = 2,
     grading_sandbox: bool = True,
     workspace_retention: int | None = None,
+    shard: str | None = None,
 ) -> RunOptions:
+    """RunOptions from user-facing values. `shard="i/n"` (1-based) runs only shard i of the
+    plan's (task, attempt) pairs; it needs a seed so every shard shares one plan and run id."""
     if attempts < 1:
         raise ConfigError(f"attempts must be at least 1, got {attempts}")
     if concurrency < 1:
@@ -51,6 +55,12 @@ def build_run_options(
     )
     if max_connections is not None:
         options.config["max_connections"] = max_connections
+    if shard is not None:
+        index, count = parse_shard(shard)
+        if seed is None:
+            raise ConfigError(f"shard {shard} needs a seed: every shard must run the same plan — "
+                              "give each shard the same --seed N (and the same suite, tasks and attempts)")
+        options.config["shard"] = f"{index}/{count}"
     if workspace_retention is not None:
         if workspace_retention < 0:
             raise ConfigError(f"workspace_retention must be 0 or more, got {workspace_retention}")
