@@ -250,7 +250,8 @@ def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, option
     adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
     suite_config.update(adapter_config() if callable(adapter_config) else {})
     return RunInfo(
-        run_id=options.run_id or _shard_run_id(suite, adapter, options, tasks, seed), created_at=_now(), aeh_version=__version__,
+        run_id=options.run_id or _shard_run_id(suite, adapter, options, tasks, seed), created_at=_now(),
+        aeh_version=__version__,
         suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
         seed=seed, attempts=options.attempts, concurrency=options.concurrency,
         price_table_version=prices.version, price_table_date=prices.date,
