@@ -10,18 +10,15 @@ import asyncio
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import aeh
 import aeh._optional as optional
 from aeh.cli import main as cli_main
-from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError, MissingExtraError
-from aeh.models import Attempt
 from aeh.store import Store
-from tests.engine.resume_support import digests, only_run_id
+from tests.engine.resume_support import CancelAfter, digests, only_run_id
 
 SEED = 3
 ATTEMPTS = 4  # toy_math has 3 tasks: 12 attempts
@@ -71,19 +68,6 @@ def test_a_ray_shard_merges_with_a_local_shard_into_the_whole_run(ray_cluster: N
     merged = tmp_path / "m.db"
     assert cli_main(["merge", str(tmp_path / "a.db"), str(tmp_path / "b.db"), "--into", str(merged)]) == 0
     assert digests(merged, only_run_id(merged)) == digests(whole, whole_id)
-
-
-class CancelAfter(RunProgress):
-    """Cancels the run once `n` attempts have come back, as Ctrl-C does."""
-
-    def __init__(self, n: int) -> None:
-        self.n, self.seen = n, 0
-        self.task: asyncio.Task[Any] | None = None
-
-    def attempt_finished(self, attempt: Attempt) -> None:
-        self.seen += 1
-        if self.seen == self.n and self.task is not None:
-            self.task.cancel()
 
 
 @pytest.mark.slow

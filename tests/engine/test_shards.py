@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 import aeh
 from aeh.cli import main as cli_main
+from aeh.errors import ConfigError
 from aeh.store import Store
 from aeh.store._plan import outside_shard, parse_shard, plan_pairs
-from tests.engine.resume_support import digests, only_run_id
+from tests.engine.resume_support import CancelAfter, digests, only_run_id
 
 SEED = 5
 ATTEMPTS = 3  # toy_math has 3 tasks: 9 attempts, shards of 5 and 4
@@ -124,3 +126,24 @@ def test_plan_and_partition_do_not_depend_on_task_order() -> None:
     assert parse_shard(" 2 / 3 ") == (2, 3)
     shards = [set(plan_pairs(["a", "b", "c"], 4)) - outside_shard(["c", "a", "b"], 4, f"{i}/3") for i in (1, 2, 3)]
     assert sorted(len(s) for s in shards) == [4, 4, 4] and set.union(*shards) == set(plan_pairs(["a", "b", "c"], 4))
+
+
+def test_an_interrupted_shard_resumes_only_its_own_missing_pairs(tmp_path: Path) -> None:
+    db = tmp_path / "shard1.db"
+    progress = CancelAfter(2)
+
+    async def main() -> None:
+        progress.task = asyncio.ensure_future(aeh.run_async(
+            "toy_math", attempts=ATTEMPTS, seed=SEED, db=db, shard="1/2", concurrency=1, progress=progress))
+        with pytest.raises(asyncio.CancelledError):
+            await progress.task
+
+    asyncio.run(main())
+    run_id = only_run_id(db)
+    with Store(db) as store:
+        assert store.run_info(run_id).status == "interrupted"
+    with pytest.raises(ConfigError, match="knows which shard"):
+        aeh.run(resume=run_id, db=db, shard="1/2")
+    aeh.run(resume=run_id, db=db)
+    full = _shard(tmp_path, 1, suite="toy_math", run_id=None)
+    assert digests(db, run_id) == digests(full, only_run_id(full)) and len(digests(db, run_id)) == 5
