@@ -251,7 +251,10 @@ def _ray_executor(suite: Any, adapter: Adapter, model: str | None, adapter_optio
     worker_options = {k: v for k, v in options.items() if k not in dropped}
     # The profile as resolved here (a file path may not exist on another node).
     worker_options.update(fault_profile=run_options.fault_profile, concurrency=run_options.concurrency)
-    spec = WorkerSpec(suite=str(suite), adapter=adapter.name, model=model, adapter_options=dict(adapter_options or {}),
+    # A directory by absolute path: a worker's working directory need not be this one.
+    local = Path(suite).expanduser()
+    suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
+    spec = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=model, adapter_options=dict(adapter_options or {}),
                       run_options=worker_options, prices=price_fields(prices), concurrency=run_options.concurrency)
     return RayExecutor(spec, address=address, workers=workers)
 

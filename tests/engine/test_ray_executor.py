@@ -59,10 +59,12 @@ def test_a_ray_run_has_the_attempts_and_verdicts_of_a_local_run(ray_cluster: Non
 
 
 @pytest.mark.slow
-def test_a_ray_shard_merges_with_a_local_shard_into_the_whole_run(ray_cluster: None, tmp_path: Path) -> None:
+def test_a_ray_shard_merges_with_a_local_shard_into_the_whole_run(
+        ray_cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # a suite directory given relative to here
     whole = tmp_path / "whole.db"
-    whole_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).attrs["run_id"]
-    common = ["run", "--suite", "toy_math", "--attempts", str(ATTEMPTS), "--seed", str(SEED), "--log-level", "silent"]
+    whole_id = aeh.run("suites/toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).attrs["run_id"]
+    common = ["run", "--suite", "suites/toy_math", "--attempts", str(ATTEMPTS), "--seed", str(SEED), "--log-level", "silent"]
     assert cli_main([*common, "--shard", "1/2", "--executor", "ray", "--db", str(tmp_path / "a.db")]) == 0
     assert cli_main([*common, "--shard", "2/2", "--db", str(tmp_path / "b.db")]) == 0
     merged = tmp_path / "m.db"
