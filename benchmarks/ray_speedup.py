@@ -41,10 +41,11 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="record the figures in RESULTS.md")
     args = parser.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # bind to loopback only
     import ray
 
     started = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.ERROR,
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
              log_to_driver=False)
     start_s = time.perf_counter() - started
     rows = []

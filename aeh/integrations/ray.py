@@ -133,6 +133,10 @@ class RayExecutor:
         if not pending:
             return
         require_ray()
+        if not (self.address or os.environ.get("RAY_ADDRESS")):
+            # A cluster started here listens on loopback only. Ray reads this when it is imported
+            # (it is how Ray keeps single-machine clusters local on macOS and Windows).
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray  # heavy: loaded on first use
 
         started_here = _connect(ray, self.address, self.workers)
@@ -192,8 +196,8 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> bool:
     if target is not None:
         ray.init(address=target, **quiet)
         return True
-    # A cluster of this machine only, on loopback, without the dashboard's web server.
-    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
+    # A cluster of this machine only, without the dashboard's web server.
+    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
     return True
 
 

@@ -26,11 +26,13 @@ ATTEMPTS = 4  # toy_math has 3 tasks: 12 attempts
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
+    # Set before Ray is imported: no usage report, and every Ray process binds to 127.0.0.1 only.
+    env = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     ray = pytest.importorskip("ray")
-    saved = {k: os.environ.get(k) for k in ("RAY_USAGE_STATS_ENABLED",)}
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level="ERROR",
-             log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    assert ray._private.worker.global_worker.node.node_ip_address == "127.0.0.1"
     try:
         yield
     finally:
