@@ -73,6 +73,7 @@ def merge_stores(sources: list[str | Path], into: str | Path, run_id: str | None
         if existing is not None:
             members = {f"{target} (--into)": dict(existing), **members}
         _check_same_plan(chosen, members)
+        _check_not_running(chosen, [p for p in paths if str(p) in members])
         holders = {name: src for name, src in shards.items() if name in members}
         pairs = _check_disjoint(chosen, {**({f"{target} (--into)": conn} if existing is not None else {}), **holders})
         with conn:  # one transaction: a refused or failed merge leaves the target as it was
@@ -118,6 +119,16 @@ def _check_same_plan(run_id: str, members: dict[str, dict[str, Any]]) -> None:
         if differ:
             raise ConfigError(f"{name}: run {run_id} is not a shard of the same run as {first_name}: "
                               + "; ".join(differ) + " — merge only shards of one suite, seed, plan and agent")
+
+
+def _check_not_running(run_id: str, paths: list[Path]) -> None:
+    """A shard still executing would be merged half-done: refuse it (a killed one reads `stale`)."""
+    for path in paths:
+        with Store(path) as store:
+            info = store.run_info(run_id)
+        if info.status == "running":
+            raise ConfigError(f"{path}: run {run_id} is still running there (pid {info.owner_pid} on "
+                              f"{info.owner_host}, heartbeat {info.heartbeat_at}) — merge it once it has ended")
 
 
 def _check_disjoint(run_id: str, holders: dict[str, sqlite3.Connection]) -> set[tuple[str, int]]:

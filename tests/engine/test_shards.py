@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import aeh
 from aeh.cli import main as cli_main
 from aeh.errors import ConfigError
 from aeh.store import Store
+from aeh.store._liveness import host_name
 from aeh.store._plan import outside_shard, parse_shard, plan_pairs
 from tests.engine.resume_support import CancelAfter, digests, only_run_id
 
@@ -147,3 +150,13 @@ def test_an_interrupted_shard_resumes_only_its_own_missing_pairs(tmp_path: Path)
     aeh.run(resume=run_id, db=db)
     full = _shard(tmp_path, 1, suite="toy_math", run_id=None)
     assert digests(db, run_id) == digests(full, only_run_id(full)) and len(digests(db, run_id)) == 5
+
+
+def test_a_shard_still_running_is_not_merged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = _shard(tmp_path, 1)
+    run_id = only_run_id(one)
+    with Store(one) as store:  # as a live shard looks: running, owned by a live process on this host
+        store.update_run(run_id, status="running", owner_pid=os.getppid(), owner_host=host_name(),
+                         heartbeat_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    assert cli_main(["merge", str(one), "--into", str(tmp_path / "m.db")]) == 2
+    assert "is still running there" in capsys.readouterr().err
