@@ -12,13 +12,14 @@ import pandas as pd
 
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
-from aeh.adapters.base import Adapter, make_adapter
+from aeh.adapters.base import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
 from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options, check_against_suite
-from aeh.engine.scheduler import RunProgress, execute_run
+from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
+from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import load_price_table
@@ -84,6 +85,9 @@ async def run_async(
     agent: Callable[..., Any] | None = None,
     model_free: bool = False,
     resume: str | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
@@ -102,8 +106,20 @@ async def run_async(
     run only its missing (task, attempt) pairs with its seed, into the same run. Suite, adapter
     and options default to the stored ones; any that are given must match them (ConfigError
     otherwise). A finished run is left alone: `attrs["resume"]["note"]` says so.
+
+    `executor="ray"`: run the attempts on Ray workers (extra `aeh[ray]`) at `ray_address`
+    (`ray://host:10001`; default `RAY_ADDRESS`, else a local cluster), `ray_workers` actors
+    (default one per CPU), each with `concurrency` attempts in flight; this process writes the store.
+    `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
+    shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
     """
     _check_options(options)
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"executor must be 'local' or 'ray', got {executor!r}")
+    if executor == "ray":
+        require_ray()
+    if resume is not None and options.get("shard") is not None:
+        raise ConfigError("resume a shard without shard=: the stored run knows which shard it is")
     stored: RunInfo | None = None
     stored_attempts = 0
     if resume is not None:
@@ -163,6 +179,9 @@ async def run_async(
         await warm_up()  # client set-up is the harness's time, not the first attempt's
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
         run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
+    if executor == "ray":
+        run_options.executor = _ray_executor(suite, adapter, model, adapter_options, run_options, options,
+                                             prices, ray_address, ray_workers)
     logger = _progress_for(progress, log_level)
     # a run creates the store; one opened here from a path is closed here
     with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
@@ -172,6 +191,8 @@ async def run_async(
             logger.redactor = store.redactor
         span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in sinks or []]
         span_sinks += [logger] if isinstance(logger, RunLogger) else []
+        if isinstance(run_options.executor, RayExecutor):
+            run_options.executor.sinks = span_sinks
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
         table = run_table(info.run_id, store)
@@ -201,6 +222,30 @@ def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attemp
         options.setdefault("judge_all", True)
     return stored.attempts, stored.seed, stored.config.get("tasks"), {
         k: v for k, v in options.items() if v is not None}
+
+
+def _ray_executor(suite: Any, adapter: Adapter, model: str | None, adapter_options: dict[str, Any] | None,
+                  run_options: RunOptions, options: dict[str, Any], prices: Any, address: str | None,
+                  workers: int | None) -> RayExecutor:
+    """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
+    if not isinstance(suite, str | Path):
+        raise ConfigError("executor='ray' needs the suite as a name, entry point or directory (workers load "
+                          "it themselves), not a suite object")
+    if isinstance(adapter, CallableAdapter) or not isinstance(adapter.name, str) or adapter.name not in adapters:
+        raise ConfigError("executor='ray' rebuilds the adapter by name on every worker: give adapter='NAME' "
+                          "(with adapter_options), not agent= or an adapter object")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ConfigError(f"ray_workers must be an integer >= 1, got {workers!r}")
+    dropped = ("fault_rate", "fault_mode", "workspace_retention", "run_id", "parent_run_id", "shard", "config")
+    worker_options = {k: v for k, v in options.items() if k not in dropped}
+    # The profile as resolved here (a file path may not exist on another node).
+    worker_options.update(fault_profile=run_options.fault_profile, concurrency=run_options.concurrency)
+    # A directory by absolute path: a worker's working directory need not be this one.
+    local = Path(suite).expanduser()
+    suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
+    spec = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=model, adapter_options=dict(adapter_options or {}),
+                      run_options=worker_options, prices=price_fields(prices), concurrency=run_options.concurrency)
+    return RayExecutor(spec, address=address, workers=workers)
 
 
 def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, int]:

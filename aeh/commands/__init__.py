@@ -22,6 +22,7 @@ from aeh.commands import (
     import_runs,
     judge_agreement,
     matrix,
+    merge,
     plugins,
     replay,
     report,
@@ -37,7 +38,7 @@ from aeh.commands._registry import Command, commands
 __all__ = ["Command", "commands", "register"]
 
 for _module in (tasks, run, runs, compare, drift, export, grade, import_runs, judge_agreement, plugins, replay,
-                report, review, trace, score, baseline, gate, matrix):
+                report, review, trace, score, baseline, gate, matrix, merge):
     commands.register(_module.NAME, _module)
 
 

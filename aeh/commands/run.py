@@ -70,6 +70,20 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                    help="only these span categories (tools,model,grading,faults,scheduler,cost)")
     r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
     r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
+    r.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where attempts run: this process (default) or Ray workers (extra aeh[ray]); "
+                        "this process writes the store either way")
+    r.add_argument("--ray-address", metavar="ADDR",
+                   help="with --executor ray: the cluster, e.g. ray://host:10001 (default: RAY_ADDRESS, "
+                        "else a local cluster on this machine)")
+    r.add_argument("--ray-workers", type=int, metavar="N",
+                   help="with --executor ray: worker actors, one CPU each (default: one per CPU); each runs "
+                        "--concurrency attempts at once")
+    r.add_argument("--shard", metavar="I/N",
+                   help="run only shard I of N (1-based) of the (task, attempt) plan, e.g. 1/4; needs --seed, "
+                        "and every shard gets one derived run id (or --run-id); join stores with `aeh merge`")
+    r.add_argument("--run-id", help="the new run's id (default: a timestamp, or for --shard one derived from "
+                                    "suite, seed and plan)")
     add_run_arguments(r)  # coding suites: --solver, --label, --price-in/out, sandbox and retention flags
     add_db(r)
 
@@ -102,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
     adapter_options = key_values(args.adapter_option, "--adapter-option")
     for key in ("fault_profile", "fault_rate", "fault_mode", "judge_model", "tasks", "max_connections",
-                "judge_max_connections"):
+                "judge_max_connections", "shard", "run_id"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     if args.judge_all:
@@ -116,7 +130,8 @@ def main(args: argparse.Namespace) -> int:
             seed=args.seed, db=args.db, model=args.model, price_table=args.price_table,
             redact=not args.no_redact, secrets=args.secrets, progress=logger,
             keep_workspaces=args.keep_workspaces, adapter_options=adapter_options or None,
-            resume=args.resume, **options,
+            resume=args.resume, executor=args.executor, ray_address=args.ray_address,
+            ray_workers=args.ray_workers, **options,
         ))
     except KeyboardInterrupt:
         print("aeh: interrupted — the attempts that finished are stored; finish the run with "

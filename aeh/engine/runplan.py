@@ -11,6 +11,7 @@ from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
 from aeh.grading.shadow import shadow_judge_hook
+from aeh.store._plan import parse_shard
 from aeh.suite.contract import EvalSuite
 from aeh.tools.faults import configure_faults
 
@@ -68,7 +69,10 @@ def build_run_options(
     judge_max_connections: int | None = 2,
     grading_sandbox: bool = True,
     workspace_retention: int | None = None,
+    shard: str | None = None,
 ) -> RunOptions:
+    """RunOptions from user-facing values. `shard="i/n"` (1-based) runs only shard i of the
+    plan's (task, attempt) pairs; it needs a seed so every shard shares one plan and run id."""
     _check_int("attempts", attempts, 1, MAX_ATTEMPTS, "e.g. --attempts 5; split a bigger study into runs")
     _check_int("concurrency", concurrency, 1, MAX_CONCURRENCY, "e.g. --concurrency 4")
     if seed is not None:
@@ -84,6 +88,12 @@ def build_run_options(
     )
     if max_connections is not None:
         options.config["max_connections"] = max_connections
+    if shard is not None:
+        index, count = parse_shard(shard)
+        if seed is None:
+            raise ConfigError(f"shard {shard} needs a seed: every shard must run the same plan — "
+                              "give each shard the same --seed N (and the same suite, tasks and attempts)")
+        options.config["shard"] = f"{index}/{count}"
     if workspace_retention is not None:
         if workspace_retention < 0:
             raise ConfigError(f"workspace_retention must be 0 or more, got {workspace_retention}")

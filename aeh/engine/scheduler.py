@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aeh._version import __version__
 from aeh.engine._heartbeat import Heartbeat
@@ -28,15 +28,16 @@ from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
 from aeh.errors import StoreError, StoreWriteError
 from aeh.llm import endpoint_of
-from aeh.models import Attempt, RunInfo, Task
+from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable
 from aeh.store._liveness import HEARTBEAT_S, executing, host_name
+from aeh.store._plan import outside_shard, plan_run_id
 from aeh.store._writer import AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 from aeh.trace import SpanSink
 
-__all__ = ["RunOptions", "RunProgress", "execute_run", "new_run_id"]
+__all__ = ["RunExecutor", "RunOptions", "RunProgress", "build_attempt_setup", "execute_run", "new_run_id"]
 
 
 def new_run_id() -> str:
@@ -58,6 +59,17 @@ class RunProgress:
     def task_finished(self, task_id: str, attempts: list[Attempt]) -> None: ...
 
     def run_finished(self, info: RunInfo) -> None: ...
+
+
+class RunExecutor(Protocol):
+    """Runs a run's pending attempts elsewhere (e.g. on Ray workers) and hands each result back.
+
+    `deliver(attempt, spans)` is called in this process, on its event loop, once per attempt;
+    it writes the attempt to the store, so this process stays the store's only writer.
+    """
+
+    async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
+                  deliver: Callable[[Attempt, list[Span]], None]) -> None: ...
 
 
 @dataclass
@@ -91,6 +103,8 @@ class RunOptions:
     seed, so the result equals an uninterrupted run. Checked against the suite by the caller."""
     heartbeat_s: float = HEARTBEAT_S
     """How often the stored run's heartbeat is refreshed while it executes."""
+    executor: RunExecutor | None = None
+    """Where attempts run: None in this process; a `RunExecutor` (aeh.integrations.ray) elsewhere."""
 
 
 async def execute_run(
@@ -118,6 +132,10 @@ async def execute_run(
             tasks = [t for t in tasks if t.id in wanted]
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
         info = _new_run_info(suite, adapter, prices, options, tasks, seed)
+    # A shard runs only its part of the plan: the rest is skipped as if stored, so resuming a
+    # shard (its config keeps "shard") runs exactly its own missing pairs.
+    shard = info.config.get("shard")
+    outside = outside_shard(info.config["tasks"], info.attempts, shard) if shard else set()
     info.owner_pid, info.owner_host, info.heartbeat_at = os.getpid(), host_name(), _now()
     clean_stale_workspaces(options.work_dir)  # those of runs killed before they could clean up
     work_root = make_work_root(info.run_id, options.work_dir)
@@ -135,39 +153,36 @@ async def execute_run(
             release_work_root(work_root, keep=False)
             raise
         return await _execute(suite, adapter, store, prices, options, info, tasks, done, work_root,
-                              sinks=sinks, progress=progress)
+                              outside=outside, sinks=sinks, progress=progress)
 
 
 async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: PriceTable, options: RunOptions,
                    info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
-                   sinks: list[SpanSink] | None, progress: RunProgress | None) -> RunInfo:
+                   outside: set[tuple[str, int]], sinks: list[SpanSink] | None,
+                   progress: RunProgress | None) -> RunInfo:
     seed = info.seed
     heartbeat = Heartbeat(store, info.run_id, options.heartbeat_s).start()
     progress = progress or RunProgress()
     progress.run_started(info, tasks)
     writer = AttemptWriter(store)
+    fidelity = RunFidelity(options.fault_profile)
+    skip = done | outside
+    collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
     status = "failed"
     try:
-        lifespan = suite_lifespan(suite)
-        async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
-            connections = ConnectionLimits(options.max_connections)
-            _attach_judge_limits(options.judge, adapter, connections, options.judge_max_connections)
-            fidelity = RunFidelity(options.fault_profile)
-            setup = AttemptSetup(
-                run_id=info.run_id, run_seed=seed, adapter=adapter,
-                registry=suite.tool_registry(), invariants=suite.invariants(),
-                goldens=suite.golden_traces(), prices=prices, work_root=work_root,
-                suite_root=suite_root(suite), resources={**options.resources, **dict(resources or {})},
-                secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
-                fault_factory=options.fault_factory, judge=options.judge, connections=connections,
-                after_failure=list(options.after_failure),
-                after_grading=list(options.after_grading),
-                prepare=getattr(suite, "prepare_workspace", None),
-            )
-            await _run_all(setup, tasks, options, writer, progress, fidelity, done=done, store=store)
+        if options.executor is not None:
+            # Workers build their own setup from the suite spec and adapter name; this process only
+            # collects their results and writes them.
+            await options.executor.run(info, _pending(tasks, info.attempts, skip), collector.add)
+        else:
+            lifespan = suite_lifespan(suite)
+            async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
+                setup = build_attempt_setup(suite, adapter, prices, options, run_id=info.run_id, seed=seed,
+                                            work_root=work_root, resources=dict(resources or {}), sinks=sinks)
+                await _run_local(setup, _pending(tasks, info.attempts, skip), options, collector)
+        with contextlib.suppress(Exception):  # a summary is never worth losing the run over
             info.config["live_checks"] = fidelity.summary()
-            with contextlib.suppress(Exception):  # a summary is never worth losing the run over
-                store.update_run(info.run_id, config=info.config)
+            store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
         status = "finished"
@@ -177,8 +192,9 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
     except StoreWriteError as exc:
         writer.close(raise_errors=False)
         stored = len(done) + writer.written
+        planned = len(tasks) * info.attempts - len(outside)
         raise StoreWriteError(
-            f"{exc}\nrun {info.run_id} stopped with {stored} of {len(tasks) * info.attempts} attempts "
+            f"{exc}\nrun {info.run_id} stopped with {stored} of {planned} attempts "
             f"stored; once the store takes writes again, finish it with `aeh run --resume {info.run_id}`"
         ) from exc
     finally:
@@ -205,6 +221,28 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
     return info
 
 
+def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions, *,
+                        run_id: str, seed: int, work_root: Path, resources: dict[str, Any],
+                        sinks: list[SpanSink] | None = None) -> AttemptSetup:
+    """What every attempt of a run shares, built the same way in this process and on a Ray worker.
+
+    `resources` are those the suite's lifespan yielded; the run's own (`options.resources`) come first.
+    """
+    connections = ConnectionLimits(options.max_connections)
+    _attach_judge_limits(options.judge, adapter, connections, options.judge_max_connections)
+    return AttemptSetup(
+        run_id=run_id, run_seed=seed, adapter=adapter,
+        registry=suite.tool_registry(), invariants=suite.invariants(),
+        goldens=suite.golden_traces(), prices=prices, work_root=work_root,
+        suite_root=suite_root(suite), resources={**options.resources, **resources},
+        secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
+        fault_factory=options.fault_factory, judge=options.judge, connections=connections,
+        after_failure=list(options.after_failure),
+        after_grading=list(options.after_grading),
+        prepare=getattr(suite, "prepare_workspace", None),
+    )
+
+
 def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions,
                   tasks: list[Task], seed: int) -> RunInfo:
     run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
@@ -212,7 +250,8 @@ def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, option
     adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
     suite_config.update(adapter_config() if callable(adapter_config) else {})
     return RunInfo(
-        run_id=options.run_id or new_run_id(), created_at=_now(), aeh_version=__version__,
+        run_id=options.run_id or _shard_run_id(suite, adapter, options, tasks, seed), created_at=_now(),
+        aeh_version=__version__,
         suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
         seed=seed, attempts=options.attempts, concurrency=options.concurrency,
         price_table_version=prices.version, price_table_date=prices.date,
@@ -220,6 +259,14 @@ def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, option
         fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
         config={**options.config, **suite_config, "tasks": [t.id for t in tasks]},
     )
+
+
+def _shard_run_id(suite: EvalSuite, adapter: Adapter, options: RunOptions, tasks: list[Task], seed: int) -> str:
+    """A fresh id, or for a shard the id every shard of the same plan derives (so they merge)."""
+    if not options.config.get("shard"):
+        return new_run_id()
+    return plan_run_id(suite.name, suite_hash(suite), seed, options.attempts, [t.id for t in tasks],
+                       adapter.name, adapter.model)
 
 
 def _resumed(stored: RunInfo, tasks: list[Task], store: Any) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
@@ -249,31 +296,49 @@ def _attach_judge_limits(judge: Any, adapter: Adapter, connections: Any, judge_l
         judge_endpoint, None if shared else judge_limit)
 
 
-async def _run_all(setup: AttemptSetup, tasks: list[Task], options: RunOptions,
-                   writer: AttemptWriter, progress: RunProgress, fidelity: Any = None,
-                   done: set[tuple[str, int]] | None = None, store: Any = None) -> None:
+def _pending(tasks: list[Task], attempts: int, skip: set[tuple[str, int]]) -> list[tuple[Task, int]]:
+    """The pairs still to run. Tasks interleave so early progress lines cover many tasks."""
+    return [(task, i) for i in range(attempts) for task in tasks if (task.id, i) not in skip]
+
+
+class _Collector:
+    """Takes each finished attempt, wherever it ran: to the store writer, live checks and progress."""
+
+    def __init__(self, store: Any, info: RunInfo, writer: AttemptWriter, progress: RunProgress,
+                 fidelity: RunFidelity, tasks: list[Task], done: set[tuple[str, int]],
+                 skip: set[tuple[str, int]]) -> None:
+        self.store, self.info, self.writer, self.progress, self.fidelity = store, info, writer, progress, fidelity
+        self.done = done
+        self.finished: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
+        self.earlier = Counter(task_id for task_id, _ in done)
+        # How many attempts make a task complete here: a shard owns only some of each task's.
+        outside = skip - done
+        self.expected = {t.id: sum((t.id, i) not in outside for i in range(info.attempts)) for t in tasks}
+
+    def add(self, record: Attempt, spans: list[Span]) -> None:
+        """Write one attempt (through the writer thread) and report it."""
+        self.fidelity.add(record, spans)
+        self.writer.submit(record, spans)
+        self.progress.attempt_finished(record)
+        task_id = record.task_id
+        self.finished[task_id].append(record)
+        if len(self.finished[task_id]) + self.earlier[task_id] == self.expected[task_id]:
+            before = [self.store.attempt_record(self.info.run_id, task_id, i)
+                      for t, i in sorted(self.done) if t == task_id]
+            self.progress.task_finished(task_id, sorted(before + self.finished[task_id], key=lambda a: a.attempt))
+
+
+async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], options: RunOptions,
+                     collector: _Collector) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
-    done = done or set()
-    finished: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
-    earlier = Counter(task_id for task_id, _ in done)
 
     async def one(task: Task, index: int) -> None:
         async with semaphore:
-            writer.raise_error()  # the store stopped taking writes: start nothing more
+            collector.writer.raise_error()  # the store stopped taking writes: start nothing more
             record, spans = await run_attempt(setup, task, index)
-        if fidelity is not None:
-            fidelity.add(record, spans)
-        writer.submit(record, spans)
-        progress.attempt_finished(record)
-        finished[task.id].append(record)
-        if len(finished[task.id]) + earlier[task.id] == options.attempts:
-            before = [store.attempt_record(setup.run_id, task.id, i)
-                      for t, i in sorted(done) if t == task.id]
-            progress.task_finished(task.id, sorted(before + finished[task.id], key=lambda a: a.attempt))
+        collector.add(record, spans)
 
-    # Interleave tasks so early progress lines cover many tasks, not one task's repeats.
-    jobs = [asyncio.ensure_future(one(task, i))
-            for i in range(options.attempts) for task in tasks if (task.id, i) not in done]
+    jobs = [asyncio.ensure_future(one(task, i)) for task, i in pending]
     try:
         await asyncio.gather(*jobs)
     except BaseException:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+from aeh.engine.scheduler import RunProgress
+from aeh.models import Attempt
 from aeh.store import Store
 
 Digest = tuple[str, int, bool, str | None, str | None, int]
@@ -48,3 +51,16 @@ def clean_digests(tmp: Path, suite: str, attempts: int, seed: int, **options: An
     db = tmp / "clean.db"
     run_id = aeh.run(suite, attempts=attempts, concurrency=8, seed=seed, db=db, **options).attrs["run_id"]
     return digests(db, run_id)
+
+
+class CancelAfter(RunProgress):
+    """Cancels the run once `n` attempts have finished, as Ctrl-C does."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.seen = n, 0
+        self.task: asyncio.Task[Any] | None = None
+
+    def attempt_finished(self, attempt: Attempt) -> None:
+        self.seen += 1
+        if self.seen == self.n and self.task is not None:
+            self.task.cancel()

@@ -16,29 +16,15 @@ import pytest
 import aeh
 from aeh.cli import main as cli_main
 from aeh.engine._workspaces import OWNER_MARK, clean_stale_workspaces
-from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError
 from aeh.experiments import replay_run
-from aeh.models import Attempt, RunInfo
+from aeh.models import RunInfo
 from aeh.store import Store
 from aeh.store._liveness import host_name, run_is_dead
-from tests.engine.resume_support import clean_digests, digests, only_run_id
+from tests.engine.resume_support import CancelAfter, clean_digests, digests, only_run_id
 
 SEED = 11
 ATTEMPTS = 6  # toy_math has 3 tasks: 18 attempts
-
-
-class CancelAfter(RunProgress):
-    """Cancels the run once `n` attempts have finished, as Ctrl-C does."""
-
-    def __init__(self, n: int) -> None:
-        self.n, self.seen = n, 0
-        self.task: asyncio.Task[Any] | None = None
-
-    def attempt_finished(self, attempt: Attempt) -> None:
-        self.seen += 1
-        if self.seen == self.n and self.task is not None:
-            self.task.cancel()
 
 
 def _interrupted_run(db: Path, after: int, **options: Any) -> str:
