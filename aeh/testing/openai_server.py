@@ -116,6 +116,12 @@ def prompt_tokens_for(request: dict[str, Any], *, drop_tools_without_choice: boo
 Responder = Callable[[dict[str, Any]], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog (5) resets connections when dozens of clients connect at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeOpenAIServer:
     """Serves `/v1/chat/completions` and `/v1/models` on an ephemeral loopback port."""
 
@@ -263,7 +269,7 @@ class FakeOpenAIServer:
                         with server._lock:
                             server.in_flight -= 1
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
         self._thread.start()
