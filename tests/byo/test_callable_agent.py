@@ -12,6 +12,7 @@ import pytest
 import aeh
 from aeh.adapters.callable import ToolCallError
 from aeh.errors import ConfigError
+from tests.examples_support import load_example
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,11 +112,7 @@ def test_agent_and_adapter_together_is_a_config_error(db: Path) -> None:
 
 
 def test_callable_example_makes_a_graded_run(db: Path) -> None:
-    sys.path.insert(0, str(REPO / "examples"))
-    try:
-        import callable_agent
-    finally:
-        sys.path.remove(str(REPO / "examples"))
+    callable_agent = load_example("callable_agent")
     run_id = callable_agent.main(["--db", str(db), "--attempts", "2"])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 4 and rows["success"].all()

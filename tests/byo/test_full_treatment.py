@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import io
-import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import aeh
+from tests.examples_support import load_example
 from tests.test_cli import run_cli as cli
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +19,7 @@ def byo_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     pytest.importorskip("opentelemetry.sdk")
     tmp = tmp_path_factory.mktemp("byo")
     db = tmp / "runs.db"
-    sys.path.insert(0, str(REPO / "examples"))
-    try:
-        import otel_agent
-        import recorded_agent
-    finally:
-        sys.path.remove(str(REPO / "examples"))
+    otel_agent, recorded_agent = load_example("otel_agent"), load_example("recorded_agent")
     with redirect_stdout(io.StringIO()):
         recorded = recorded_agent.main(["--out", str(tmp / "t.jsonl"), "--db", str(db)])
         imported = otel_agent.main(["--out", str(tmp / "t.otlp.json"), "--db", str(db)])

@@ -10,6 +10,7 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 import aeh
+from tests.examples_support import load_example
 
 pytest.importorskip("langgraph")
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
@@ -93,14 +94,7 @@ def test_unrecognised_state_is_no_answer_not_an_error() -> None:
 
 
 def test_langgraph_example_makes_a_graded_run(db: Path) -> None:
-    import sys
-
-    repo = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(repo / "examples"))
-    try:
-        import langgraph_agent
-    finally:
-        sys.path.remove(str(repo / "examples"))
+    langgraph_agent = load_example("langgraph_agent")
     run_id = langgraph_agent.main(["--db", str(db), "--attempts", "2"])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 2 and rows["success"].all() and (rows["tokens_in"] == 60).all()

@@ -17,6 +17,7 @@ import aeh
 from aeh.cli import main as cli_main
 from aeh.errors import ValidationError
 from aeh.importers._otel import import_otel_files, otlp_to_trajectories, run_to_otlp
+from tests.examples_support import load_example
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -159,15 +160,8 @@ def test_import_openinference_and_genai_spans_with_a_custom_task_attribute(tmp_p
 
 
 def test_otel_example_makes_a_graded_run(tmp_path: Path, db: Path) -> None:
-    import sys
-
     pytest.importorskip("opentelemetry.sdk")
-    repo = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(repo / "examples"))
-    try:
-        import otel_agent
-    finally:
-        sys.path.remove(str(repo / "examples"))
+    otel_agent = load_example("otel_agent")
     run_id = otel_agent.main(["--out", str(tmp_path / "t.json"), "--db", str(db)])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 4 and rows["success"].all() and (rows["tokens_in"] == 80).all()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from aeh.errors import ValidationError
 from aeh.importers import grade_trajectories
 from aeh.recording import active_recorder
 from aeh.trajectory import Trajectory, load_trajectories
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.examples_support import load_example
 
 
 @aeh.record_step(kind="tool", name="calculator")
@@ -176,11 +174,7 @@ def test_import_trajectory_cli_accepts_a_json_document(tmp_path: Path, db: Path)
 
 
 def test_recorded_example_grades_every_task(tmp_path: Path, db: Path) -> None:
-    sys.path.insert(0, str(REPO / "examples"))
-    try:
-        import recorded_agent
-    finally:
-        sys.path.remove(str(REPO / "examples"))
+    recorded_agent = load_example("recorded_agent")
     run_id = recorded_agent.main(["--out", str(tmp_path / "t.jsonl"), "--db", str(db)])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 6 and rows["success"].all()

@@ -10,6 +10,7 @@ from coding_support import REPO, mini_suite, run_coding
 
 import aeh
 from aeh.testing import FakeOpenAIServer, Reply
+from tests.examples_support import load_example
 
 pytestmark = pytest.mark.slow
 
@@ -53,11 +54,7 @@ def test_example_solver_fixes_through_an_openai_compatible_server(tmp_path, db, 
 
 
 def test_example_solver_parses_only_entry_files():
-    sys.path.insert(0, str(REPO / "examples"))
-    try:
-        import llm_solver
-    finally:
-        sys.path.pop(0)
+    llm_solver = load_example("llm_solver")
     reply = "FILE: a.py\n```python\nx = 1\n```\nFILE: `../evil.py`\n```python\nboom\n```\nFILE: ./b.py\n```\ny\n```"
     assert llm_solver.parse_files(reply, ["a.py", "b.py"]) == {"a.py": "x = 1\n", "b.py": "y\n"}
     messages = llm_solver.build_messages("fix it", {"a.py": "x"}, {"tests_public/test_public_a.py": "t"})
