@@ -74,10 +74,7 @@ def _load_suite_for(store: Store, run_id: str, suite: Any) -> tuple[dict[str, Ta
 def _input(a: Attempt, task: Task | None, goldens: dict[str, GoldenTrace], optimal: int | None,
            loop_n: int) -> ScoreInput:
     golden = goldens.get(task.golden) if task is not None and task.golden else None
-    return ScoreInput(task=task, tool_calls=list(a.tool_calls), status=a.status, final_output=a.final_output,
-                      grader_results=list(a.grader_results), tokens=a.tokens_in + a.tokens_out,
-                      cost_usd=a.cost_usd, latency_s=a.latency_s, golden=golden, optimal_steps=optimal,
-                      loop_n=loop_n)
+    return ScoreInput.of_attempt(a, task, golden, optimal_steps=optimal, loop_n=loop_n)
 
 
 def _records(store: Store, run_id: str) -> list[Attempt]:

@@ -17,7 +17,7 @@ from aeh.engine.context import AttemptContext, FaultSource
 from aeh.grading.classify import classify_failure
 from aeh.grading.pipeline import FailureHook, grade_attempt
 from aeh.grading.registry import GradeContext
-from aeh.grading.scorers import ScoreInput, default_scorers
+from aeh.grading.scorers import ScoreInput, score_attempt
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolRegistry
@@ -155,21 +155,13 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
 
 def _score(record: Attempt, task: Task, setup: AttemptSetup, recorder: SpanRecorder) -> list[dict[str, Any]]:
     """The trajectory dimensions of the finished attempt, scored now so they are stored with it."""
-    inp = ScoreInput(task=task, tool_calls=list(record.tool_calls), status=record.status,
-                     final_output=record.final_output, grader_results=list(record.grader_results),
-                     tokens=record.tokens_in + record.tokens_out, cost_usd=record.cost_usd,
-                     latency_s=record.latency_s, golden=setup.goldens.get(task.golden) if task.golden else None)
-    out = []
-    for name in default_scorers.names():
-        try:
-            score = default_scorers.get(name)(inp)
-        except Exception as exc:  # a broken (third-party) scorer loses its dimension, not the attempt
-            recorder.event(f"score:{name}", "grading", status="error", error=f"{type(exc).__name__}: {exc}")
-            continue
-        if score is not None:
-            out.append({"dimension": score.dimension, "score": score.score,
-                        "evidence": score.evidence.model_dump()})
-    return out
+    inp = ScoreInput.of_attempt(record, task, setup.goldens.get(task.golden) if task.golden else None)
+
+    def lost(name: str, exc: Exception) -> None:
+        recorder.event(f"score:{name}", "grading", status="error", error=f"{type(exc).__name__}: {exc}")
+
+    return [{"dimension": s.dimension, "score": s.score, "evidence": s.evidence.model_dump()}
+            for s in score_attempt(inp, on_error=lost)]
 
 
 def _stored_verdict(adapter: Adapter, task_id: str, attempt: int) -> Attempt | None:

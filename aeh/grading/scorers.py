@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from aeh._registry import Registry
-from aeh.models import GoldenTrace, GraderResult, Task, ToolCall
+from aeh.models import Attempt, GoldenTrace, GraderResult, Task, ToolCall
 
 __all__ = [
     "DEFAULT_LOOP_N",
@@ -93,6 +93,15 @@ class ScoreInput:
     """A learned optimal step count (median of passing attempts); beats the task's own."""
     loop_n: int = DEFAULT_LOOP_N
 
+    @classmethod
+    def of_attempt(cls, a: Attempt, task: Task | None, golden: GoldenTrace | None = None, *,
+                   optimal_steps: int | None = None, loop_n: int = DEFAULT_LOOP_N) -> ScoreInput:
+        """What the scorers see of a finished (or stored) attempt."""
+        return cls(task=task, tool_calls=list(a.tool_calls), status=a.status, final_output=a.final_output,
+                   grader_results=list(a.grader_results), tokens=a.tokens_in + a.tokens_out,
+                   cost_usd=a.cost_usd, latency_s=a.latency_s, golden=golden, optimal_steps=optimal_steps,
+                   loop_n=loop_n)
+
 
 ScorerFn = Callable[[ScoreInput], "DimensionScore | None"]
 
@@ -110,11 +119,23 @@ def scorer(name: str) -> Callable[[ScorerFn], ScorerFn]:
     return add
 
 
-def score_attempt(inp: ScoreInput, dimensions: Sequence[str] | None = None) -> list[DimensionScore]:
-    """Every registered (or the named) dimension's score of one attempt; skipped ones left out."""
+def score_attempt(inp: ScoreInput, dimensions: Sequence[str] | None = None, *,
+                  on_error: Callable[[str, Exception], None] | None = None) -> list[DimensionScore]:
+    """Every registered (or the named) dimension's score of one attempt; skipped ones left out.
+
+    A scorer that raises propagates, unless `on_error(dimension, exc)` is given: then that
+    dimension is left out of this attempt's scores (a broken third-party scorer loses its
+    dimension, not the attempt).
+    """
     out: list[DimensionScore] = []
     for name in dimensions or default_scorers.names():
-        result = default_scorers.get(name)(inp)
+        try:
+            result = default_scorers.get(name)(inp)
+        except Exception as exc:
+            if on_error is None:
+                raise
+            on_error(name, exc)
+            continue
         if result is not None:
             out.append(result)
     return out
