@@ -20,7 +20,7 @@ from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N
 from aeh.models import Attempt, Span
-from aeh.store import Store, using_store
+from aeh.store import using_store
 from aeh.trace import SpanRecorder
 
 __all__ = ["JudgedRunSummary", "judge_run", "judge_run_async"]
@@ -57,11 +57,7 @@ class JudgedRunSummary:
         return out
 
 
-def _root_id(spans: Sequence[Span]) -> str | None:
-    return next((s.span_id for s in spans if s.parent_span_id is None), None)
-
-
-async def _judge_one(judge: JudgeClient, store: Store, run_id: str, a: Attempt, inp: Any,
+async def _judge_one(judge: JudgeClient, run_id: str, a: Attempt, inp: Any,
                      dimensions: Sequence[str], summary: JudgedRunSummary, gate: asyncio.Semaphore
                      ) -> tuple[list[tuple[str, int, str, float, str]], list[Span]]:
     recorder = SpanRecorder(run_id, a.task_id, a.attempt)
@@ -79,8 +75,7 @@ async def _judge_one(judge: JudgeClient, store: Store, run_id: str, a: Attempt, 
                 summary.judge_cost_usd = None
             elif summary.judge_cost_usd is not None:
                 summary.judge_cost_usd += cost
-    root = _root_id(store.attempt_spans(run_id, a.task_id, a.attempt))
-    spans = [s.model_copy(update={"parent_span_id": root}) if s.parent_span_id is None else s
+    spans = [s.model_copy(update={"parent_span_id": a.root_span_id}) if s.parent_span_id is None else s
              for s in recorder.spans]
     rows = [(a.task_id, a.attempt, s.dimension, s.score, json.dumps(s.evidence.model_dump()))
             for s in outcome.scores]
@@ -101,7 +96,7 @@ async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | s
         gate = asyncio.Semaphore(max(1, concurrency))
         try:
             results = await asyncio.gather(*(
-                _judge_one(client, store, full, a, _input(a, tasks.get(a.task_id), goldens, None, DEFAULT_LOOP_N),
+                _judge_one(client, full, a, _input(a, tasks.get(a.task_id), goldens, None, DEFAULT_LOOP_N),
                            dimensions, summary, gate) for a in attempts))
         finally:
             if isinstance(judge, str):
