@@ -89,16 +89,19 @@ class RecordedRun:
         return {"run_id": self.run_id, "name": self.agent, "model_free": self.model_free,
                 "source": str(self.path) if self.path else "aeh.RecordedRun"}
 
+    def _graded_suite(self) -> str | Path | EvalSuite:
+        # a name or path is recorded on the run (replay, rescoring); an object only as itself
+        return self._suite_spec if isinstance(self._suite_spec, str | Path) else self.suite
+
     def grade(self) -> str:
         """Grade the recorded attempts into one stored run (done on leaving the `with`); returns its id."""
-        self.run_id = grade_trajectories(self._suite_spec if isinstance(self._suite_spec, str | Path) else self.suite,
-                                         self.trajectories, self.db, **self._grade_options())
+        self.run_id = grade_trajectories(self._graded_suite(), self.trajectories, self.db, **self._grade_options())
         return self.run_id
 
     async def grade_async(self) -> str:
         """`grade` for async code."""
-        suite = self._suite_spec if isinstance(self._suite_spec, str | Path) else self.suite
-        self.run_id = await grade_trajectories_async(suite, self.trajectories, self.db, **self._grade_options())
+        self.run_id = await grade_trajectories_async(self._graded_suite(), self.trajectories, self.db,
+                                                     **self._grade_options())
         return self.run_id
 
     def __enter__(self) -> RecordedRun:
