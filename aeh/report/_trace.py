@@ -165,8 +165,7 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
 
 def attempt_scores(store: Any, run_id: str, task_id: str, attempt: int) -> list[tuple[str, float, dict[str, Any]]]:
     """The stored trajectory-dimension scores of one attempt: (dimension, score, evidence)."""
-    frame = store.dimension_scores_frame(run_id)
-    mine = frame.filter((frame["task_id"] == task_id) & (frame["attempt"] == attempt))
+    mine = store.dimension_scores_frame(run_id, task_id, attempt)
     return [(d, float(sc), json.loads(e)) for d, sc, e in mine.select("dimension", "score", "evidence").iter_rows()]
 
 

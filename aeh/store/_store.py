@@ -250,12 +250,14 @@ class Store:
                 "INSERT OR REPLACE INTO dimension_scores (run_id, task_id, attempt, dimension, score, evidence) "
                 "VALUES (?, ?, ?, ?, ?, ?)", batch)
 
-    def dimension_scores_frame(self, run_id: str) -> pl.DataFrame:
-        """Every stored dimension score of the run: task_id, attempt, dimension, score, evidence."""
-        full = self.resolve_run_id(run_id)
+    def dimension_scores_frame(self, run_id: str, task_id: str | None = None,
+                               attempt: int | None = None) -> pl.DataFrame:
+        """Stored dimension scores of the run (optionally of one task / attempt): task_id, attempt,
+        dimension, score, evidence."""
+        where, params = _attempt_filter(self.resolve_run_id(run_id), task_id, attempt)
         return self._frame(
-            "SELECT task_id, attempt, dimension, score, evidence FROM dimension_scores WHERE run_id = ? "
-            "ORDER BY task_id, attempt, dimension", (full,),
+            f"SELECT task_id, attempt, dimension, score, evidence FROM dimension_scores WHERE {where} "
+            "ORDER BY task_id, attempt, dimension", params,
             {"task_id": pl.Utf8(), "attempt": pl.Int64(), "dimension": pl.Utf8(), "score": pl.Float64(),
              "evidence": pl.Utf8()},
         )
