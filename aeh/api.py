@@ -146,10 +146,14 @@ async def run_async(
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
     config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
+
+    def plan(attempts: int | None, seed: int | None, tasks: list[str] | None, options: dict[str, Any]) -> RunOptions:
+        return build_run_options(attempts=5 if attempts is None else attempts,
+                                 concurrency=4 if concurrency is None else concurrency, seed=seed,
+                                 tasks=tasks, config=config, **options)
+
     # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
-    run_options = build_run_options(attempts=5 if attempts is None else attempts,
-                                    concurrency=4 if concurrency is None else concurrency, seed=seed,
-                                    tasks=tasks, config=config, **options)
+    run_options = plan(attempts, seed, tasks, options)
     check_against_suite(loaded, run_options)
     if agent is not None:
         if adapter not in (None, "mock"):
@@ -166,10 +170,9 @@ async def run_async(
             raise ConfigError(f"run {stored.run_id} used adapter {stored.adapter!r}, which cannot be rebuilt "
                               f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
     if stored is not None:
+        # the stored run's settings, now that the adapter they are compared with exists
         attempts, seed, tasks, options = _resume_settings(stored, loaded, adapter, attempts, seed, tasks, options)
-        run_options = build_run_options(attempts=5 if attempts is None else attempts,
-                                        concurrency=4 if concurrency is None else concurrency, seed=seed,
-                                        tasks=tasks, config=config, **options)
+        run_options = plan(attempts, seed, tasks, options)
         run_options.resume = stored
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
