@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import importlib.util
 import inspect
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from aeh._pyfile import NotAPythonFile, import_file
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.engine.toolthreads import run_in_worker
@@ -186,13 +186,11 @@ def load_agent(spec: str) -> Callable[..., Any]:
         path = Path(target)
         if not path.is_file():
             raise ConfigError(f"--agent {spec!r}: file {target} not found — {fix}")
-        module_spec = importlib.util.spec_from_file_location(f"aeh_agent_{path.stem}", path)
-        if module_spec is None or module_spec.loader is None:
-            raise ConfigError(f"--agent {spec!r}: {target} is not a Python file — {fix}")
-        module = importlib.util.module_from_spec(module_spec)
         sys.path.insert(0, str(path.resolve().parent))  # its own sibling imports work, as under `python file.py`
         try:
-            module_spec.loader.exec_module(module)
+            module = import_file(path, "aeh_agent")
+        except NotAPythonFile:
+            raise ConfigError(f"--agent {spec!r}: {target} is not a Python file — {fix}") from None
         finally:
             sys.path.remove(str(path.resolve().parent))
     else:

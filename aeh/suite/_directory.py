@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import sys
 import traceback
 import types
 from collections.abc import Iterator
@@ -15,6 +12,7 @@ from typing import Any
 import pydantic
 
 from aeh._problems import display_path, pydantic_problems, read_yaml, salvage_task
+from aeh._pyfile import import_file
 from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
@@ -22,22 +20,6 @@ from aeh.suite.contract import Invariant
 from aeh.tools.registry import ToolRegistry
 
 __all__ = ['DirectorySuite']
-
-
-def _import_by_path(path: Path) -> types.ModuleType:
-    # A name unique per path, so two suites' suite.py never collide in sys.modules.
-    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
-    name = f"aeh_suite_{path.parent.name}_{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # pydantic and dataclasses look the module up while executing
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
 
 
 class DirectorySuite:
@@ -112,7 +94,7 @@ class DirectorySuite:
                                           "create suite.py defining `tools = ToolRegistry()`"))
             return None
         try:
-            return _import_by_path(path)
+            return import_file(path, "aeh_suite")
         except SystemExit as exc:  # would end the process with the suite silently "loaded"
             self._problems.append(Problem(where, "(import)", f"importing suite.py called sys.exit({exc.code!r})",
                                           "remove the sys.exit call; suite.py is imported, not run"))

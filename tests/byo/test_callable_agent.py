@@ -174,6 +174,13 @@ def test_cli_runs_a_function_named_by_path_or_module(db: Path, tmp_path: Path,
     assert code == 0, err
     assert "draft_and_count" in out and "$0.0000" in out
     (tmp_path / "my_agent.py").write_text("def answer(task, tools):\n    return 'no idea'\n")
+    # a file whose dataclasses need their module registered while it runs
+    (tmp_path / "typed_agent.py").write_text(
+        "from __future__ import annotations\nfrom dataclasses import dataclass\n\n@dataclass\nclass Reply:\n"
+        "    text: str\n\ndef answer(task, tools):\n    return Reply('no idea').text\n")
+    code, out, err = cli("run", "--suite", "smoke", "--agent", f"{tmp_path / 'typed_agent.py'}:answer", "--task",
+                         "write_greeting", "--attempts", "1", "--db", str(db), "--log-level", "silent")
+    assert code == 0, err
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))  # the working directory joins sys.path, as under python -m
     code, out, err = cli("run", "--suite", "smoke", "--agent", "my_agent:answer", "--task", "write_greeting",
