@@ -32,6 +32,10 @@ MARKER = "[REDACTED:"
 # A string with fewer digits than the shortest card cannot hold one (counted at C speed).
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 _KEY_CACHE_SIZE = 4096
+# Short strings repeat across spans (names, statuses, tool and model ids): their redaction is
+# remembered. Longer text is rarely seen twice, so it is not kept.
+_TEXT_CACHE_SIZE = 8192
+_TEXT_CACHE_MAX_LEN = 256
 
 
 def json_default(obj: Any) -> Any:
@@ -46,6 +50,21 @@ def json_default(obj: Any) -> Any:
 def plain(obj: Any) -> Any:
     """`obj` as plain JSON values; odd objects become their text, so that text can be redacted."""
     return json.loads(json.dumps(obj, default=json_default, ensure_ascii=False))
+
+
+def _json_key(key: Any) -> str:
+    """A non-string dict key as `json.dumps` writes it."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is True or key is False:
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int):
+        return int.__repr__(key)
+    if isinstance(key, float):
+        return json.dumps(float(key))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
 def secret_fingerprints(secrets: Iterable[str], salt: str) -> list[str]:
@@ -68,7 +87,8 @@ class Redactor:
         self._secret_re = (
             re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
         )
-        self._keys: dict[str, str] = {}
+        self._keys: dict[str, tuple[str, bool]] = {}
+        self._texts: dict[str, str] = {}
 
     def with_secrets(self, secrets: Iterable[str] | None) -> Redactor:
         """This redactor with `secrets` added (itself when there is nothing to add)."""
@@ -111,31 +131,78 @@ class Redactor:
     def _redact_dict(self, obj: dict[Any, Any]) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         for k, v in obj.items():
-            about_card = isinstance(k, str) and CARD_CONTEXT_RE.search(k) is not None
-            key = self._redact_key(k) if isinstance(k, str) else k
+            if isinstance(k, str):
+                key, about_card = self._redact_key(k)
+            else:
+                key, about_card = k, False
             while key in out:  # two keys redacted alike: keep both values
                 key = f"{key}#"
             out[key] = self.redact(v, card_context=about_card)
         return out
 
-    def _redact_key(self, key: str) -> str:
-        # The same few keys ("args", "result", "gen_ai.usage.input_tokens") come by on every span.
+    def _redact_key(self, key: str) -> tuple[str, bool]:
+        """The redacted key and whether it names a card, cached: the same few keys ("args",
+        "result", "gen_ai.usage.input_tokens") come by on every span."""
         hit = self._keys.get(key)
         if hit is None:
-            hit = self.redact_text(key)
+            hit = (self.redact_text(key), CARD_CONTEXT_RE.search(key) is not None)
             if len(self._keys) < _KEY_CACHE_SIZE:
                 self._keys[key] = hit
         return hit
 
+    def _short_text(self, s: str) -> str:
+        hit = self._texts.get(s)
+        if hit is None:
+            hit = self.redact_text(s)
+            if len(s) <= _TEXT_CACHE_MAX_LEN:
+                if len(self._texts) >= _TEXT_CACHE_SIZE:
+                    self._texts.clear()
+                self._texts[s] = hit
+        return hit
+
+    def _plain_redacted(self, obj: Any, card_context: bool) -> Any:
+        """`self.redact(plain(obj))` in one walk, without the JSON round trip."""
+        kind = type(obj)
+        if kind is str:
+            return self.redact_text(obj, card_context=True) if card_context else self._short_text(obj)
+        if kind is dict:
+            out: dict[str, Any] = {}
+            for k, v in obj.items():
+                key, about_card = self._redact_key(k if type(k) is str else _json_key(k))
+                while key in out:  # two keys redacted alike: keep both values
+                    key = f"{key}#"
+                out[key] = self._plain_redacted(v, about_card)
+            return out
+        if kind is list or kind is tuple:
+            return [self._plain_redacted(v, card_context) for v in obj]
+        if kind is int:
+            return CARD if card_context and obj > 0 and is_card_number(str(obj)) else obj
+        if kind is float or kind is bool or obj is None:
+            return obj
+        # Subclasses (str and int enums, dict and list subclasses) as JSON writes them.
+        if isinstance(obj, str):
+            return self._plain_redacted(str.__str__(obj), card_context)
+        if isinstance(obj, bool):
+            return bool(obj)
+        if isinstance(obj, int):
+            return self._plain_redacted(int(obj), card_context)
+        if isinstance(obj, float):
+            return float(obj)
+        if isinstance(obj, dict):
+            return self._plain_redacted(dict(obj), card_context)
+        if isinstance(obj, list | tuple):
+            return [self._plain_redacted(v, card_context) for v in obj]
+        return self._plain_redacted(json_default(obj), card_context)
+
     def redact_plain(self, obj: Any) -> Any:
         """`plain(obj)`, redacted: what a JSON sink (log line, export file) may write."""
-        return self.redact(plain(obj)) if self.enabled else obj
+        return self._plain_redacted(obj, False) if self.enabled else obj
 
     def redact_span(self, span: Span) -> Span:
         """A copy of `span` with its attributes redacted; the original (graders read it) is untouched."""
         if not self.enabled:
             return span
-        return span.model_copy(update={"attributes": self.redact(plain(span.attributes))})
+        return span.model_copy(update={"attributes": self._plain_redacted(span.attributes, False)})
 
     def __repr__(self) -> str:
         return f"Redactor(secrets=<{len(self.secrets)}>, enabled={self.enabled})"

@@ -74,10 +74,9 @@ GRADER_COLUMNS: tuple[str, ...] = tuple(GRADER_SCHEMA)
 
 def to_json(obj: Any, redactor: Redactor) -> str:
     """Redacted JSON text of `obj`. Odd values are made plain first so their text is redacted."""
-    text = json.dumps(obj, default=json_default, ensure_ascii=False, separators=(",", ":"))
     if not redactor.enabled:
-        return text
-    return json.dumps(redactor.redact(json.loads(text)), ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(obj, default=json_default, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(redactor.redact_plain(obj), ensure_ascii=False, separators=(",", ":"))
 
 
 def _text(s: str | None, redactor: Redactor) -> str | None:
