@@ -21,6 +21,7 @@ from aeh.grading.scorers import ScoreInput, score_attempt
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolRegistry
+from aeh.tools.workspace import LazyWorkspace
 from aeh.trace import SpanRecorder, SpanSink
 
 __all__ = ["AttemptSetup", "attempt_seed", "run_attempt"]
@@ -57,23 +58,27 @@ class AttemptSetup:
     after_grading: list[FailureHook] = field(default_factory=list)
     prepare: Any = None
     """Callable (task, workspace) the suite uses to lay out a workspace (coding fixtures)."""
+    eager_workspaces: bool = False
+    """Make every attempt's workspace up front (kept workspaces: one directory per attempt to look at)."""
 
 
-def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> Path:
-    workspace = setup.work_root / task.id / str(attempt)
-    if workspace.exists():
-        shutil.rmtree(workspace)
-    workspace.mkdir(parents=True)
+def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> LazyWorkspace:
+    """The attempt's workspace: laid out now when the task has fixtures or a prepare hook,
+    otherwise made on first use (many attempts never touch a file)."""
+    workspace = LazyWorkspace(setup.work_root / task.id / str(attempt))
+    if not task.fixtures and setup.prepare is None and not setup.eager_workspaces:
+        return workspace
+    root = workspace.get()
     for fixture in task.fixtures:
         source = (setup.suite_root or Path(".")) / fixture
-        target = workspace / Path(fixture).name
+        target = root / Path(fixture).name
         # A fresh copy per attempt: nothing one attempt writes can leak into another.
         if source.is_dir():
             shutil.copytree(source, target)
         else:
             shutil.copy2(source, target)
     if setup.prepare is not None:
-        setup.prepare(task, workspace)
+        setup.prepare(task, root)
     return workspace
 
 
@@ -100,7 +105,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             outcome = await _run_agent(setup.adapter, task, ctx, recorder)
         except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
             outcome = AgentOutcome(status="harness_error", error=_describe(exc))
-            workspace = setup.work_root / task.id / str(attempt)
+            workspace = LazyWorkspace(setup.work_root / task.id / str(attempt))
             ctx = None
         tool_calls = ctx.tool_calls if ctx is not None else []
         trace = TraceView(
@@ -110,7 +115,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         )
         agent_s, queue_s = budget.elapsed_s, budget.queue_s  # before grading: not the agent's time
         grading_started = time.monotonic()
-        grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace,
+        grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace.path,
                                  resources=setup.resources, suite_root=setup.suite_root,
                                  judge=setup.judge, recorder=recorder,
                                  golden=setup.goldens.get(task.golden) if task.golden else None)

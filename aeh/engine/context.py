@@ -25,6 +25,7 @@ from aeh.engine.toolthreads import run_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
+from aeh.tools.workspace import LazyWorkspace
 from aeh.trace import SpanHandle, SpanRecorder, jsonable
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
@@ -70,7 +71,7 @@ class AttemptContext:
         task: Task,
         attempt: int,
         seed: int,
-        workspace: Path,
+        workspace: Path | LazyWorkspace,
         registry: ToolRegistry,
         recorder: SpanRecorder,
         budget: BudgetTracker,
@@ -84,7 +85,7 @@ class AttemptContext:
         self.attempt = attempt
         self.seed = seed
         self.rng = random.Random(seed)
-        self.workspace = workspace
+        self._workspace = workspace
         self.registry = registry
         self.recorder = recorder
         self.budget = budget
@@ -96,6 +97,12 @@ class AttemptContext:
         """The run's `ConnectionLimits` (per-endpoint request slots), or None for no limit."""
         self.tool_calls: list[ToolCall] = []
         self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
+
+    @property
+    def workspace(self) -> Path:
+        """The attempt's workspace directory (made on first use)."""
+        ws = self._workspace
+        return ws.get() if isinstance(ws, LazyWorkspace) else ws
 
     # -- tools -----------------------------------------------------------------------------
     def tool_schemas(self) -> list[dict[str, Any]]:

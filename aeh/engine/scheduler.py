@@ -240,6 +240,7 @@ def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, 
         after_failure=list(options.after_failure),
         after_grading=list(options.after_grading),
         prepare=getattr(suite, "prepare_workspace", None),
+        eager_workspaces=options.keep_workspaces,
     )
 
 

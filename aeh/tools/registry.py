@@ -16,11 +16,13 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
+from aeh.tools.workspace import LazyWorkspace
 
 __all__ = ["ToolEnv", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable", "WorkspaceEscape"]
 
@@ -40,13 +42,25 @@ class WorkspaceEscape(ToolInputError, PermissionError):
     """A path outside the attempt's workspace (absolute, `..`, a symlink out): refused."""
 
 
-@dataclass
 class ToolEnv:
-    """What a tool may touch: its attempt's own workspace and the suite's resources."""
+    """What a tool may touch: its attempt's own workspace and the suite's resources.
 
-    workspace: Path
-    resources: dict[str, Any] = field(default_factory=dict)
-    rng: random.Random = field(default_factory=random.Random)
+    `workspace` is made on first use when the engine passes a `LazyWorkspace`.
+    """
+
+    __slots__ = ("_workspace", "resources", "rng")
+
+    def __init__(self, workspace: Path | LazyWorkspace, resources: dict[str, Any] | None = None,
+                 rng: random.Random | None = None) -> None:
+        self._workspace = workspace
+        self.resources = resources if resources is not None else {}
+        self.rng = rng if rng is not None else random.Random()
+
+    @property
+    def workspace(self) -> Path:
+        """The attempt's workspace directory."""
+        ws = self._workspace
+        return ws.get() if isinstance(ws, LazyWorkspace) else ws
 
     def resolve(self, path: str) -> Path:
         """`path` inside this attempt's workspace; absolute paths and escapes are refused.
@@ -54,6 +68,9 @@ class ToolEnv:
         Raises WorkspaceEscape, which the engine records as the agent's invalid call.
         """
         return resolve_in_workspace(self.workspace, path)
+
+    def __repr__(self) -> str:
+        return f"ToolEnv(workspace={self._workspace!r}, resources=<{len(self.resources)}>)"
 
 
 # Linux's PATH_MAX and NAME_MAX: a longer path fails in the OS (a tool-side error) instead of
