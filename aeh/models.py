@@ -10,7 +10,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 __all__ = [
     "AgentOutcome",
@@ -103,6 +103,10 @@ class GraderSpec(BaseModel):
 
     kind: str
     """Registered grader kind, e.g. exact, contains, numeric, tool_sequence."""
+
+    _parsed: Any = PrivateAttr(default=None)
+    """(config model, options, parsed config) from the last validation: a run grades the same
+    spec once per attempt, and its options do not change between attempts."""
 
     @property
     def options(self) -> dict[str, Any]:

@@ -100,8 +100,19 @@ class GraderRegistry:
         """Parse a spec's options; raises KeyError (unknown kind) or pydantic ValidationError."""
         return self.config_model(spec.kind).model_validate(spec.options)
 
+    def parsed(self, spec: GraderSpec) -> GraderConfig:
+        """`validate(spec)`, remembered on the spec until its kind's model or its options change."""
+        model = self.config_model(spec.kind)
+        options = spec.model_extra or {}
+        cached = spec._parsed
+        if cached is not None and cached[0] is model and cached[1] == options:
+            return cached[2]
+        cfg = model.model_validate(options)
+        spec._parsed = (model, dict(options), cfg)
+        return cfg
+
     async def grade(self, spec: GraderSpec, ctx: GradeContext) -> GraderResult:
-        cfg = self.validate(spec)
+        cfg = self.parsed(spec)
         result = self._kinds.get(spec.kind).fn(cfg, ctx)
         if inspect.isawaitable(result):
             result = await result

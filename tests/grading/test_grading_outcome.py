@@ -133,3 +133,23 @@ async def test_no_output_fails_with_evidence_instead_of_crashing(s):
 async def test_name_option_labels_the_result():
     assert (await grade(spec("exact", expected="x", name="strict_x"), "x")).name == "strict_x"
     assert (await grade(spec("exact", expected="x"), "x")).name == "exact"
+
+
+async def test_a_spec_is_validated_once_and_again_when_its_options_change(monkeypatch: pytest.MonkeyPatch):
+    s = spec("exact", expected="Paris")
+    model = default_graders.config_model("exact")
+    calls = []
+    original = model.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, obj, *args, **kwargs):
+        calls.append(dict(obj))
+        return original(cls, obj, *args, **kwargs)
+
+    monkeypatch.setattr(model, "model_validate", classmethod(counting))
+    for _ in range(3):
+        assert (await grade(s, "Paris")).passed
+    assert calls == [{"expected": "Paris"}]
+    s.model_extra["expected"] = "Rome"  # an edited spec is parsed afresh
+    assert not (await grade(s, "Paris")).passed
+    assert (await grade(s, "Rome")).passed
+    assert calls == [{"expected": "Paris"}, {"expected": "Rome"}]
