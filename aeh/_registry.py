@@ -60,41 +60,75 @@ def entry_points() -> list[EntryPoint]:
     return out
 
 
-_scan: tuple[tuple[tuple[str, int], ...], dict[str, list[EntryPoint]]] | None = None
+_SITE_DIRS = ("site-packages", "dist-packages")
 
 
-def _path_signature() -> tuple[tuple[str, int], ...]:
-    """Where distributions live, and when each place last changed: installing or removing a
-    package (a new or deleted .dist-info / .pth) changes its directory's mtime."""
-    out = []
-    for entry in sys.path:
+def _where_distributions_live(found: list[str]) -> tuple[str, ...]:
+    """The directories to watch: those a scan found distributions in, and every site directory."""
+    sites = [e for e in sys.path if os.path.basename(e.rstrip("/\\")) in _SITE_DIRS]
+    return tuple(sorted({*found, *sites}))
+
+
+def _path_signature(watched: tuple[str, ...]) -> tuple[object, ...]:
+    """sys.path itself, and when each watched directory last changed: installing or removing a
+    package (a new or deleted .dist-info / .pth) changes its directory's mtime. Directories that
+    hold no distributions (the working directory, where runs.db and temp files come and go) are
+    not watched, so they cannot cause a rescan."""
+    out: list[object] = [tuple(sys.path)]
+    for entry in watched:
         try:
-            out.append((entry, os.stat(entry or ".").st_mtime_ns))
+            out.append(os.stat(entry).st_mtime_ns)
         except OSError:
-            continue
+            out.append(None)
     return tuple(out)
 
 
+class _Scan:
+    """The last metadata scan: entry points by group, and what to watch for a change."""
+
+    def __init__(self) -> None:
+        by_group: dict[str, list[EntryPoint]] = {}
+        found: list[str] = []
+        for ep, home in _entry_points_with_homes():
+            by_group.setdefault(ep.group, []).append(ep)
+            found.append(home)
+        self.by_group = {g: sorted(eps, key=lambda e: e.name) for g, eps in by_group.items()}
+        self.watched = _where_distributions_live(found)
+        self.signature = _path_signature(self.watched)
+
+
+def _entry_points_with_homes() -> Iterator[tuple[EntryPoint, str]]:
+    seen: set[str] = set()
+    for dist in distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        home = str(getattr(dist, "_path", "") and os.path.dirname(str(dist._path)))  # type: ignore[attr-defined]
+        for ep in dist.entry_points:
+            yield ep, home
+
+
+_scan: _Scan | None = None
+
 RECHECK_S = 1.0
-"""How often sys.path is stat-ed for newly installed packages (a stat can cost ~0.1 ms)."""
-_checked: tuple[float, tuple[tuple[str, int], ...]] | None = None
+"""How often the watched directories are stat-ed for newly installed packages."""
+_checked_at: float | None = None
 
 
 def group_entry_points(group: str, *, fresh: bool = False) -> list[EntryPoint]:
     """The entry points of `group`, sorted by name; the metadata scan (tens of ms) is redone only
-    when sys.path or one of its directories has changed (looked at most every RECHECK_S), so hot
-    paths may call this freely."""
-    global _scan, _checked
+    when sys.path or a directory holding distributions has changed (looked at most every
+    RECHECK_S), so hot paths may call this freely."""
+    global _scan, _checked_at
     now = time.monotonic()
-    if fresh or _checked is None or now - _checked[0] >= RECHECK_S:
-        _checked = (now, _path_signature())
-    signature = _checked[1]
-    if _scan is None or _scan[0] != signature:
-        by_group: dict[str, list[EntryPoint]] = {}
-        for ep in entry_points():
-            by_group.setdefault(ep.group, []).append(ep)
-        _scan = (signature, {g: sorted(eps, key=lambda e: e.name) for g, eps in by_group.items()})
-    return list(_scan[1].get(group, []))
+    if _scan is None or fresh:
+        _scan, _checked_at = _Scan(), now
+    elif _checked_at is None or now - _checked_at >= RECHECK_S:
+        _checked_at = now
+        if _path_signature(_scan.watched) != _scan.signature:
+            _scan = _Scan()
+    return list(_scan.by_group.get(group, []))
 
 
 class Registry(Generic[T]):

@@ -64,15 +64,22 @@ def test_the_entry_point_scan_is_cached_until_a_package_appears(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    monkeypatch.syspath_prepend(str(tmp_path))
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    work = tmp_path / "notebooks"  # a working directory on sys.path, where runs.db comes and goes
+    work.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(work))
     monkeypatch.setattr(_registry, "RECHECK_S", 0.0)  # look at sys.path on every call
     assert _registry.group_entry_points("aeh.cache_test") == []
     calls = []
-    real = _registry.entry_points
-    monkeypatch.setattr(_registry, "entry_points", lambda: calls.append(1) or real())
+    real = _registry._entry_points_with_homes
+    monkeypatch.setattr(_registry, "_entry_points_with_homes", lambda: calls.append(1) or real())
     assert _registry.group_entry_points("aeh.cache_test") == [] and not calls  # unchanged path: no rescan
     time.sleep(0.01)  # a new mtime, even on coarse clocks
-    dist = tmp_path / "late_plugin-1.0.dist-info"
+    (work / "runs.db-wal").write_text("")
+    assert _registry.group_entry_points("aeh.cache_test") == [] and not calls  # not a place for packages
+    dist = site / "late_plugin-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: late-plugin\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[aeh.cache_test]\nlate = json:dumps\n")
