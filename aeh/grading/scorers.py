@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -369,9 +369,13 @@ def budget_adherence(inp: ScoreInput) -> DimensionScore | None:
 def find_loops(calls: Sequence[ToolCall], loop_n: int = DEFAULT_LOOP_N) -> list[dict[str, Any]]:
     """Groups of `loop_n`+ calls to one tool with one (normalised) input, in first-call order.
     `exact` is False when the inputs differ only in ways normalisation removes."""
+    per_tool = Counter(c.name for c in calls)
+    if not per_tool or max(per_tool.values()) < loop_n:
+        return []  # no tool was called often enough to loop: skip normalising every input
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, c in enumerate(calls):
-        groups[(c.name, normalise_args(c.args))].append(i)
+        if per_tool[c.name] >= loop_n:
+            groups[(c.name, normalise_args(c.args))].append(i)
     loops = []
     for (tool, _), steps in groups.items():
         if len(steps) >= loop_n:
