@@ -35,6 +35,7 @@ if _typing.TYPE_CHECKING:
         power,
         runs,
         scores,
+        span_attributes,
         spans,
     )
     from aeh.api import run, run_async
@@ -54,6 +55,7 @@ _LAZY = {
     "power": "aeh.analysis",
     "runs": "aeh.analysis",
     "spans": "aeh.analysis",
+    "span_attributes": "aeh.analysis",
     "scores": "aeh.analysis",
     "gate": "aeh.analysis",
     "run": "aeh.api",
@@ -108,5 +110,6 @@ __all__ = [
     "run_async",
     "runs",
     "scores",
+    "span_attributes",
     "spans",
 ]

@@ -7,9 +7,10 @@ from aeh.analysis._format import format_run_table
 from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
 from aeh.analysis._matrix import matrix
 from aeh.analysis._power import power
-from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs, spans
+from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
 from aeh.analysis._recovery import recovery_by_fault
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+from aeh.analysis._spans import span_attributes, spans
 from aeh.analysis._trajectory import (
     BaselineMismatchError,
     GateResult,
@@ -26,4 +27,4 @@ __all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "BaselineMismatchError", "GateRes
            "attempts", "build_baseline", "compare", "drift", "format_run_table", "gate", "judge_run", "judge_run_async",
            "load_baseline", "load_run", "matrix",
            "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
-           "spans", "verdict_differences"]
+           "span_attributes", "spans", "verdict_differences"]

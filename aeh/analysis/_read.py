@@ -1,8 +1,7 @@
-"""DataFrames over stored runs: the per-task table, attempts, spans, the run index, pass^k."""
+"""DataFrames over stored runs: the per-task table, attempts, the run index, pass^k (spans: `_spans`)."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
 from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
 from aeh.store import ATTEMPTS_SCHEMA, Store, using_store
 
-__all__ = ["attempts", "load_run", "pass_k", "run_table", "runs", "spans"]
+__all__ = ["StoreLike", "attempts", "load_run", "pass_k", "run_table", "runs"]
 
 #: A Store (left open for its owner), a path, or None for the default db. A store opened here
 #: from a path must exist (a read never creates one) and is closed before the function returns.
@@ -47,15 +46,6 @@ def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
             )
             frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
         return frame.to_pandas()
-
-
-def spans(run_id: str, db: StoreLike = None, task_id: str | None = None,
-          attempt: int | None = None) -> pd.DataFrame:
-    """One row per span; `attributes` is parsed into dicts."""
-    with using_store(db) as store:
-        frame = store.spans_frame(store.resolve_run_id(run_id), task_id=task_id, attempt=attempt).to_pandas()
-        frame["attributes"] = [json.loads(a) if a else {} for a in frame["attributes"]]
-        return frame
 
 
 def runs(db: StoreLike = None) -> pd.DataFrame:

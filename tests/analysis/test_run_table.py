@@ -119,7 +119,8 @@ def test_attempts_and_spans_frames(tmp_path: Path) -> None:
     assert frame.groupby("task_id")["success"].sum().to_dict() == table["successes"].to_dict()
     spans = aeh.spans(rid, db=db)
     assert {"span_id", "parent_span_id", "category", "name", "start_ts", "attributes"} <= set(spans.columns)
-    assert isinstance(spans["attributes"].iloc[0], dict)
+    assert isinstance(spans["attributes"].iloc[0], str)
+    assert isinstance(aeh.span_attributes(spans).iloc[0], dict)
     one = aeh.spans(rid, db=db, task_id=frame.task_id[0], attempt=0)
     assert set(one["task_id"]) == {frame.task_id[0]} and set(one["attempt"]) == {0}
     assert (one["parent_span_id"].isna()).sum() == 1  # one root per attempt

@@ -40,7 +40,7 @@ def test_sync_agent_tools_are_recorded_under_the_agent_span(db: Path) -> None:
     tools = spans[spans["category"] == "tools"]
     assert sorted(set(tools["name"])) == ["tool:count_words", "tool:write_note"]
     assert {by_id[p] for p in tools["parent_span_id"]} == {"agent"}
-    assert set(tools["attributes"].map(lambda a: a["gen_ai.tool.name"])) == {"write_note", "count_words"}
+    assert set(aeh.span_attributes(tools, "gen_ai.tool.name")) == {"write_note", "count_words"}
 
 
 def test_async_agent_is_awaited_and_its_tools_are_awaitables(db: Path) -> None:
@@ -129,7 +129,7 @@ def test_an_agent_that_reports_no_model_usage_is_unpriced_not_free(db: Path) -> 
     assert rows["cost_usd"].isna().all()
     table = aeh.load_run(run_id, db=db)
     assert table.attrs["priced"] is False and table.attrs["total_cost_usd"] is None
-    cost = aeh.spans(run_id, db=db).query("category == 'cost'")["attributes"]
+    cost = aeh.span_attributes(aeh.spans(run_id, db=db).query("category == 'cost'"))
     assert all(a["unpriced_models"] == ["<model usage not reported>"] for a in cost)
 
 

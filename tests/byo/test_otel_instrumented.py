@@ -90,6 +90,6 @@ def test_instrumented_openai_agent_becomes_a_graded_run(convention: str, tmp_pat
     assert rows["cost_usd"].notna().all() and (rows["cost_usd"] > 0).all()  # gpt-4o-mini is in the price table
     assert (rows["n_tool_calls"] == 1).all()
     spans = aeh.spans(run_id, db=db)
-    tool_args = spans.query("category == 'tools'")["attributes"].map(lambda a: a["args"])
+    tool_args = aeh.span_attributes(spans.query("category == 'tools'")).map(lambda a: a["args"])
     assert all(a == {"expression": expression} for a in tool_args)
     assert (spans["category"] == "model").sum() == 4

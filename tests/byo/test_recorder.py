@@ -103,7 +103,7 @@ def test_record_step_inside_a_callable_run_joins_the_attempt_trace(db: Path) -> 
     spans = aeh.spans(table.attrs["run_id"], db=db)
     model = spans[spans["category"] == "model"]
     assert len(model) == 1
-    assert model.iloc[0]["attributes"]["gen_ai.usage.input_tokens"] == 11
+    assert aeh.span_attributes(model, "gen_ai.usage.input_tokens").tolist() == [11]
 
 
 def _write(path: Path, *docs: Any) -> Path:

@@ -25,7 +25,7 @@ def suite(tmp_path_factory) -> Path:
 
 def _spans(db: Path, run_id: str, name: str) -> list[dict]:
     frame = aeh.spans(run_id, db=db)
-    return [a for n, a in zip(frame["name"], frame["attributes"], strict=True) if n == name]
+    return [a for n, a in zip(frame["name"], aeh.span_attributes(frame), strict=True) if n == name]
 
 
 def _alive(pid: int) -> bool:

@@ -138,9 +138,9 @@ def test_span_tree_is_complete_and_reassemblable(db: Path) -> None:
         assert len(roots) == 1 and roots.iloc[0]["name"] == "attempt"
         assert set(group["parent_span_id"].dropna()) <= ids, "every parent is in the same attempt"
     tool_spans = spans[spans.category == "tools"]
-    assert tool_spans["attributes"].map(lambda a: "gen_ai.tool.name" in a).all()
+    assert aeh.span_attributes(tool_spans).map(lambda a: "gen_ai.tool.name" in a).all()
     model_spans = spans[spans.category == "model"]
-    assert model_spans["attributes"].map(lambda a: a["gen_ai.usage.input_tokens"] > 0).all()
+    assert aeh.span_attributes(model_spans).map(lambda a: a["gen_ai.usage.input_tokens"] > 0).all()
 
 
 def test_run_stamps_provenance(db: Path) -> None:

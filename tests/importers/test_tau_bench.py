@@ -103,9 +103,9 @@ def test_tool_calls_and_spans(tau_run: tuple[str, str], tau_file: Path) -> None:
     assert set(spans[spans.category == "model"].parent_span_id) == {root.span_id}
     tools = spans[spans.category == "tools"]
     assert set(tools.parent_span_id) <= model_ids
-    attrs = tools.iloc[0]["attributes"]
+    attrs = aeh.span_attributes(tools).iloc[0]
     assert attrs["gen_ai.tool.name"] == calls[0]["function"]["name"]
     assert attrs["gen_ai.tool.call.id"] == calls[0]["id"] and attrs["gen_ai.operation.name"] == "execute_tool"
-    assert spans[spans.category == "model"].iloc[0]["attributes"]["gen_ai.request.model"] == "gpt-4o"
+    assert aeh.span_attributes(spans, "gen_ai.request.model")[spans.category == "model"].iloc[0] == "gpt-4o"
     all_spans = aeh.spans(rid, db=db)
     assert (all_spans.category == "model").sum() == 2454 and (all_spans.category == "tools").sum() == 1164

@@ -53,7 +53,7 @@ def test_undecodable_arguments_become_raw_invalid_args(tmp_path: Path) -> None:
     assert capped.status == "budget_exhausted" and capped.failure_bucket == FailureBucket.budget_exhausted
     spans = aeh.spans(rid, db=db, task_id="0", attempt=0)
     tool = spans[spans.category == "tools"].iloc[0]
-    assert tool.status == "error" and tool["attributes"]["args"] == {"_raw": "{not json"}
+    assert tool.status == "error" and json.loads(tool["attributes"])["args"] == {"_raw": "{not json"}
 
 
 @pytest.mark.parametrize(("content", "field"), [

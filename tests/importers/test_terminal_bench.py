@@ -117,7 +117,7 @@ def test_spans(tb_pair: tuple[str, str, str]) -> None:
     root = spans[spans.name == "attempt"].iloc[0]
     agent = spans[spans.name == "agent"].iloc[0]
     assert agent.parent_span_id == root.span_id and root.start_ts <= agent.start_ts < agent.end_ts
-    assert agent["attributes"]["gen_ai.request.model"] == "claude-4-1-opus"
+    assert aeh.span_attributes(spans[spans.name == "agent"]).iloc[0]["gen_ai.request.model"] == "claude-4-1-opus"
 
 
 def test_compare_opus_vs_sonnet_default(tb_pair: tuple[str, str, str]) -> None:

@@ -154,7 +154,7 @@ def test_judge_exchange_is_persisted_redacted(db, fake_openai):
                            judge_model="gpt-4o-mini", suite=suite, tasks=["no_golden"])
     spans = aeh.spans(info.run_id, db)
     (row,) = spans[spans["name"] == "judge:grader"].to_dict("records")
-    a = row["attributes"]
+    a = json.loads(row["attributes"])
     assert row["category"] == "grading"
     text = json.dumps(a)
     assert "bob@example.org" not in text and "[REDACTED:email]" in text

@@ -105,7 +105,7 @@ def test_aeh_score_with_a_judge_stores_scores_spans_and_counts(db: Path, monkeyp
     spans = aeh.spans(run_id, db=db)
     exchanges = spans[spans["name"].str.startswith("judge:dimension:")]
     assert len(exchanges) >= 4 * 3
-    assert all("prompt" in a and "raw_response" in a for a in exchanges["attributes"])
+    assert all("prompt" in a and "raw_response" in a for a in aeh.span_attributes(exchanges))
     parents = set(spans[spans["name"] == "judge:dimensions"]["parent_span_id"])
     roots = set(spans[spans["parent_span_id"].isna()]["span_id"])
     assert parents <= roots  # hung under each attempt's root span
