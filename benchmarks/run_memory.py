@@ -40,7 +40,9 @@ def peak_rss_mb(attempts: int, concurrency: int) -> tuple[float, float, int]:
         cmd = [sys.executable, "-c", code, AEH, "run", "--suite", "smoke", "--adapter", "mock",
                "--adapter-option", "latency_s=0", "--attempts", str(per_task), "--seed", "1",
                "--concurrency", str(concurrency), "--db", str(db), "--log-level", "silent"]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, "CI": "true"})
+        out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "CI": "true"})
+        if out.returncode != 0:
+            raise SystemExit(f"aeh run of {attempts:,} attempts failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
         kb, wall = (float(x) for x in out.stdout.strip().splitlines()[-1].strip("[]").split(","))
         return kb / 1024, wall, db.stat().st_size
 

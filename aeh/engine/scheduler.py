@@ -56,7 +56,9 @@ class RunProgress:
 
     def attempt_finished(self, attempt: Attempt) -> None: ...
 
-    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None: ...
+    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
+        """All of a task's attempts are done: their verdicts, buckets, costs and timings
+        (tool calls, grader evidence and outputs are left out; read them from the store)."""
 
     def run_finished(self, info: RunInfo) -> None: ...
 
@@ -310,7 +312,7 @@ class _Collector:
                  skip: set[tuple[str, int]]) -> None:
         self.store, self.info, self.writer, self.progress, self.fidelity = store, info, writer, progress, fidelity
         self.done = done
-        self.finished: dict[str, list[Attempt]] = {t.id: [] for t in tasks}
+        self.finished: dict[str, list[tuple[Any, ...]]] = {t.id: [] for t in tasks}
         self.earlier = Counter(task_id for task_id, _ in done)
         # How many attempts make a task complete here: a shard owns only some of each task's.
         outside = skip - done
@@ -322,24 +324,44 @@ class _Collector:
         self.writer.submit(record, spans)
         self.progress.attempt_finished(record)
         task_id = record.task_id
-        self.finished[task_id].append(record)
+        self.finished[task_id].append(_summary(record))
         if len(self.finished[task_id]) + self.earlier[task_id] == self.expected[task_id]:
             before = [self.store.attempt_record(self.info.run_id, task_id, i)
                       for t, i in sorted(self.done) if t == task_id]
-            self.progress.task_finished(task_id, sorted(before + self.finished[task_id], key=lambda a: a.attempt))
+            now = [_from_summary(summary) for summary in self.finished[task_id]]
+            self.finished[task_id] = []
+            self.progress.task_finished(task_id, sorted(before + now, key=lambda a: a.attempt))
+
+
+_SUMMARY_FIELDS = ("run_id", "task_id", "attempt", "seed", "success", "status", "failure_bucket", "tokens_in",
+                   "tokens_out", "cost_usd", "latency_s", "agent_s", "queue_s", "grading_s", "steps",
+                   "needs_human_review", "root_span_id")
+
+
+def _summary(record: Attempt) -> tuple[Any, ...]:
+    """What a finished attempt is kept as until its task completes: a long run keeps every task
+    open until its last round, so full records (tool calls, evidence, outputs) would pile up."""
+    return tuple(getattr(record, f) for f in _SUMMARY_FIELDS)
+
+
+def _from_summary(summary: tuple[Any, ...]) -> Attempt:
+    return Attempt.model_construct(**dict(zip(_SUMMARY_FIELDS, summary, strict=True)))
 
 
 async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], options: RunOptions,
                      collector: _Collector) -> None:
-    semaphore = asyncio.Semaphore(max(1, options.concurrency))
+    queue = iter(pending)
 
-    async def one(task: Task, index: int) -> None:
-        async with semaphore:
+    async def worker() -> None:
+        # `concurrency` workers taking pairs in order (as a semaphore would admit them), rather than
+        # one waiting task per pair: 100,000 parked coroutines cost hundreds of MB.
+        for task, index in queue:
             collector.writer.raise_error()  # the store stopped taking writes: start nothing more
             record, spans = await run_attempt(setup, task, index)
-        collector.add(record, spans)
+            collector.add(record, spans)
+            del record, spans
 
-    jobs = [asyncio.ensure_future(one(task, i)) for task, i in pending]
+    jobs = [asyncio.ensure_future(worker()) for _ in range(min(max(1, options.concurrency), len(pending)))]
     try:
         await asyncio.gather(*jobs)
     except BaseException:
