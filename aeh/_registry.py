@@ -116,15 +116,15 @@ RECHECK_S = 1.0
 _checked_at: float | None = None
 
 
-def group_entry_points(group: str, *, fresh: bool = False) -> list[EntryPoint]:
+def group_entry_points(group: str, *, fresh: bool = False, recheck: bool = False) -> list[EntryPoint]:
     """The entry points of `group`, sorted by name; the metadata scan (tens of ms) is redone only
     when sys.path or a directory holding distributions has changed (looked at most every
-    RECHECK_S), so hot paths may call this freely."""
+    RECHECK_S, or now with `recheck`), so hot paths may call this freely. `fresh` always rescans."""
     global _scan, _checked_at
     now = time.monotonic()
     if _scan is None or fresh:
         _scan, _checked_at = _Scan(), now
-    elif _checked_at is None or now - _checked_at >= RECHECK_S:
+    elif recheck or _checked_at is None or now - _checked_at >= RECHECK_S:
         _checked_at = now
         if _path_signature(_scan.watched) != _scan.signature:
             _scan = _Scan()
@@ -162,11 +162,12 @@ class Registry(Generic[T]):
             self._sources[name] = source
         return obj
 
-    def load_entry_points(self) -> None:
-        """Load every entry point of the group not loaded yet (plugins installed later too)."""
+    def load_entry_points(self, *, recheck: bool = False) -> None:
+        """Load every entry point of the group not loaded yet (plugins installed later too;
+        `recheck` looks for them now rather than at the next periodic check)."""
         if self.group is None:
             return
-        for ep in group_entry_points(self.group):
+        for ep in group_entry_points(self.group, recheck=recheck):
             key = f"{ep.name}={ep.value}"
             if key in self._seen:
                 continue
@@ -198,14 +199,20 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """The object registered as `name`; KeyError when no built-in or plugin has it."""
-        if name not in self._items:
-            self.load_entry_points()
+        self._look_for(name)
         return self._items[name]
 
     def __contains__(self, name: object) -> bool:
+        self._look_for(name)
+        return name in self._items
+
+    def _look_for(self, name: object) -> None:
+        # A name not found yet may belong to a package installed (or put on sys.path) a moment
+        # ago: a miss looks again at once instead of waiting for the periodic check.
         if name not in self._items:
             self.load_entry_points()
-        return name in self._items
+        if name not in self._items:
+            self.load_entry_points(recheck=True)
 
     def names(self) -> list[str]:
         """Every registered name, sorted, after loading the entry points."""

@@ -85,3 +85,21 @@ def test_the_entry_point_scan_is_cached_until_a_package_appears(tmp_path: Path,
     (dist / "entry_points.txt").write_text("[aeh.cache_test]\nlate = json:dumps\n")
     found = _registry.group_entry_points("aeh.cache_test")
     assert [ep.name for ep in found] == ["late"] and calls == [1]
+
+
+def test_a_name_missed_right_after_a_package_appears_is_found_at_once(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from aeh._registry import Registry
+
+    monkeypatch.setattr(_registry, "RECHECK_S", 3600.0)  # the periodic check never comes
+    registry: Registry[object] = Registry("thing", group="aeh.late_test")
+    assert "late" not in registry
+    target = tmp_path / "target"  # a `pip install --target` directory put on sys.path afterwards
+    dist = target / "late_thing-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: late-thing\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[aeh.late_test]\nlate = json:dumps\n")
+    monkeypatch.syspath_prepend(str(target))
+    import json
+
+    assert registry.get("late") is json.dumps
