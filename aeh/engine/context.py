@@ -62,6 +62,14 @@ async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
         raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
 
 
+def _call_inline(fn: Any, args: Any, env: ToolEnv) -> Any:
+    """A non-blocking sync tool, called on the loop; `sys.exit` in it is the tool failing."""
+    try:
+        return fn(args, env)
+    except SystemExit as exc:
+        raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
+
+
 class AttemptContext:
     """Everything one attempt of one task may use."""
 
@@ -148,7 +156,12 @@ class AttemptContext:
             return await self._inject(name, args, fault, timeout_s)
         start = time.monotonic()
         try:
-            result = await asyncio.wait_for(_invoke(spec.fn, parsed, self._env), spec.timeout_s)
+            if spec.blocking or _is_async(spec.fn):
+                result = await asyncio.wait_for(_invoke(spec.fn, parsed, self._env), spec.timeout_s)
+            else:
+                result = _call_inline(spec.fn, parsed, self._env)
+                if inspect.isawaitable(result):  # a sync wrapper around an async tool
+                    result = await asyncio.wait_for(result, spec.timeout_s)
         except TimeoutError:
             return ToolCall(name=name, args=args, error_kind="timeout",
                             error=f"tool timed out after {spec.timeout_s}s",

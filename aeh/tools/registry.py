@@ -127,6 +127,10 @@ class ToolSpec:
     params: type[BaseModel] | None = None
     description: str = ""
     timeout_s: float = 10.0
+    blocking: bool = True
+    """False: a sync tool that only computes (no I/O, microseconds) runs on the event loop,
+    skipping the worker-thread hand-off, which costs far more than such a tool. Its `timeout_s`
+    cannot interrupt it there."""
 
     def json_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema of this tool."""
@@ -159,14 +163,20 @@ class ToolRegistry:
         params: type[BaseModel] | None = None,
         description: str = "",
         timeout_s: float = 10.0,
+        blocking: bool = True,
     ) -> Any:
-        """Register `fn` as `name`; without `fn`, return a decorator."""
+        """Register `fn` as `name`; without `fn`, return a decorator.
+
+        `blocking=False` declares a sync tool that never waits (a lookup, arithmetic): it runs
+        on the event loop instead of a worker thread. Leave it True for anything touching files,
+        the network or a subprocess.
+        """
 
         def add(f: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._tools:
                 raise ValueError(f"tool {name!r} is registered twice")
             doc = description or (f.__doc__ or "").strip().split("\n")[0]
-            self._tools[name] = ToolSpec(name, f, params, doc, timeout_s)
+            self._tools[name] = ToolSpec(name, f, params, doc, timeout_s, blocking)
             return f
 
         return add(fn) if fn is not None else add

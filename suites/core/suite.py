@@ -246,7 +246,7 @@ class CalculatorArgs(BaseModel):
     expression: str = Field(max_length=200, description="Arithmetic with numbers, + - * / and parentheses.")
 
 
-@tools.tool("calculator", params=CalculatorArgs, timeout_s=TOOL_TIMEOUT_S)
+@tools.tool("calculator", params=CalculatorArgs, timeout_s=TOOL_TIMEOUT_S, blocking=False)
 def calculator(args: CalculatorArgs, env: ToolEnv) -> dict[str, Any]:
     """Evaluate an arithmetic expression (numbers, + - * / and parentheses)."""
     return {"expression": args.expression, "result": round(evaluate_arithmetic(args.expression), 10)}

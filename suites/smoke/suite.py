@@ -68,7 +68,7 @@ def count_words(args: PathArgs, env: ToolEnv) -> dict[str, Any]:
     return {"path": args.path, "words": len(text.split())}
 
 
-@tools.tool("lookup_capital", params=CountryArgs)
+@tools.tool("lookup_capital", params=CountryArgs, blocking=False)  # a dict lookup: no thread hand-off
 def lookup_capital(args: CountryArgs, env: ToolEnv) -> str:
     """Look up the capital city of a country."""
     capitals: dict[str, str] = env.resources["capitals"]

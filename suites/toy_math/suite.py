@@ -23,7 +23,7 @@ class CalculatorArgs(BaseModel):
     expression: str = Field(description="Arithmetic using numbers, + - * / and parentheses, e.g. '(2 + 3) * 4'.")
 
 
-@tools.tool("calculator", params=CalculatorArgs)
+@tools.tool("calculator", params=CalculatorArgs, blocking=False)  # pure arithmetic: no thread hand-off
 def calculator(args: CalculatorArgs, env: ToolEnv) -> dict[str, Any]:
     """Evaluate an arithmetic expression (numbers, + - * / and parentheses)."""
     return {"expression": args.expression, "result": evaluate_arithmetic(args.expression)}

@@ -127,3 +127,47 @@ def test_sync_and_async_tools_still_return_results_and_errors(db: Path) -> None:
             raise AssertionError("the sync tool's exception must reach the caller")
 
     asyncio.run(main())
+
+
+class ThreadSuite(BlockingSuite):
+    """Tools that report the thread they ran on, one declared non-blocking."""
+
+    def tool_registry(self) -> ToolRegistry:
+        import sys
+        import threading
+
+        registry = ToolRegistry()
+
+        @registry.tool("pure", blocking=False)
+        def pure(args: dict, env: Any) -> str:
+            return f"ok {threading.current_thread().name}"
+
+        @registry.tool("plain")
+        def plain(args: dict, env: Any) -> str:
+            return f"ok {threading.current_thread().name}"
+
+        @registry.tool("exits", blocking=False)
+        def exits(args: dict, env: Any) -> str:
+            sys.exit(3)
+
+        @registry.tool("bad_input", blocking=False)
+        def bad_input(args: dict, env: Any) -> str:
+            from aeh.tools import ToolInputError
+
+            raise ToolInputError("1 +* 2 is not arithmetic")
+
+        return registry
+
+
+def test_a_non_blocking_sync_tool_runs_on_the_loop_and_fails_like_any_tool(db: Path) -> None:
+    import threading
+
+    tasks = [_task(name, name, 5.0) for name in ("pure", "plain", "exits", "bad_input")]
+    table = aeh.run(ThreadSuite(tasks, tool_timeout_s=5.0), adapter=ToolThenAnswer(), attempts=1, seed=1, db=db)
+    with Store(db) as store:
+        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas().set_index("task_id")
+    assert rows.loc["pure", "final_output"] == f"ok {threading.main_thread().name}"
+    assert rows.loc["plain", "final_output"] == "ok aeh-tool"
+    assert '"error_kind":"exception"' in rows.loc["exits", "tool_calls"]
+    assert "sys.exit(3)" in rows.loc["exits", "tool_calls"]
+    assert '"error_kind":"invalid_args"' in rows.loc["bad_input", "tool_calls"]
