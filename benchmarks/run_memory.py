@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/run_memory.py [--sizes 1000 10000 100000] [--write]
 
-Each size is a fresh `aeh run` process, as a user starts it: the smoke suite (5 tasks, 13 spans
-an attempt), the mock adapter with `latency_s=0`, concurrency 8, `--log-level silent`, into a
-temp store. The figure is the process's peak resident set (`ru_maxrss` of the finished child).
-Baseline, measured in the same run: the peak of a 20-attempt run — interpreter, imports, suite
+Each size is a fresh `aeh run` process, as a user starts it: a copy of the smoke suite widened to
+100 tasks (its five, plus clones of `capital_first_alphabetically`, since one run allows at most
+10,000 attempts per task), the mock adapter with `latency_s=0`, concurrency 8, `--log-level
+silent`, into a temp store. The figure is the process's peak resident set (`ru_maxrss` of the finished child).
+Baseline, measured in the same run: the peak of a one-attempt-per-task run — interpreter, imports, suite
 and store, before any attempt piles up. Target: a 100,000-attempt run in ≤ 1 GB.
 """
 
@@ -25,10 +26,28 @@ AEH = str(Path(sys.executable).parent / "aeh")
 TARGET_MB = 1024
 
 
-def peak_rss_mb(attempts: int, concurrency: int) -> tuple[float, float, int]:
-    """(peak RSS in MB, wall s, store size in bytes) of one fresh `aeh run` of smoke × `attempts` in total."""
-    per_task = max(1, attempts // 5)
+def wide_suite(root: Path, tasks: int) -> Path:
+    """The smoke suite copied under `root`, with clones of one task until it has `tasks` tasks."""
+    import shutil
+
+    import aeh
+
+    source = Path(aeh.__file__).parent / "_bundled" / "suites" / "smoke"
+    suite = root / "smoke_wide"
+    shutil.copytree(source, suite, symlinks=False)
+    template = (suite / "tasks" / "capital_first_alphabetically.yaml").read_text()
+    have = len(list((suite / "tasks").glob("*.yaml")))
+    for i in range(tasks - have):
+        clone = template.replace("id: capital_first_alphabetically", f"id: capital_clone_{i:03d}")
+        (suite / "tasks" / f"capital_clone_{i:03d}.yaml").write_text(clone)
+    return suite
+
+
+def peak_rss_mb(attempts: int, concurrency: int, tasks: int) -> tuple[float, float, int]:
+    """(peak RSS in MB, wall s, store size in bytes) of one fresh `aeh run` of `attempts` in all."""
+    per_task = max(1, attempts // tasks)
     with tempfile.TemporaryDirectory() as tmp:
+        suite = wide_suite(Path(tmp), tasks)
         db = Path(tmp) / "runs.db"
         code = (
             "import resource, subprocess, sys, json, time\n"
@@ -37,7 +56,7 @@ def peak_rss_mb(attempts: int, concurrency: int) -> tuple[float, float, int]:
             "wall = time.perf_counter() - t\n"
             "print(json.dumps([resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, wall]))\n"
         )
-        cmd = [sys.executable, "-c", code, AEH, "run", "--suite", "smoke", "--adapter", "mock",
+        cmd = [sys.executable, "-c", code, AEH, "run", "--suite", str(suite), "--adapter", "mock",
                "--adapter-option", "latency_s=0", "--attempts", str(per_task), "--seed", "1",
                "--concurrency", str(concurrency), "--db", str(db), "--log-level", "silent"]
         out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "CI": "true"})
@@ -51,15 +70,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/RESULTS.md")
     args = parser.parse_args()
-    base_mb, base_wall, _ = peak_rss_mb(20, args.concurrency)
-    rows = ["| attempts | peak RSS (MB) | above the 20-attempt baseline (MB) | per 1,000 attempts (MB) | "
+    base_mb, base_wall, _ = peak_rss_mb(args.tasks, args.concurrency, args.tasks)
+    rows = ["| attempts | peak RSS (MB) | above the baseline (MB) | per 1,000 attempts (MB) | "
             "store (MB) | wall (s) |", "| ---: | ---: | ---: | ---: | ---: | ---: |",
-            f"| 20 (baseline) | {base_mb:.0f} | — | — | — | {base_wall:.1f} |"]
+            f"| {args.tasks} (baseline) | {base_mb:.0f} | — | — | — | {base_wall:.1f} |"]
     last = base_mb
     for n in args.sizes:
-        mb, wall, size = peak_rss_mb(n, args.concurrency)
+        mb, wall, size = peak_rss_mb(n, args.concurrency, args.tasks)
         last = mb
         rows.append(f"| {n:,} | {mb:.0f} | {mb - base_mb:.0f} | {(mb - base_mb) / n * 1000:.2f} | "
                     f"{size / 2**20:.0f} | {wall:.1f} |")
@@ -68,7 +88,8 @@ def main() -> None:
     verdict = "meets" if last <= TARGET_MB else "misses"
     body = "\n".join([
         f"## run_memory — {time.strftime('%Y-%m-%d')}", "", machine(), "",
-        f"`benchmarks/run_memory.py --sizes {' '.join(map(str, args.sizes))}`: fresh `aeh run --suite smoke "
+        f"`benchmarks/run_memory.py --sizes {' '.join(map(str, args.sizes))}`: fresh `aeh run` of smoke widened "
+        f"to {args.tasks} tasks "
         f"--adapter mock --adapter-option latency_s=0 --concurrency {args.concurrency} --log-level silent`, "
         "peak resident set of the process.", "", *rows, "",
         f"The {biggest:,}-attempt run peaks at **{last:.0f} MB** ({verdict} the ≤ {TARGET_MB} MB target).",

@@ -114,7 +114,9 @@ class MockAdapter:
     async def _think(self, ctx: AttemptContext, context_chars: int, out_tokens: int) -> None:
         with ctx.model_call(self.model, turn=ctx.budget.model_calls) as span:
             lo, hi = self.profile.latency_s
-            await asyncio.sleep(ctx.rng.uniform(lo, hi))
+            delay = ctx.rng.uniform(lo, hi)
+            if delay > 0:  # latency_s=0 times the harness alone: not even a turn of the event loop
+                await asyncio.sleep(delay)
             ctx.record_usage(span, self.model, 120 + context_chars // 4, out_tokens)
 
     def _steps(self, task: Task, ctx: AttemptContext) -> list[PlanStep]:

@@ -345,7 +345,9 @@ def _summary(record: Attempt) -> tuple[Any, ...]:
 
 
 def _from_summary(summary: tuple[Any, ...]) -> Attempt:
-    return Attempt.model_construct(**dict(zip(_SUMMARY_FIELDS, summary, strict=True)))
+    # Validated, not model_construct: pydantic's construct inspects each default factory's
+    # signature on every call (~0.5 ms), where validating these fields takes ~4 µs.
+    return Attempt(**dict(zip(_SUMMARY_FIELDS, summary, strict=True)))
 
 
 async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], options: RunOptions,
