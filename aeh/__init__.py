@@ -14,15 +14,10 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
-from aeh._version import __version__
 from aeh.errors import AehError, SuiteLoadError, ValidationError
-from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
-from aeh.recording import Recorder, record_step
-from aeh.suite.contract import EvalSuite
-from aeh.suite.loader import load_suite
-from aeh.tools.registry import ToolRegistry, ToolUnavailable
 
 if _typing.TYPE_CHECKING:
+    from aeh._version import __version__
     from aeh.analysis import (
         agreement,
         attempts,
@@ -41,6 +36,11 @@ if _typing.TYPE_CHECKING:
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
     from aeh.importers._recorded_run import RecordedRun
+    from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
+    from aeh.recording import Recorder, record_step
+    from aeh.suite.contract import EvalSuite
+    from aeh.suite.loader import load_suite
+    from aeh.tools.registry import ToolRegistry, ToolUnavailable
     from aeh.widgets import TraceBrowser
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
@@ -63,6 +63,20 @@ _LAZY = {
     "recovery_curve": "aeh.experiments",
     "TraceBrowser": "aeh.widgets",
     "RecordedRun": "aeh.importers._recorded_run",
+    # Light, but still loaded on first use: pydantic and the models alone take ~0.2 s to import,
+    # and the version needs importlib.metadata (~0.05 s); `import aeh` stays near instant.
+    "__version__": "aeh._version",
+    "Budget": "aeh.models",
+    "GoldenTrace": "aeh.models",
+    "GraderSpec": "aeh.models",
+    "Task": "aeh.models",
+    "TraceView": "aeh.models",
+    "Recorder": "aeh.recording",
+    "record_step": "aeh.recording",
+    "EvalSuite": "aeh.suite.contract",
+    "load_suite": "aeh.suite.loader",
+    "ToolRegistry": "aeh.tools.registry",
+    "ToolUnavailable": "aeh.tools.registry",
 }
 
 

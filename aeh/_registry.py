@@ -19,6 +19,7 @@ Two different objects under one name is an error naming both sources, never a si
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import types
@@ -100,7 +101,10 @@ class _Scan:
 def _entry_points_with_homes() -> Iterator[tuple[EntryPoint, str]]:
     seen: set[str] = set()
     for dist in distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        # The name from the .dist-info folder, not METADATA: parsing 200 METADATA files costs
+        # ~0.15 s, the folder names ~0.01 s (METADATA only where the folder does not say).
+        raw = getattr(dist, "_normalized_name", None) or dist.metadata["Name"] or ""
+        name = re.sub(r"[-_.]+", "-", raw).lower()
         if name in seen:
             continue
         seen.add(name)

@@ -22,7 +22,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from aeh._version import __version__
 from aeh.commands import commands as _commands
 from aeh.commands import register
 from aeh.commands._exit import (
@@ -44,8 +43,10 @@ def _add_db(p: argparse.ArgumentParser) -> None:
                                 "from the working directory, else ./runs.db)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `aeh` parser: every command of the command registry (`aeh.commands`)."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `aeh` parser: every command of the command registry (`aeh.commands`). Given the
+    command line `argv`, only the command it names gets its options built (`aeh --help` and
+    `aeh runs` need not import every importer and suite)."""
     parser = argparse.ArgumentParser(
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
         epilog="Exit codes: 0 ok · 1 compare found a regression / drift found a decline · 2 bad input · "
@@ -53,10 +54,26 @@ def build_parser() -> argparse.ArgumentParser:
                "5 gate: baseline from another suite · 6 store failure (resumable) · "
                "130 interrupted (Ctrl-C or SIGTERM)",
     )
-    parser.add_argument("--version", action="version", version=f"aeh {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    register(sub, _add_db)
+    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    register(sub, _add_db, only=chosen)
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`, read when asked: the version comes from package metadata (~0.05 s)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help="show aeh's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from aeh._version import __version__
+
+        print(f"aeh {__version__}")
+        parser.exit()
 
 
 def _terminate_as_interrupt(signum: int, frame: Any) -> None:
@@ -72,7 +89,8 @@ def _terminate_as_interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse `argv`, run the command, and turn an AehError into a clean exit code."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt) if in_main else None

@@ -30,3 +30,21 @@ def test_aeh_help_loads_no_heavy_library() -> None:
 
 def test_a_lazy_name_loads_on_first_use() -> None:
     assert "pandas" in _loaded_after("import aeh; aeh.load_run")
+
+
+def test_import_aeh_defers_even_the_models() -> None:
+    probe = "import aeh, sys; print(sorted(m for m in ('pydantic', 'aeh.models', 'aeh._version') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+    probe = "import aeh; print(aeh.Task.__name__, aeh.__version__ != '', aeh.load_suite.__name__)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["Task", "True", "load_suite"]
+
+
+def test_aeh_help_builds_no_command_options() -> None:
+    code = ("import contextlib, io, sys; from aeh.cli import main\nbuf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n    try: main(['--help'])\n    except SystemExit: pass\n"
+            "print(sorted(m for m in ('aeh.importers', 'aeh.suite', 'aeh.grading', 'pydantic') if m in sys.modules))\n"
+            "print('import' in buf.getvalue() and 'run' in buf.getvalue())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-2:] == ["[]", "True"]

@@ -42,10 +42,16 @@ for _module in (tasks, run, runs, compare, drift, export, grade, import_runs, ju
     commands.register(_module.NAME, _module)
 
 
-def register(sub: Any, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add every registered command to the `aeh` parser: the core three first, then by name."""
+def register(sub: Any, add_db: Callable[[argparse.ArgumentParser], None], *, only: str | None = None) -> None:
+    """Add every registered command to the `aeh` parser: the core three first, then by name.
+
+    With `only`, just that command gets its arguments (the others their name and help): building
+    every command's options imports what they list (importers, suites), and one command line
+    uses one command.
+    """
     first = ["tasks", "run", "runs"]
     for name in first + [n for n in commands.names() if n not in first]:
         command = commands.get(name)
         parser = sub.add_parser(command.NAME, help=command.HELP, description=command.HELP)
-        command.add_arguments(parser, add_db)
+        if only is None or name == only:
+            command.add_arguments(parser, add_db)

@@ -9,13 +9,14 @@ from typing import Any
 
 from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
-from aeh.importers import importers
 
 NAME = "import"
 HELP = "import recorded runs of another harness (tau-bench, terminal-bench) as one stored run"
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    from aeh.importers import importers  # only when `aeh import` is the command
+
     sub = parser.add_subparsers(dest="source", required=True, metavar="SOURCE")
     for name in importers.names():
         importer = importers.get(name)
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import run_table  # heavy: loaded on first use
+    from aeh.importers import importers
     from aeh.store import open_store
 
     importer = importers.get(args.source)

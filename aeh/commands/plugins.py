@@ -7,9 +7,6 @@ from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_OK
 from aeh.commands._registry import commands
-from aeh.grading import default_graders, default_invariants, default_scorers
-from aeh.importers import importers
-from aeh.suite import suites
 
 KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "commands")
 
@@ -24,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def registries() -> list[tuple[str, str, dict[str, str]]]:
     """(registry, entry-point group, name → source) for every extension point."""
     from aeh.adapters import adapters  # heavy: loaded on first use (the engine brings the store and polars)
+    from aeh.grading import default_graders, default_invariants, default_scorers
+    from aeh.importers import importers
+    from aeh.suite import suites
 
     return [
         ("suites", "aeh.suites", suites.describe()),

@@ -7,9 +7,6 @@ from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_OK
 from aeh.errors import AehError
-from aeh.suite._coding import CodingSuite, check_contract
-from aeh.suite.builtin import available_builtin_suites
-from aeh.suite.loader import load_suite
 
 NAME = "tasks"
 HELP = "validate or list a suite's tasks"
@@ -24,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    from aeh.suite._coding import CodingSuite, check_contract
+    from aeh.suite.loader import load_suite
+
     if args.tasks_command == "list":
         suite = load_suite(args.suite)
         for t in suite.tasks():
@@ -50,4 +50,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _shipped_suites() -> list[str]:
+    from aeh.suite.builtin import available_builtin_suites
+
     return available_builtin_suites()
