@@ -32,7 +32,7 @@ from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable
 from aeh.store._liveness import HEARTBEAT_S, executing, host_name
 from aeh.store._plan import outside_shard, plan_run_id
-from aeh.store._writer import AttemptWriter
+from aeh.store._writer import MAX_BACKLOG, AttemptWriter
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 from aeh.trace import SpanSink
@@ -362,6 +362,8 @@ async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], optio
             record, spans = await run_attempt(setup, task, index)
             collector.add(record, spans)
             del record, spans
+            if collector.writer.backlog >= MAX_BACKLOG:  # a loop that never waits starves the writer
+                await collector.writer.catch_up()
 
     jobs = [asyncio.ensure_future(worker()) for _ in range(min(max(1, options.concurrency), len(pending)))]
     try:

@@ -16,6 +16,7 @@ connection to the same database, and one writer needs no more.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from collections.abc import Sequence
@@ -28,6 +29,11 @@ __all__ = ["AttemptWriter"]
 
 _STOP = object()
 _MAX_BATCH = 64
+#: Attempts queued before the engine waits for the writer. A run whose agent never waits (a fast
+#: local model, a mock with no latency) keeps the GIL on the event loop; the writer thread then
+#: gets it back only every switch interval and falls ever further behind, holding every queued
+#: attempt and its spans in memory.
+MAX_BACKLOG = 256
 
 
 class AttemptWriter:
@@ -63,6 +69,19 @@ class AttemptWriter:
         self._thread.join()  # also when a first close() was interrupted mid-flush
         if raise_errors:
             self.raise_error()
+
+    @property
+    def backlog(self) -> int:
+        """Attempts submitted and not yet written."""
+        return self._queue.qsize()
+
+    async def catch_up(self, below: int | None = None) -> None:
+        """On the event loop: wait (without blocking it) until the backlog is under `below`
+        (default: half of MAX_BACKLOG). Sleeping lets the loop idle in its selector, which
+        releases the GIL to the writer."""
+        below = MAX_BACKLOG // 2 if below is None else below
+        while self._queue.qsize() >= below and self._thread.is_alive() and self._error is None:
+            await asyncio.sleep(0.002)
 
     @property
     def failed(self) -> bool:

@@ -45,3 +45,26 @@ def test_finished_tasks_are_reported_with_their_verdicts(tmp_path: Path) -> None
         assert [a.status for a in attempts] == list(mine.status)
         assert [a.cost_usd for a in attempts] == list(mine.cost_usd)
         assert all(a.run_id == table.attrs["run_id"] for a in attempts)
+
+
+def test_a_loop_that_never_waits_does_not_outrun_the_store_writer(tmp_path: Path, monkeypatch) -> None:
+    """The mock with latency_s=0 and a non-blocking tool never yields the GIL: without backpressure
+    the writer thread fell thousands of attempts behind, each held in memory with its spans."""
+    from aeh.store import _writer
+
+    monkeypatch.setattr(_writer, "MAX_BACKLOG", 16)
+    from aeh.engine import scheduler
+
+    monkeypatch.setattr(scheduler, "MAX_BACKLOG", 16)
+    most = [0]
+    submit = _writer.AttemptWriter.submit
+
+    def watching(self, attempt, spans=()):
+        most[0] = max(most[0], self.backlog)
+        submit(self, attempt, spans)
+
+    monkeypatch.setattr(_writer.AttemptWriter, "submit", watching)
+    table = aeh.run("smoke", adapter="mock", attempts=300, concurrency=4, seed=1, db=tmp_path / "runs.db",
+                    tasks=["capital_first_alphabetically"], progress=False, adapter_options={"latency_s": 0})
+    assert int(table["n"].sum()) == 300
+    assert most[0] <= 16 + 4
