@@ -1,98 +1,235 @@
 """Attempts in flight against a 200 ms model through the real openai client over loopback HTTP.
 
-    .venv/bin/python benchmarks/http_concurrency.py [--levels 1 8 32 64] [--write]
+    .venv/bin/python benchmarks/http_concurrency.py [--levels 1 8 32 64] [--repeat 3] [--pin] [--write]
 
 The model is `aeh.testing.FakeOpenAIServer` in its own process (so its threads do not share this
-process's CPU), answering every chat completion after 200 ms. The agent is the `single_shot`
-adapter (one model call per attempt) on toy_math, so an attempt is one HTTP round trip plus aeh's
-own work. At concurrency c, N = 4·c attempts (at least 8) take at best ceil(N / c) × 0.2 s: the
-figure is that ideal over the measured run wall. The server's own capacity is measured first,
-beside it, with the bare openai client (no aeh) at the same concurrency. Client CPU per model call
-is the extra CPU time of this process when the run has N more attempts (fixed costs cancel).
-Target: ≥ 0.9 of ideal at 64 in flight, ≤ 1 ms CPU a call.
+process's CPU), answering every chat completion after 200 ms. Per level c it prints:
+
+- server capacity: replies/s of the same server with no delay, driven by a raw-socket keep-alive
+  load (c connections; ~0.1 ms client CPU a request), beside the c / 0.2 s the level needs, and the
+  server's own CPU per request (from /proc);
+- of ideal, bare openai client (no aeh) and through aeh: N = 4·c calls (at least 8) take at best
+  ceil(N / c) × 0.2 s; the figure is that ideal over the measured wall (best of --repeat);
+- CPU per model call: the CPU spent inside the awaiting coroutine (every step of it timed with
+  `time.thread_time`), around `client.chat.completions.create` for the bare client (the floor) and
+  around `SingleShotAdapter.run` for aeh (request building, the openai client, span recording,
+  pricing, response parsing); median of --repeat;
+- CPU per attempt (whole): the extra process CPU of a run with 2N attempts over one with N (fixed
+  costs cancel): the call plus the engine's workspace, grading, scoring and storing.
+
+The agent is the `single_shot` adapter (one model call per attempt) on toy_math.
+Targets: ≥ 0.9 of ideal at 64 in flight; ≤ 1 ms CPU per model call.
+`--pin` puts the server on the last core and this process on the others, so the two do not
+compete for one core (on 2 cores that leaves aeh's event loop and its store writer one core).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Coroutine, Generator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from _results import machine, write_section
 
 import aeh
+from aeh.adapters.single_shot import SingleShotAdapter
 
+T = TypeVar("T")
 DELAY_S = 0.2
+PROBE_MODEL = "capacity-probe"  # the server answers this model at once: its capacity, not the delay
 SERVER = f"""
 import sys, time
 from aeh.testing.openai_server import FakeOpenAIServer, Reply
-server = FakeOpenAIServer(lambda request: Reply.text("126", model="gpt-4o-mini", delay_s={DELAY_S!r})).start()
+def reply(request):
+    delay = 0.0 if request.get("model") == {PROBE_MODEL!r} else {DELAY_S!r}
+    return Reply.text("126", model="gpt-4o-mini", delay_s=delay)
+server = FakeOpenAIServer(reply).start()
 print(server.base_url, flush=True)
 while True:
     time.sleep(3600)
 """
 
 
-async def bare(base_url: str, c: int, n: int) -> float:
+class CpuTimed(Awaitable[T]):
+    """Await a coroutine, summing the thread CPU of each of its steps (not of other tasks)."""
+
+    def __init__(self, coro: Coroutine[Any, Any, T]) -> None:
+        self.coro = coro
+        self.cpu = 0.0
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        steps = self.coro.__await__()
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            started = time.thread_time()
+            try:
+                yielded = steps.throw(error) if error is not None else steps.send(value)
+            except StopIteration as stop:
+                self.cpu += time.thread_time() - started
+                return stop.value  # type: ignore[no-any-return]
+            self.cpu += time.thread_time() - started
+            try:
+                value, error = (yield yielded), None
+            except BaseException as exc:  # noqa: BLE001 — handed to the coroutine, as asyncio would
+                value, error = None, exc
+
+
+class TimedSingleShot(SingleShotAdapter):
+    """`single_shot` whose `run` CPU (the whole model-call path) is summed across attempts."""
+
+    cpu = 0.0
+    calls = 0
+
+    async def run(self, task: Any, ctx: Any) -> Any:
+        timed = CpuTimed(super().run(task, ctx))
+        try:
+            return await timed
+        finally:
+            TimedSingleShot.cpu += timed.cpu
+            TimedSingleShot.calls += 1
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process `pid` (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def raw_load(base_url: str, c: int, seconds: float = 1.0) -> int:
+    """Keep-alive POSTs of a small chat request on c connections for `seconds`; replies received."""
+    host, port = base_url.split("//")[1].split("/")[0].split(":")
+    body = json.dumps({"model": PROBE_MODEL, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = (f"POST /v1/chat/completions HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
+               f"content-length: {len(body)}\r\n\r\n").encode() + body
+    deadline = time.perf_counter() + seconds
+    done = 0
+
+    async def connection() -> None:
+        nonlocal done
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while time.perf_counter() < deadline:
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            await reader.readexactly(length)
+            done += 1
+        writer.close()
+
+    await asyncio.gather(*(connection() for _ in range(c)))
+    return done
+
+
+def capacity(base_url: str, server_pid: int, c: int) -> tuple[float, float]:
+    """(replies per second, server CPU ms per reply) at c connections with no model delay."""
+    cpu = proc_cpu_s(server_pid)
+    start = time.perf_counter()
+    done = asyncio.run(raw_load(base_url, c))
+    wall = time.perf_counter() - start
+    return done / wall, (proc_cpu_s(server_pid) - cpu) / done * 1000
+
+
+async def bare(base_url: str, c: int, n: int) -> tuple[float, float]:
+    """(wall s, CPU s per call) of n calls, c at a time, through a fresh bare AsyncOpenAI."""
     import openai
 
     async with openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
         gate = asyncio.Semaphore(c)
+        cpu = 0.0
 
         async def one() -> None:
+            nonlocal cpu
             async with gate:
-                await client.chat.completions.create(model="gpt-4o-mini",
-                                                     messages=[{"role": "user", "content": "hi"}])
+                timed = CpuTimed(client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}]))
+                await timed
+                cpu += timed.cpu
         start = time.perf_counter()
         await asyncio.gather(*(one() for _ in range(n)))
-        return time.perf_counter() - start
+        return time.perf_counter() - start, cpu / n
 
 
-def through_aeh(base_url: str, c: int, n: int, db: Path) -> tuple[float, float]:
-    tasks = ["add_then_multiply"]
+def through_aeh(base_url: str, c: int, n: int, db: Path) -> tuple[float, float, float]:
+    """(wall s, process CPU s, adapter-path CPU s per call) of an aeh run of n attempts."""
+    adapter = TimedSingleShot(model="gpt-4o-mini", base_url=base_url, api_key="x")
+    TimedSingleShot.cpu, TimedSingleShot.calls = 0.0, 0
     cpu, start = time.process_time(), time.perf_counter()
-    aeh.run("toy_math", adapter="single_shot", model="gpt-4o-mini", attempts=n, concurrency=c, seed=1, db=db,
-            tasks=tasks, progress=False, max_connections=c,
-            adapter_options={"base_url": base_url, "api_key": "x"})
-    return time.perf_counter() - start, time.process_time() - cpu
+    aeh.run("toy_math", adapter=adapter, attempts=n, concurrency=c, seed=1, db=db,
+            tasks=["add_then_multiply"], progress=False, max_connections=c)
+    wall, used = time.perf_counter() - start, time.process_time() - cpu
+    return wall, used, TimedSingleShot.cpu / max(1, TimedSingleShot.calls)
+
+
+def start_server(pin: bool) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    base_url = proc.stdout.readline().strip()
+    if pin and (cores := sorted(os.sched_getaffinity(0))) and len(cores) > 1:
+        os.sched_setaffinity(proc.pid, {cores[-1]})
+        os.sched_setaffinity(0, set(cores[:-1]))
+    return proc, base_url
+
+
+def level(base_url: str, server_pid: int, c: int, repeat: int, tmp: Path) -> str:
+    n = max(8, 4 * c)
+    ideal = math.ceil(n / c) * DELAY_S
+    rps, server_ms = capacity(base_url, server_pid, c)
+    bare_runs = [asyncio.run(bare(base_url, c, n)) for _ in range(repeat)]
+    aeh_runs = [through_aeh(base_url, c, n, tmp / f"c{c}r{i}.db") for i in range(repeat)]
+    doubled = [through_aeh(base_url, c, 2 * n, tmp / f"c{c}x2r{i}.db") for i in range(repeat)]
+    per_attempt = statistics.median((d[1] - a[1]) / n for a, d in zip(aeh_runs, doubled, strict=True))
+    return (f"| {c} | {n} | {ideal:.1f} | {rps:.0f} (needs {c / DELAY_S:.0f}) | {server_ms:.2f} | "
+            f"{ideal / min(w for w, _ in bare_runs):.2f} | {ideal / min(r[0] for r in aeh_runs):.2f} | "
+            f"{statistics.median(cpu for _, cpu in bare_runs) * 1000:.2f} | "
+            f"{statistics.median(r[2] for r in aeh_runs + doubled) * 1000:.2f} | {per_attempt * 1000:.1f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (best wall, median CPU)")
+    parser.add_argument("--pin", action="store_true", help="server on the last core, this process on the rest")
     parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/RESULTS.md")
     args = parser.parse_args()
-    proc = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
+    proc, base_url = start_server(args.pin)
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    rows = ["| in flight | attempts | ideal (s) | server capacity (replies/s) | server CPU per reply (ms) | "
+            "bare openai client: of ideal | through aeh: of ideal | bare client CPU per call (ms) | "
+            "aeh CPU per model call (ms) | aeh CPU per attempt (ms) |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     try:
-        assert proc.stdout is not None
-        base_url = proc.stdout.readline().strip()
-        rows = ["| in flight | attempts | ideal (s) | bare openai client: of ideal | through aeh: of ideal | "
-                "aeh CPU per model call (ms) |", "| ---: | ---: | ---: | ---: | ---: | ---: |"]
         with tempfile.TemporaryDirectory() as tmp:
-            through_aeh(base_url, 2, 2, Path(tmp) / "warm.db")  # imports, client set-up
+            through_aeh(base_url, 2, 2, Path(tmp) / "warm.db")  # imports, first-use set-up
+            asyncio.run(bare(base_url, 2, 2))
             for c in args.levels:
-                n = max(8, 4 * c)
-                ideal = math.ceil(n / c) * DELAY_S
-                bare_wall = asyncio.run(bare(base_url, c, n))
-                wall, cpu = through_aeh(base_url, c, n, Path(tmp) / f"c{c}.db")
-                _, cpu_twice = through_aeh(base_url, c, 2 * n, Path(tmp) / f"c{c}x2.db")
-                per_call = (cpu_twice - cpu) / n  # the marginal attempt: the run's fixed cost cancels
-                rows.append(f"| {c} | {n} | {ideal:.1f} | {ideal / bare_wall:.2f} | {ideal / wall:.2f} | "
-                            f"{per_call * 1000:.1f} |")
+                rows.append(level(base_url, proc.pid, c, args.repeat, Path(tmp)))
                 print(rows[-1], flush=True)
     finally:
         proc.kill()
-    body = "\n".join([f"## http_concurrency — {time.strftime('%Y-%m-%d')}", "", machine(), "",
-                      f"`benchmarks/http_concurrency.py --levels {' '.join(map(str, args.levels))}`: a "
-                      f"{DELAY_S * 1000:.0f} ms model in its own process, the `single_shot` adapter (one call per "
-                      "attempt) through the real openai client; \"of ideal\" = ceil(N/c)·0.2 s ÷ measured wall. "
-                      "The CPU column is the marginal attempt (runs of N and 2N): one HTTP call plus grading, "
-                      "scoring and storing.", "", *rows])
+    load_after = Path("/proc/loadavg").read_text().split()[:3]
+    body = "\n".join([
+        f"## http_concurrency — {time.strftime('%Y-%m-%d')}", "", machine(),
+        f"Load average before/after: {' '.join(load_before)} / {' '.join(load_after)}"
+        f"{'; server pinned to the last core, the client to the others' if args.pin else ''}.", "",
+        f"`benchmarks/http_concurrency.py --levels {' '.join(map(str, args.levels))} --repeat {args.repeat}"
+        f"{' --pin' if args.pin else ''}`: a {DELAY_S * 1000:.0f} ms model (FakeOpenAIServer in its own "
+        "process), the `single_shot` adapter (one call per attempt) through the real openai client. "
+        "\"of ideal\" = ceil(N/c)·0.2 s ÷ best measured wall. Server capacity: the same server with no delay "
+        "under a raw-socket keep-alive load. CPU per model call: CPU inside the awaiting coroutine (the bare "
+        "`create()` call is the floor; aeh's is the whole `single_shot` run). CPU per attempt: runs of N and "
+        "2N attempts, the marginal attempt's process CPU (call + workspace, grading, scoring, storing). "
+        "Targets: ≥ 0.9 of ideal at 64 in flight; ≤ 1 ms CPU per model call.", "", *rows])
     print(body)
     if args.write:
         write_section("http_concurrency", body)

@@ -1,8 +1,9 @@
 """Shared plumbing of the live chat-completions adapters (`react`, `single_shot`).
 
 - `ChatOptions` parses and validates adapter options (`--model` plus `adapter_options`).
-- `LiveChatAdapter` owns one lazily created `AsyncOpenAI` client per adapter instance, shared by
-  every attempt in flight, and closes it in `aclose()` (the scheduler calls it at run end).
+- `LiveChatAdapter` owns lazily created `AsyncOpenAI` clients, shared by every attempt in flight:
+  one, plus another for each further `CALLS_PER_CLIENT` calls in flight (`lease()`), and closes
+  them in `aclose()` (the scheduler calls it at run end).
 - `chat_turn` makes one model request inside a `model` span: bounded provider retries (each a
   `model:retry` span), token usage priced onto the span (which also enforces token/cost caps),
   and the response message recorded as `gen_ai.output.messages` so replay and the trace viewer
@@ -13,10 +14,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -30,6 +33,7 @@ from aeh.llm import (
     endpoint_of,
     make_client,
     server_processing_s,
+    ssl_context,
 )
 from aeh.models import Task, ToolCall
 
@@ -65,6 +69,11 @@ DECLINE_TOOL: dict[str, Any] = {
         },
     },
 }
+
+#: Calls in flight on one client before the next call gets another client. httpx's connection
+#: pool polls every idle connection on each request and reply, so a single client with 64
+#: calls in flight spends ~1.5 ms more CPU a call than one with 8 (benchmarks/http_concurrency.py).
+CALLS_PER_CLIENT = 8
 
 SYSTEM_PROMPT = (
     "You are a careful assistant that completes the user's task. "
@@ -182,6 +191,9 @@ class LiveChatAdapter:
         self.model: str | None = model
         self.options = ChatOptions.parse(self.name, options)
         self._client: Any = None
+        self._more_clients: list[Any] = []
+        self._calls_on: dict[int, int] = {}  # id(client) -> calls in flight on it
+        self._ssl_context: Any = None
 
     def preflight(self) -> None:
         """Fail fast (AdapterError) when there is neither an API key nor a base URL to talk to.
@@ -234,15 +246,38 @@ class LiveChatAdapter:
 
     @property
     def client(self) -> Any:
-        """The one AsyncOpenAI client every attempt of this adapter shares (created lazily)."""
+        """The first AsyncOpenAI client of this adapter, shared by every attempt (created lazily)."""
         if self._client is None:
-            self._client = make_client(self.options.base_url, self.options.api_key, self.options.timeout_s)
+            self._client = self._new_client()
         return self._client
 
+    def _new_client(self) -> Any:
+        if self._ssl_context is None:
+            self._ssl_context = ssl_context()
+        return make_client(self.options.base_url, self.options.api_key, self.options.timeout_s,
+                           ssl_context=self._ssl_context)
+
+    @contextlib.contextmanager
+    def lease(self) -> Iterator[Any]:
+        """A client for one call: the first with fewer than CALLS_PER_CLIENT calls in flight,
+        or a new one when all are that busy (kept for the rest of the run)."""
+        clients = [self.client, *self._more_clients]
+        chosen = next((c for c in clients if self._calls_on.get(id(c), 0) < CALLS_PER_CLIENT), None)
+        if chosen is None:
+            chosen = self._new_client()
+            self._more_clients.append(chosen)
+        self._calls_on[id(chosen)] = self._calls_on.get(id(chosen), 0) + 1
+        try:
+            yield chosen
+        finally:
+            self._calls_on[id(chosen)] -= 1
+
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+        clients = [self._client, *self._more_clients]
+        self._client, self._more_clients, self._calls_on = None, [], {}
+        for client in clients:
+            if client is not None:
+                await client.close()
 
     def system_prompt(self, default: str) -> str:
         return self.options.system_prompt or default
@@ -380,8 +415,7 @@ async def chat_turn(
         "aeh.request.tools_offered": len(tool_names),
         "aeh.request.tool_choice": request.get("tool_choice", "unset") if tools else None,
     }
-    with ctx.model_call(model, **attrs) as span:
-        client = adapter.client
+    with ctx.model_call(model, **attrs) as span, adapter.lease() as client:
         limits = getattr(ctx, "connections", None)
         limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
         slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None

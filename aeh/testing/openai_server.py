@@ -7,7 +7,8 @@ real HTTP path (retries, timeouts, status codes) without a key or the internet:
         client = AsyncOpenAI(base_url=server.base_url, api_key="test")
 
 Replies are served in order (the last one repeats), or chosen by a function of the request.
-Every request body is kept in `server.requests`.
+Every request body is kept in `server.requests`, its headers (lower-cased names) in
+`server.request_headers`.
 
 Options that imitate a real single-process server (llama-cpp-python's, see docs/adapters.md):
 
@@ -132,6 +133,7 @@ class FakeOpenAIServer:
         self._responder = replies if callable(replies) else None
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
         self.count_prompt_tokens = count_prompt_tokens
         self.drop_tools_without_choice = drop_tools_without_choice
         self.serial = serial
@@ -150,9 +152,10 @@ class FakeOpenAIServer:
         with self._lock:
             self._script.extend(replies)
 
-    def _next(self, request: dict[str, Any]) -> Reply:
+    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
             self.requests.append(request)
+            self.request_headers.append(headers)
             if self._responder is not None:
                 return self._responder(request)
             if not self._script:
@@ -249,10 +252,12 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(Reply.error(404, f"no route {self.path}"))
                     return
+                headers = {key.lower(): value for key, value in self.headers.items()}
                 kind = (body.get("response_format") or {}).get("type")
                 if kind in server.reject_response_format:
                     with server._lock:
                         server.requests.append(body)
+                        server.request_headers.append(headers)
                     self._send(Reply.error(400, f"response_format type {kind!r} is not supported"))
                     return
                 queued = time.monotonic()
@@ -263,7 +268,7 @@ class FakeOpenAIServer:
                         server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     try:
                         started = time.monotonic()
-                        reply = server._adjust(server._next(body), body, started - queued)
+                        reply = server._adjust(server._next(body, headers), body, started - queued)
                         self._send(reply)
                     finally:
                         with server._lock:
