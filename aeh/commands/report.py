@@ -15,13 +15,18 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--run-id", help="run id or unique prefix (default: the newest run in the store)")
     parser.add_argument("--out", help="HTML file to write (default: reports/report-RUN_ID.html)")
     parser.add_argument("--keep-ipynb", action="store_true", help="also keep the executed notebook next to the HTML")
+    parser.add_argument("--kernel", help="where the notebook runs: `inprocess` (default; $AEH_REPORT_KERNEL overrides) "
+                                         "or a Jupyter kernel name such as `python3` for a separate kernel process")
     add_db(parser)
 
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
     from aeh.report import render_run_report
+    from aeh.report._lean_imports import import_lean
     from aeh.store import open_store
+
+    import_lean()  # this process renders one report and exits: skip papermill's unused extras
 
     with open_store(args.db, must_exist=True) as store:
         run_id = args.run_id or store.latest_run_id()
@@ -31,6 +36,6 @@ def main(args: argparse.Namespace) -> int:
     print(f"run {info.run_id}: suite {info.suite}, adapter {info.adapter}, model {info.model or '-'}, "
           f"{info.attempts} attempts/task, seed {info.seed}, {info.status}")
     print(f"price table {info.price_table_version} ({info.price_table_date})")
-    out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb)
+    out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb, kernel=args.kernel)
     print(f"report written to {out}")
     return 0

@@ -10,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.report._charts import PALETTE
+
 __all__ = ["dimension_chart", "dimension_table"]
 
 _OVERALL = "overall"
@@ -26,14 +28,13 @@ def dimension_chart(scores: pd.DataFrame) -> Any:
     """One bar per dimension: the mean over attempts, ± one sd as the whisker, n in the label."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     suite = scores.attrs.get("suite")
     if suite is None or not len(suite):
         return None
     data = suite.sort_values("mean")
     labels = [f"{d} (n={n})" for d, n in zip(data["dimension"], data["n"], strict=True)]
-    colors = [sns.color_palette()[1] if d == _OVERALL else sns.color_palette()[0] for d in data["dimension"]]
+    colors = [PALETTE[1] if d == _OVERALL else PALETTE[0] for d in data["dimension"]]
     fig, ax = plt.subplots(figsize=(8, 0.42 * len(data) + 1.2))
     ax.barh(labels, data["mean"], xerr=data["sd"].fillna(0), color=colors, alpha=0.8,
             error_kw={"ecolor": "#444", "capsize": 3, "lw": 1})

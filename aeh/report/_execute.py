@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from aeh.errors import AehError
+from aeh.errors import AehError, ConfigError
+from aeh.report._inprocess import INPROCESS, in_process_kernel
 from aeh.report._paths import notebook_path
 
-__all__ = ["NotebookExecutionError", "execute_notebook"]
+__all__ = ["KERNEL_ENV", "NotebookExecutionError", "execute_notebook", "kernel_choice"]
+
+#: Environment variable naming the kernel reports run in (`inprocess`, or e.g. `python3`).
+KERNEL_ENV = "AEH_REPORT_KERNEL"
 
 
 class NotebookExecutionError(AehError):
@@ -32,32 +38,57 @@ def _cell_name(exc: Any) -> str:
     return f"{where} `{first[:80]}`" if first else where
 
 
+def kernel_choice(kernel: str | None = None) -> str:
+    """`kernel`, else $AEH_REPORT_KERNEL, else in-process; a Jupyter kernel name starts a process."""
+    choice = (kernel or os.environ.get(KERNEL_ENV) or INPROCESS).strip()
+    if not choice:
+        raise ConfigError(f"empty kernel name (from --kernel or ${KERNEL_ENV}): use `{INPROCESS}` to run the "
+                          "notebook in this process, or a Jupyter kernel name such as `python3`")
+    return choice
+
+
 def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: str | Path, *,
-                     timeout: float | None = 600) -> Path:
+                     timeout: float | None = 600, kernel: str | None = None) -> Path:
     """Execute a shipped notebook (by name, e.g. "run_suite") or a path, with papermill parameters.
 
-    Uses the `python3` kernel, which in an aeh install is the same Python (see docs/notebooks.md).
+    `kernel` (default $AEH_REPORT_KERNEL, else `inprocess`): `inprocess` runs the cells in this
+    process through ipykernel's in-process kernel (aeh, pandas and matplotlib are imported once);
+    a Jupyter kernel name such as `python3` starts that kernel as a separate process, which in an
+    aeh install is the same Python (see docs/notebooks.md). Inside a running IPython the
+    in-process kernel is not available and `python3` is used.
     """
     import papermill as pm  # heavy: imported only when a report is rendered
-    from jupyter_client.manager import AsyncKernelManager
 
     src = Path(name) if str(name).endswith(".ipynb") and Path(name).is_file() else notebook_path(str(name))
     out = Path(out_ipynb)
     out.parent.mkdir(parents=True, exist_ok=True)
-    kernel_log = out.with_suffix(".kernel.log")
+    choice = kernel_choice(kernel)
+    options: dict[str, Any] = dict(parameters=dict(parameters), language="python", progress_bar=False,
+                                   log_output=False, cwd=str(Path.cwd()), execution_timeout=timeout)
+    try:
+        with in_process_kernel() if choice == INPROCESS else nullcontext() as manager:
+            if manager is not None:
+                pm.execute_notebook(str(src), str(out), kernel_name="python3", kernel_manager_class=manager,
+                                    **options)
+            else:  # a kernel process, as asked or because this process is a kernel already
+                name = "python3" if choice == INPROCESS else choice
+                pm.execute_notebook(str(src), str(out), kernel_name=name,
+                                    kernel_manager_class=_logged_kernel_manager(out.with_suffix(".kernel.log")),
+                                    **options)
+    except pm.PapermillExecutionError as exc:
+        raise NotebookExecutionError(src.name, _cell_name(exc), exc.ename, exc.evalue, out) from None
+    return out
+
+
+def _logged_kernel_manager(kernel_log: Path) -> type:
+    """A kernel-process manager whose kernel's own stderr (start-up notices, crashes) goes to a
+    log beside the executed notebook instead of the user's terminal."""
+    from jupyter_client.manager import AsyncKernelManager  # heavy: loaded on first use
 
     class LoggedKernelManager(AsyncKernelManager):
-        # The kernel's own stderr (start-up notices, crashes) goes to a log beside the executed
-        # notebook instead of the user's terminal.
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> Any:
             with kernel_log.open("ab") as log:  # the child keeps its own copy of the descriptor
                 kw["stderr"] = log
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
-    try:
-        pm.execute_notebook(str(src), str(out), parameters=dict(parameters), kernel_name="python3",
-                            language="python", progress_bar=False, log_output=False,
-                            cwd=str(Path.cwd()), execution_timeout=timeout,
-                            kernel_manager_class=LoggedKernelManager)
-    except pm.PapermillExecutionError as exc:
-        raise NotebookExecutionError(src.name, _cell_name(exc), exc.ename, exc.evalue, out) from None
-    return out
+
+    return LoggedKernelManager

@@ -36,13 +36,14 @@ def _copy_redacted(source: Path, target: Path, redactor: Redactor) -> None:
     target.write_text(redactor.redact_text(source.read_text(encoding="utf-8")), encoding="utf-8")
 
 
-def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool, redactor: Redactor) -> Path:
+def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bool, redactor: Redactor,
+            kernel: str | None = None) -> Path:
     require_extra("an HTML report")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
         executed = Path(tmp) / f"{notebook}.ipynb"
         try:
-            execute_notebook(notebook, parameters, executed)
+            execute_notebook(notebook, parameters, executed, kernel=kernel)
         except NotebookExecutionError as exc:  # keep the failing notebook next to the report
             kept = out.parent / f"{out.stem}.failed.ipynb"
             _copy_redacted(executed, kept, redactor)
@@ -54,8 +55,12 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
 
 
 def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None, *,
-                      keep_ipynb: bool = False) -> Path:
-    """Render the stored run `run_id` (no agent re-execution) to one self-contained HTML file."""
+                      keep_ipynb: bool = False, kernel: str | None = None) -> Path:
+    """Render the stored run `run_id` (no agent re-execution) to one self-contained HTML file.
+
+    `kernel`: where the notebook runs — `inprocess` (the default, or $AEH_REPORT_KERNEL) or a
+    Jupyter kernel name such as `python3` for a separate kernel process.
+    """
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
@@ -63,11 +68,11 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
         full = store.resolve_run_id(run_id)
         redactor = _runs_redactor(store, [full])
     target = Path(out) if out else default_out(f"report-{full}.html")
-    return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb, redactor)
+    return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb, redactor, kernel)
 
 
 def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
-                          keep_ipynb: bool = False, fdr: float = 0.05) -> Path:
+                          keep_ipynb: bool = False, fdr: float = 0.05, kernel: str | None = None) -> Path:
     """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file."""
     path = _db_path(db)
     if path == ":memory:":
@@ -77,11 +82,11 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
         redactor = _runs_redactor(store, [full_a, full_b])
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
     return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr}, target,
-                   keep_ipynb, redactor)
+                   keep_ipynb, redactor, kernel)
 
 
 def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: Any = None, *,
-                         keep_ipynb: bool = False) -> Path:
+                         keep_ipynb: bool = False, kernel: str | None = None) -> Path:
     """Render the coding matrix of `run_ids` (notebooks/coding_matrix.ipynb) to one HTML file."""
     path = _db_path(db)
     if path == ":memory:":
@@ -90,4 +95,4 @@ def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: 
         full = [store.resolve_run_id(r) for r in run_ids]
         redactor = _runs_redactor(store, full)
     target = Path(out) if out else default_out(f"matrix-{full[0]}.html")
-    return _render("coding_matrix", {"run_ids": full, "db": path}, target, keep_ipynb, redactor)
+    return _render("coding_matrix", {"run_ids": full, "db": path}, target, keep_ipynb, redactor, kernel)

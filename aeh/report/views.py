@@ -1,4 +1,4 @@
-"""What the shipped notebooks display: tables and seaborn charts over aeh's analysis frames.
+"""What the shipped notebooks display: tables and charts over aeh's analysis frames.
 
 Every rate is shown with its n and 95% interval. Functions returning HTML return
 `IPython.display.HTML`; chart functions draw one matplotlib figure and return it.
@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from aeh.analysis._format import judge_verdicts_text, suite_interval_text
+from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.stats import suite_rate, wilson_interval
@@ -25,10 +26,9 @@ __all__ = ["agreement_tables", "coding_runs", "is_coding_run", "matrix_chart", "
 
 
 def setup() -> None:
-    """seaborn theme and a modest resolution, so embedded PNGs stay small."""
+    """The report theme (seaborn's whitegrid look) and a modest resolution, so embedded PNGs stay small."""
     # heavy: loaded on first use
     import matplotlib
-    import seaborn as sns
 
     try:  # in a kernel, figures must render inline even when $MPLBACKEND says otherwise
         # heavy: loaded on first use
@@ -39,8 +39,8 @@ def setup() -> None:
             shell.run_line_magic("matplotlib", "inline")
     except ImportError:
         pass
-    sns.set_theme(style="whitegrid", context="notebook")
-    matplotlib.rcParams.update({"figure.dpi": 90, "savefig.dpi": 90, "figure.autolayout": True})
+    settings: Any = {**theme(), "figure.dpi": 90, "savefig.dpi": 90, "figure.autolayout": True}
+    matplotlib.rcParams.update(settings)
 
 
 def _html(text: str) -> Any:
@@ -167,13 +167,13 @@ def interval_chart(table: pd.DataFrame) -> Any:
     """Each task's pass rate with its Wilson interval; the suite rate and its interval as a band."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     data = table[table["n"] > 0].sort_values("rate")
     fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(data), 2) + 1.2))
     labels = [f"{t} (n={n})" for t, n in zip(data["task_id"], data["n"], strict=True)]
-    ax.hlines(labels, data["low"], data["high"], color=sns.color_palette()[0], lw=3, alpha=0.6)
-    sns.scatterplot(x=data["rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3, color=sns.color_palette()[0])
+    ax.hlines(labels, data["low"], data["high"], color=PALETTE[0], lw=3, alpha=0.6)
+    ax.scatter(data["rate"].to_numpy(), labels, s=60, zorder=3, color=PALETTE[0], edgecolors="w", linewidths=0.75)
+    ax.invert_yaxis()  # worst task first
     a = table.attrs
     if (a.get("n_tasks") or 0) >= 2:  # one task has no suite interval to shade
         ax.axvspan(a["suite_low"], a["suite_high"], color="grey", alpha=0.15, label="suite 95% CI")
@@ -238,11 +238,9 @@ def _task_bars(long: pd.DataFrame, x: str, hue: str, *, title: str, legend: str,
     """Horizontal bars per task, one colour per `hue`, legend outside the axes."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     fig, ax = plt.subplots(figsize=(8, row_in * long["task_id"].nunique() + 1.4))
-    sns.barplot(data=long, y="task_id", x=x, hue=hue, ax=ax, orient="h")
-    ax.legend(title=legend, bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    grouped_barh(ax, long, "task_id", x, hue, legend=legend)
     ax.set_title(title)
     ax.set_ylabel("")
     return fig
@@ -301,25 +299,31 @@ def _compact_usd_axis(axis: Any) -> None:
 
 
 def latency_chart(attempts: pd.DataFrame) -> Any:
+    """Per task: a box of attempt latencies, every attempt a dot coloured by its outcome."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
-    import seaborn as sns
+    import numpy as np
 
     if attempts.empty:
         return None
-    data = attempts.assign(outcome=attempts["success"].map({True: "success", False: "failure"}))
-    fig, ax = plt.subplots(figsize=(8, 0.45 * data["task_id"].nunique() + 1.4))
-    sns.boxplot(data=data, y="task_id", x="latency_s", ax=ax, color="#dde5f0", fliersize=0, orient="h")
-    sns.stripplot(
-        data=data,
-        y="task_id",
-        x="latency_s",
-        hue="outcome",
-        ax=ax,
-        orient="h",
-        palette={"success": "#2f8f6d", "failure": "#c0392b"},
-        size=5,
-    )
+    tasks = categories(attempts["task_id"])
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(tasks) + 1.4))
+    groups = [attempts.loc[attempts["task_id"] == t, "latency_s"].dropna().to_numpy() for t in tasks]
+    box = desaturate("#dde5f0")
+    ax.boxplot(groups, positions=range(len(tasks)), orientation="horizontal", widths=0.8, showfliers=False,
+               patch_artist=True, boxprops={"facecolor": box, "edgecolor": ".3"}, medianprops={"color": ".3"},
+               whiskerprops={"color": ".3"}, capprops={"color": ".3"})
+    row = {t: i for i, t in enumerate(tasks)}
+    jitter = np.random.default_rng(0)  # the same report twice draws the same dots
+    for outcome, color in (("success", "#2f8f6d"), ("failure", "#c0392b")):
+        part = attempts[attempts["success"] == (outcome == "success")]
+        if len(part):
+            ys = [row[t] for t in part["task_id"]] + jitter.uniform(-0.1, 0.1, len(part))
+            ax.scatter(part["latency_s"], ys, s=25, color=color, label=outcome, edgecolors="w", linewidths=0.5,
+                       zorder=3)
+    categorical_y(ax, tasks)
+    ax.legend(title="outcome")
+    ax.set_xlabel("latency_s")
     ax.set_title("Latency per attempt (s)")
     ax.set_ylabel("")
     return fig
@@ -344,16 +348,20 @@ def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
 
 
 def pass_k_chart(summary: pd.DataFrame) -> Any:
+    """pass^k and pass@k against k, each line over its 95% band in the same colour."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     if summary.empty:
         return None
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    sns.lineplot(data=summary, x="k", y="rate", hue="measure", marker="o", ax=ax)
-    for (_, group), color in zip(summary.groupby("measure", sort=True), sns.color_palette(), strict=False):
+    for measure, color in zip(categories(summary["measure"]), PALETTE, strict=False):
+        group = summary[summary["measure"] == measure].sort_values("k")
+        ax.plot(group["k"], group["rate"], marker="o", color=color, label=measure)
         ax.fill_between(group["k"], group["low"], group["high"], alpha=0.15, color=color)
+    ax.legend(title="measure")
+    ax.set_xlabel("k")
+    ax.set_ylabel("rate")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xticks(sorted(summary["k"].unique()))
     ax.set_title("pass^k (all k succeed) and pass@k (any of k), with 95% intervals")
