@@ -11,13 +11,19 @@ from aeh.models import Attempt, RunInfo, Task
 __all__ = ["BarProgress", "interactive"]
 
 
+def in_jupyter() -> bool:
+    """True inside a Jupyter/IPython kernel (not the shell `aeh report` leaves in this process)."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None) if shell is not None else None
+    ipython = get() if callable(get) else None
+    # A shell `aeh report` left in this process (its in-process kernel) is not Jupyter.
+    return ipython is not None and not getattr(ipython, "aeh_report_shell", False)
+
+
 def interactive() -> bool:
     """True inside a Jupyter/IPython kernel or when stderr is a terminal; False under pytest or a pipe."""
-    shell = sys.modules.get("IPython")
-    if shell is not None:
-        get = getattr(shell, "get_ipython", None)
-        if callable(get) and get() is not None:
-            return True
+    if in_jupyter():
+        return True
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(callable(isatty) and isatty())
 
@@ -29,8 +35,11 @@ class BarProgress(RunProgress):
         self._bar: Any = None
 
     def run_started(self, info: RunInfo, tasks: list[Task]) -> None:
-        # heavy: loaded on first use
-        from tqdm.auto import tqdm
+        # heavy: loaded on first use (the widget bar in Jupyter, the text bar elsewhere)
+        if in_jupyter():
+            from tqdm.auto import tqdm
+        else:
+            from tqdm import tqdm
 
         self._bar = tqdm(total=len(tasks) * info.attempts, unit="attempt", leave=True,
                          desc=f"{info.suite} · {info.adapter}", file=sys.stderr)

@@ -38,3 +38,15 @@ def test_progress_bar_counts_every_attempt(db: Path, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     total = int(table["n"].sum() + table["harness_errors"].sum())
     assert f"{total}/{total}" in err and "attempt" in err
+
+
+def test_the_shell_an_in_process_report_leaves_is_not_jupyter(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from aeh._progress import in_jupyter
+
+    left = types.SimpleNamespace(aeh_report_shell=True)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: left))
+    assert not in_jupyter() and not interactive()
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: object()))
+    assert in_jupyter() and interactive()

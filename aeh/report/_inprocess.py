@@ -99,6 +99,9 @@ def _classes() -> tuple[type, type]:
                 # The shell outlives a kernel (singleton): each notebook starts from an empty
                 # namespace, and a new history session counting from [1].
                 kernel.shell.reset(new_session=True)
+                # Marked, so the rest of this process (progress bars) does not take the shell
+                # left behind for Jupyter: see aeh._progress.interactive.
+                kernel.shell.aeh_report_shell = True
 
         def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
             super().shutdown_kernel()
