@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
+from aeh.analysis._run_table import run_table_from_totals
+from aeh.analysis._task_totals import harness_errors, task_totals
 from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
 from aeh.store import ATTEMPTS_SCHEMA, Store, using_store
 
@@ -22,10 +23,11 @@ StoreLike = Store | str | Path | None
 
 def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """The per-task table of a stored run (what `aeh.run` returns)."""
-    with using_store(db) as store:
+    with using_store(db) as store, store.snapshot():
         info = store.run_info(run_id)
-        frame = store.attempts_frame(info.run_id, columns=RUN_TABLE_COLUMNS)
-        return run_table_from_frames(frame, info.model_dump(mode="json"))
+        tasks = task_totals(store, info.run_id)
+        errors = harness_errors(store, info.run_id) if tasks["harness_errors"].sum() else []
+    return run_table_from_totals(tasks, errors, info.model_dump(mode="json"))
 
 
 load_run = run_table
