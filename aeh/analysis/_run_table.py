@@ -18,7 +18,7 @@ from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
 
-__all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summary",
+__all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
            "harness_error_causes", "run_table_from_totals"]
 
 #: Above this share of harness errors a run is not a valid measurement.
@@ -32,11 +32,15 @@ BUCKET_ABBREVIATIONS = {"tool_error": "te", "malformed_tool_call": "mtc", "hallu
                         "refusal": "ref"}
 
 
-def failure_summary(row: dict[str, Any]) -> str:
-    """`wa:2 te:1` from a per-task row's `fail_*` counts (most first); "" with no failure."""
-    counts = [(b, int(row.get(f"fail_{b}") or 0)) for b in AGENT_BUCKETS]
-    counts = sorted([c for c in counts if c[1]], key=lambda c: -c[1])
-    return " ".join(f"{BUCKET_ABBREVIATIONS.get(b, b)}:{n}" for b, n in counts)
+def failure_summaries(frame: pd.DataFrame) -> list[str]:
+    """Per task, `wa:2 te:1` from its `fail_*` counts (most first, ties in bucket order); "" with
+    no failure. One pass over a plain list of counts: a dict per row cost more than the SQL."""
+    names = [BUCKET_ABBREVIATIONS.get(b, b) for b in AGENT_BUCKETS]
+    summaries = []
+    for row in frame[[f"fail_{b}" for b in AGENT_BUCKETS]].to_numpy().tolist():
+        counts = sorted([(name, n) for name, n in zip(names, row, strict=True) if n], key=lambda c: -c[1])
+        summaries.append(" ".join(f"{name}:{n}" for name, n in counts))
+    return summaries
 
 
 def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -101,7 +105,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
     priced = bool(frame["priced"].all()) if len(frame) else True
     total_cost = float(frame["cost_usd"].sum()) if priced and len(frame) else None
     successes = int(frame["successes"].sum()) if len(frame) else 0
-    frame["failures"] = [failure_summary(r) for r in frame.to_dict("records")]
+    frame["failures"] = failure_summaries(frame)
     checks, warnings = _run_warnings(frame, info)
     frame.attrs.update({
         "warnings": warnings,

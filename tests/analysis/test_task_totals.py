@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 
 import aeh
 from aeh.analysis._compare import _counts
-from aeh.analysis._run_table import harness_error_causes
+from aeh.analysis._run_table import BUCKET_ABBREVIATIONS, harness_error_causes
 from aeh.analysis._task_totals import AGENT_BUCKETS, harness_errors, task_totals
 from aeh.models import Attempt, InvariantResult, ToolCall
 from aeh.store import Store
@@ -123,6 +123,16 @@ def test_compare_counts_equal_the_full_table() -> None:
     assert counts.equals(full[cols])
     for key in ("suite_rate", "suite_low", "suite_high", "harness_error_rate", "invalid_measurement", "run"):
         assert counts.attrs[key] == full.attrs[key]
+
+
+def test_failures_column_lists_most_common_first() -> None:
+    with Store.memory() as store:
+        random_run(store, "r", 5)
+        table = aeh.load_run("r", db=store)
+    for row in table.to_dict("records"):  # the per-row reference the column was built with before
+        counts = sorted([(b, row[f"fail_{b}"]) for b in AGENT_BUCKETS if row[f"fail_{b}"]], key=lambda c: -c[1])
+        assert row["failures"] == " ".join(f"{BUCKET_ABBREVIATIONS[b]}:{n}" for b, n in counts)
+    assert table["failures"].str.contains(" ").any()  # some tasks fail in more than one way
 
 
 def test_empty_run_gives_an_empty_table() -> None:
