@@ -35,19 +35,18 @@ load_run = run_table
 
 def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """One row per attempt: success, bucket, cost, tokens, latency, grader verdicts, faults."""
-    with using_store(db) as store:
+    with using_store(db) as store, store.snapshot():  # verdicts of exactly these attempts
         full = store.resolve_run_id(run_id)
         keep = [c for c in ATTEMPTS_SCHEMA if c not in ("tool_calls", "invariant_results")]
         frame = store.attempts_frame(full, columns=keep)
-        graders = store.grader_frame(full)
-        if graders.height:
-            verdicts = (
-                graders.filter(pl.col("tier") == 0)
-                .with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
-                .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
-            )
-            frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
-        return frame.to_pandas()
+        graders = store.grader_frame(full, ["task_id", "attempt", "name", "passed"], tier=0)
+    if graders.height:
+        verdicts = (
+            graders.with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
+            .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
+        )
+        frame = frame.join(verdicts, on=["task_id", "attempt"], how="left", maintain_order="left")
+    return frame.to_pandas()
 
 
 def runs(db: StoreLike = None) -> pd.DataFrame:

@@ -366,11 +366,20 @@ class Store:
         frame = self._run_frame("spans", full, where, params, read, rows.SPANS_SCHEMA, "attempt, rowid")
         return _in_start_order(frame).select(cols)
 
-    def grader_frame(self, run_id: str) -> pl.DataFrame:
-        """Every grader verdict of the run, in the order written (GRADER_SCHEMA)."""
+    def grader_frame(self, run_id: str, columns: Sequence[str] | None = None, *,
+                     tier: int | None = None) -> pl.DataFrame:
+        """Every grader verdict of the run, by task and attempt in the order written (GRADER_SCHEMA).
+
+        `columns` picks a subset (leaving out `evidence` skips most of the bytes); `tier` keeps
+        only that tier's verdicts.
+        """
         full = self.resolve_run_id(run_id)
-        return self._run_frame("grader_results", full, "run_id = ?", (full,), list(rows.GRADER_COLUMNS),
-                               rows.GRADER_SCHEMA, "attempt, rowid")
+        cols = _known(columns or rows.GRADER_COLUMNS, rows.GRADER_SCHEMA, "grader")
+        where: str = "run_id = ?"
+        params: tuple[Any, ...] = (full,)
+        if tier is not None:
+            where, params = where + " AND tier = ?", (full, tier)
+        return self._run_frame("grader_results", full, where, params, cols, rows.GRADER_SCHEMA, "attempt, rowid")
 
     def _run_frame(self, table: str, run_id: str, where: str, params: Sequence[Any], cols: Sequence[str],
                    schema: dict[str, Any], order: str) -> pl.DataFrame:

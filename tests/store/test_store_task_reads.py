@@ -47,3 +47,11 @@ def test_reads_in_a_snapshot_miss_a_concurrent_write(db_path: Path, make_run: An
             inside = reader.attempts_frame("run-0001", ["attempt"])["attempt"].to_list()
         after = reader.attempts_frame("run-0001", ["attempt"])["attempt"].to_list()
     assert (before, inside, after) == ([1], [0], [0, 1])
+
+
+def test_grader_frame_picks_columns_and_tier(mem_store: Store, make_run: Any, make_attempt: Any) -> None:
+    mem_store.create_run(make_run())
+    mem_store.write_attempts([(make_attempt(task_id="t", attempt=k), []) for k in (1, 0)])
+    tier0 = mem_store.grader_frame("run-0001", ["task_id", "attempt", "name", "passed"], tier=0)
+    assert tier0.rows() == [("t", 0, "exact", True), ("t", 1, "exact", True)]
+    assert mem_store.grader_frame("run-0001", ["passed", "error"], tier=2).rows() == [(None, "judge timed out")] * 2
