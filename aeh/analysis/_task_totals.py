@@ -15,7 +15,7 @@ import polars as pl
 from aeh.models import FAILURE_PRIORITY
 from aeh.store import Store
 
-__all__ = ["AGENT_BUCKETS", "HARNESS_BUCKET", "harness_errors", "task_counts", "task_totals"]
+__all__ = ["AGENT_BUCKETS", "HARNESS_BUCKET", "harness_errors", "task_counts", "task_totals", "with_rates_and_costs"]
 
 HARNESS_BUCKET = "harness_error"
 AGENT_BUCKETS = [b for b in FAILURE_PRIORITY if b != HARNESS_BUCKET]
@@ -75,7 +75,11 @@ def task_totals(store: Store, run_id: str) -> pl.DataFrame:
     totals = store.task_aggregates(run_id, _TOTALS)
     latency = _latency_quantiles(store, run_id, totals["attempts"])
     at = totals.columns.index(_BEFORE_LATENCY)
-    totals = pl.concat([totals[:, :at], latency, totals[:, at:]], how="horizontal")
+    return with_rates_and_costs(pl.concat([totals[:, :at], latency, totals[:, at:]], how="horizontal"))
+
+
+def with_rates_and_costs(totals: pl.DataFrame) -> pl.DataFrame:
+    """rate, and the cost columns None for a task with an unpriced attempt (`_unpriced`, dropped)."""
     unpriced = pl.col("_unpriced")
     return totals.with_columns(
         (pl.col("successes") / pl.col("n")).alias("rate"),

@@ -329,10 +329,7 @@ class Store:
         """
         full = self.resolve_run_id(run_id)
         cols = _known(columns or rows.ATTEMPT_COLUMNS, rows.ATTEMPTS_SCHEMA, "attempt")
-        where: str = "run_id = ?"
-        params: tuple[str, ...] = (full,)
-        if failure_bucket is not None:
-            where, params = where + " AND failure_bucket = ?", (full, failure_bucket)
+        where, params = _run_filter(full, failure_bucket=failure_bucket)
         return self._run_frame("attempts", full, where, params, cols, rows.ATTEMPTS_SCHEMA, "attempt")
 
     def task_aggregates(self, run_id: str, aggregates: Mapping[str, tuple[str, pl.DataType]]) -> pl.DataFrame:
@@ -375,10 +372,7 @@ class Store:
         """
         full = self.resolve_run_id(run_id)
         cols = _known(columns or rows.GRADER_COLUMNS, rows.GRADER_SCHEMA, "grader")
-        where: str = "run_id = ?"
-        params: tuple[Any, ...] = (full,)
-        if tier is not None:
-            where, params = where + " AND tier = ?", (full, tier)
+        where, params = _run_filter(full, tier=tier)
         return self._run_frame("grader_results", full, where, params, cols, rows.GRADER_SCHEMA, "attempt, rowid")
 
     def _run_frame(self, table: str, run_id: str, where: str, params: Sequence[Any], cols: Sequence[str],
@@ -520,10 +514,11 @@ def _in_start_order(frame: pl.DataFrame) -> pl.DataFrame:
 def _attempt_filter(
     run_id: str, task_id: str | None, attempt: int | None
 ) -> tuple[str, tuple[Any, ...]]:
-    where = "run_id = ?"
-    params: list[Any] = [run_id]
-    if task_id is not None:
-        where, params = where + " AND task_id = ?", [*params, task_id]
-    if attempt is not None:
-        where, params = where + " AND attempt = ?", [*params, attempt]
-    return where, tuple(params)
+    return _run_filter(run_id, task_id=task_id, attempt=attempt)
+
+
+def _run_filter(run_id: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
+    """WHERE text and parameters for the run's rows whose named columns equal the given values
+    (a None value is no condition). Column names are the caller's code, never user input."""
+    given = {k: v for k, v in equal.items() if v is not None}
+    return " AND ".join(["run_id = ?", *(f"{k} = ?" for k in given)]), (run_id, *given.values())

@@ -11,7 +11,7 @@ from polars.testing import assert_frame_equal
 import aeh
 from aeh.analysis._compare import _counts
 from aeh.analysis._run_table import BUCKET_ABBREVIATIONS, harness_error_causes
-from aeh.analysis._task_totals import AGENT_BUCKETS, harness_errors, task_totals
+from aeh.analysis._task_totals import AGENT_BUCKETS, harness_errors, task_totals, with_rates_and_costs
 from aeh.models import Attempt, InvariantResult, ToolCall
 from aeh.store import Store
 from tests.analysis.conftest import make_info
@@ -45,15 +45,7 @@ def row_level_totals(attempts: pl.DataFrame) -> pl.DataFrame:
         pl.col("queue_s").sum().alias("queue_s"), pl.col("grading_s").sum().alias("grading_s"),
         pl.col("needs_human_review").sum().alias("needs_review"),
     )
-    unpriced = pl.col("_unpriced")
-    return grouped.with_columns(
-        (pl.col("successes") / pl.col("n")).alias("rate"),
-        pl.when(unpriced).then(None).otherwise(pl.col("cost_usd")).alias("cost_usd"),
-        pl.when(unpriced).then(None).otherwise(pl.col("cost_usd") / pl.col("attempts")).alias("cost_per_attempt_usd"),
-        pl.when(unpriced | (pl.col("successes") == 0)).then(None)
-        .otherwise(pl.col("cost_usd") / pl.col("successes")).alias("cost_per_success_usd"),
-        (~unpriced).alias("priced"),
-    ).drop("_unpriced").sort("task_id")
+    return with_rates_and_costs(grouped).sort("task_id")  # the shared finishing step, not under test
 
 
 def random_attempt(rng: random.Random, run_id: str, task_id: str, k: int, unpriced: bool,
