@@ -12,7 +12,9 @@ Store layout (decided here, documented in RESULTS.md):
 
 Timed (each 3×; first = cold in-process, best = warm): `aeh.load_run(A)`, `aeh.attempts(A)`,
 `aeh.compare(A, B)` (target ≤ 0.3 s), plus `aeh.spans(A, one attempt)` and `aeh.pass_k(A)` for
-context. Then whole-run `aeh.spans(A)` (target ≤ 1 s and ≤ 300 MB peak RSS added), each read in
+context; beside them, the same way, what SQLite alone costs for each (the floors: the
+statements they run, with no frame built) and the row-level fetch `load_run` made before it
+aggregated in SQL. Then whole-run `aeh.spans(A)` (target ≤ 1 s and ≤ 300 MB peak RSS added), each read in
 a fresh process, beside baselines from the same run: SQLite's own scan of the columns, a plain
 sqlite3 fetch of them, and the reader before Arrow columns (dicts parsed from every span).
 The built store is kept (default /tmp/aeh-analysis-bench/bench.db) so reruns only time.
@@ -27,6 +29,7 @@ import json
 import os
 import platform
 import random
+import sqlite3
 import subprocess
 import sys
 import time
@@ -37,8 +40,9 @@ from typing import Any
 from _results import write_section
 
 import aeh
+from aeh.analysis._task_totals import _COUNTS, _TOTALS
 from aeh.models import Attempt, GraderResult, RunInfo, Span, ToolCall
-from aeh.store import Store
+from aeh.store import ATTEMPTS_SCHEMA, Store
 
 TASKS, ATTEMPTS, SPANS = 1_000, 100, 10
 TARGET_S = 0.3
@@ -160,6 +164,44 @@ SPAN_CASES = [  # (probe name, label, targeted)
 ]
 
 
+# The columns the per-task table fetched per attempt before it aggregated in SQL.
+ROW_LEVEL_COLUMNS = ("attempt", "success", "clean_success", "failure_bucket", "tokens_in", "tokens_out",
+                     "cost_usd", "latency_s", "n_injected_faults", "needs_human_review", "error",
+                     "n_tool_calls", "queue_s", "grading_s")
+ATTEMPTS_COLUMNS = [c for c in ATTEMPTS_SCHEMA if c not in ("run_id", "task_id", "tool_calls", "invariant_results")]
+
+
+def _grouped(aggregates: dict[str, tuple[str, Any]]) -> str:
+    exprs = ", ".join(sql for sql, _ in aggregates.values())
+    return f"SELECT task_id, {exprs} FROM attempts WHERE run_id = ? GROUP BY task_id ORDER BY task_id"
+
+
+def sqlite_floors(db: str) -> list[tuple[str, Callable[[], int]]]:
+    """What SQLite alone costs for each targeted call: its statements, every row fetched, no frame."""
+    def fetch(*statements: tuple[str, str]) -> int:
+        with sqlite3.connect(db) as conn:
+            return sum(len(conn.execute(sql, (run,)).fetchall()) for sql, run in statements)
+
+    latency = "SELECT latency_s FROM attempts WHERE run_id = ? ORDER BY task_id, attempt"
+    scan = "+".join(f"coalesce(length({c}), 0)" for c in ATTEMPTS_COLUMNS)
+    return [
+        ("SQLite for `load_run(A)`: per-task aggregates + the latency column",
+         lambda: fetch((_grouped(_TOTALS), "bench-a"), (latency, "bench-a"))),
+        ("before: sqlite3 fetch of the 14 attempt columns the row-level table read",
+         lambda: fetch((f"SELECT {', '.join(ROW_LEVEL_COLUMNS)} FROM attempts WHERE run_id = ? "
+                        "ORDER BY task_id, attempt", "bench-a"))),
+        (f"SQLite scan of the {len(ATTEMPTS_COLUMNS)} columns `attempts(A)` reads (no Python objects)",
+         lambda: fetch((f"SELECT count(*), sum({scan}) FROM attempts WHERE run_id = ?", "bench-a"))),
+        (f"sqlite3 fetch for `attempts(A)`: the {len(ATTEMPTS_COLUMNS)} columns + tier-0 verdicts, no frame",
+         lambda: fetch((f"SELECT {', '.join(ATTEMPTS_COLUMNS)} FROM attempts WHERE run_id = ? "
+                        "ORDER BY task_id, attempt", "bench-a"),
+                       ("SELECT attempt, name, passed FROM grader_results WHERE run_id = ? AND tier = 0 "
+                        "ORDER BY task_id, attempt, rowid", "bench-a"))),
+        ("SQLite for `compare(A, B)`: per-task counts of both runs",
+         lambda: fetch((_grouped(_COUNTS), "bench-a"), (_grouped(_COUNTS), "bench-b"))),
+    ]
+
+
 def load() -> float:
     with open("/proc/loadavg") as f:
         return float(f.read().split()[0])
@@ -209,6 +251,12 @@ def main() -> None:
         rows.append((name, len(out), first, best, verdict, load()))
         print(f"{name:<28} {len(out):>9,} rows  first {first:6.3f} s  best {best:6.3f} s  {verdict}  "
               f"load {rows[-1][5]:.2f}", flush=True)
+    floors = []
+    for label, fn in sqlite_floors(dbs):
+        first, best, out = timeit(fn)
+        floors.append((label, out, first, best, load()))
+        print(f"{label:<88} {out:>9,} rows  first {first:6.3f} s  best {best:6.3f} s  load {floors[-1][4]:.2f}",
+              flush=True)
     span_rows = []
     for what, label, targeted in SPAN_CASES:
         r = probe(db, what, args.repeat)
@@ -217,10 +265,11 @@ def main() -> None:
         print(f"{label:<72} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  +{r['rss_added']:6.0f} MB  "
               f"load {r['load']:.2f}", flush=True)
     if not args.no_write:
-        write_results(rows, span_rows, builds, size_mb, args.repeat)
+        write_results(rows, floors, span_rows, builds, size_mb, args.repeat)
 
 
 def write_results(rows: list[tuple[str, int, float, float, str, float]],
+                  floors: list[tuple[str, int, float, float, float]],
                   span_rows: list[tuple[str, dict[str, float], str]], builds: dict[str, float],
                   size_mb: float, repeat: int) -> None:
     today = dt.date.today().isoformat()
@@ -235,6 +284,11 @@ def write_results(rows: list[tuple[str, int, float, float, str, float]],
     lines += [f"| call | rows | first (s) | best of 3 (s) | target ≤ {TARGET_S} s | load |",
               "| --- | ---: | ---: | ---: | --- | ---: |"]
     lines += [f"| `{n}` | {r:,} | {f:.3f} | {b:.3f} | {v} | {ld:.2f} |" for n, r, f, b, v, ld in rows]
+    lines += ["", "Beside them, in the same run: SQLite alone (plain `sqlite3`, a fresh connection, rows "
+              "fetched as tuples, no frame built) for each call's statements, and the row-level fetch the "
+              "per-task table made before it aggregated in SQL:", "",
+              "| baseline | rows | first (s) | best of 3 (s) | load |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines += [f"| {n} | {r:,} | {f:.3f} | {b:.3f} | {ld:.2f} |" for n, r, f, b, ld in floors]
     lines += ["", f"Whole-run spans of A (1,000,000 rows), each in a fresh process after its imports; best wall "
               f"of {repeat} (with that run's CPU time), largest peak RSS added:", "",
               f"| read | wall (s) | CPU (s) | peak RSS added (MB) | target ≤ {SPANS_TARGET_S:g} s, "

@@ -8,10 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._read import run_table
+from aeh.analysis._run_table import counts_table
+from aeh.analysis._task_totals import task_counts
 from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
-from aeh.store import using_store
+from aeh.store import Store, using_store
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
@@ -53,6 +54,15 @@ def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
             "task cannot be flagged and the suite-level test decides alone; plan attempts with aeh.power()")
 
 
+def _counts(store: Store, run_id: str) -> pd.DataFrame:
+    """The run's per-task counts with intervals and suite summary: what a comparison reads of the
+    per-task table, without the cost, latency and bucket totals it does not."""
+    with store.snapshot():
+        info = store.run_info(run_id)
+        counts = task_counts(store, info.run_id)
+    return counts_table(counts, info.model_dump(mode="json"))
+
+
 def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
             suite_alpha: float = SUITE_ALPHA) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
@@ -62,7 +72,7 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
             raise ConfigError(f"{name} must be a probability between 0 and 1 (exclusive), got {value} — "
                               "e.g. --fdr 0.05")
     with using_store(db) as store:  # one connection for both runs
-        table_a, table_b = run_table(run_a, store), run_table(run_b, store)
+        table_a, table_b = _counts(store, run_a), _counts(store, run_b)
     # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
     a = {
         col: dict(zip(table_a["task_id"], table_a[col], strict=True))

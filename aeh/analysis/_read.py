@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._run_table import RUN_TABLE_COLUMNS, run_table_from_frames
+from aeh.analysis._run_table import run_table_from_totals
+from aeh.analysis._task_totals import harness_errors, task_totals
 from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
 from aeh.store import ATTEMPTS_SCHEMA, Store, using_store
 
@@ -22,10 +23,11 @@ StoreLike = Store | str | Path | None
 
 def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """The per-task table of a stored run (what `aeh.run` returns)."""
-    with using_store(db) as store:
+    with using_store(db) as store, store.snapshot():
         info = store.run_info(run_id)
-        frame = store.attempts_frame(info.run_id, columns=RUN_TABLE_COLUMNS)
-        return run_table_from_frames(frame, info.model_dump(mode="json"))
+        tasks = task_totals(store, info.run_id)
+        errors = harness_errors(store, info.run_id) if tasks["harness_errors"].sum() else []
+    return run_table_from_totals(tasks, errors, info.model_dump(mode="json"))
 
 
 load_run = run_table
@@ -33,19 +35,18 @@ load_run = run_table
 
 def attempts(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """One row per attempt: success, bucket, cost, tokens, latency, grader verdicts, faults."""
-    with using_store(db) as store:
+    with using_store(db) as store, store.snapshot():  # verdicts of exactly these attempts
         full = store.resolve_run_id(run_id)
         keep = [c for c in ATTEMPTS_SCHEMA if c not in ("tool_calls", "invariant_results")]
         frame = store.attempts_frame(full, columns=keep)
-        graders = store.grader_frame(full)
-        if graders.height:
-            verdicts = (
-                graders.filter(pl.col("tier") == 0)
-                .with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
-                .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
-            )
-            frame = frame.join(verdicts, on=["task_id", "attempt"], how="left")
-        return frame.to_pandas()
+        graders = store.grader_frame(full, ["task_id", "attempt", "name", "passed"], tier=0)
+    if graders.height:
+        verdicts = (
+            graders.with_columns(pl.concat_str([pl.lit("grader:"), pl.col("name")]).alias("column"))
+            .pivot(on="column", index=["task_id", "attempt"], values="passed", aggregate_function="first")
+        )
+        frame = frame.join(verdicts, on=["task_id", "attempt"], how="left", maintain_order="left")
+    return frame.to_pandas()
 
 
 def runs(db: StoreLike = None) -> pd.DataFrame:

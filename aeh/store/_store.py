@@ -8,7 +8,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -312,14 +312,41 @@ class Store:
 
     # -- frames ---------------------------------------------------------------------------
 
-    def attempts_frame(self, run_id: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside the block see one state of the store (one read transaction), even while
+        another process writes; the store is held by this thread until the block ends, so write
+        nothing inside it."""
+        with self._read() as conn, _snapshot(conn):
+            yield
+
+    def attempts_frame(self, run_id: str, columns: Sequence[str] | None = None, *,
+                       failure_bucket: str | None = None) -> pl.DataFrame:
         """One row per attempt of the run, ordered by task and attempt (schema: ATTEMPTS_SCHEMA).
 
-        `columns` picks a subset (readers that skip the JSON columns are much faster).
+        `columns` picks a subset (readers that skip the JSON columns are much faster);
+        `failure_bucket` keeps only the attempts in that bucket.
         """
         full = self.resolve_run_id(run_id)
         cols = _known(columns or rows.ATTEMPT_COLUMNS, rows.ATTEMPTS_SCHEMA, "attempt")
-        return self._run_frame("attempts", full, "run_id = ?", (full,), cols, rows.ATTEMPTS_SCHEMA, "attempt")
+        where, params = _run_filter(full, failure_bucket=failure_bucket)
+        return self._run_frame("attempts", full, where, params, cols, rows.ATTEMPTS_SCHEMA, "attempt")
+
+    def task_aggregates(self, run_id: str, aggregates: Mapping[str, tuple[str, pl.DataType]]) -> pl.DataFrame:
+        """One row per task of the run, ordered by task_id: `task_id`, then one column per entry
+        of `aggregates` (name → (SQL aggregate over the attempts columns, dtype)), e.g.
+        `{"successes": ("sum(success)", pl.Int64())}`.
+
+        SQLite aggregates the rows, so a thousand rows come back rather than every attempt. The
+        expressions are the caller's code, never user input: they are pasted into the query.
+        """
+        full = self.resolve_run_id(run_id)
+        exprs = ", ".join(f"{sql} AS \"{name}\"" for name, (sql, _) in aggregates.items())
+        schema = {"task_id": pl.String(), **{name: dtype for name, (_, dtype) in aggregates.items()}}
+        return self._frame(
+            f"SELECT task_id, {exprs} FROM attempts WHERE run_id = ? GROUP BY task_id ORDER BY task_id",
+            (full,), schema,
+        )
 
     def spans_frame(self, run_id: str, task_id: str | None = None, attempt: int | None = None,
                     columns: Sequence[str] | None = None) -> pl.DataFrame:
@@ -336,11 +363,17 @@ class Store:
         frame = self._run_frame("spans", full, where, params, read, rows.SPANS_SCHEMA, "attempt, rowid")
         return _in_start_order(frame).select(cols)
 
-    def grader_frame(self, run_id: str) -> pl.DataFrame:
-        """Every grader verdict of the run, in the order written (GRADER_SCHEMA)."""
+    def grader_frame(self, run_id: str, columns: Sequence[str] | None = None, *,
+                     tier: int | None = None) -> pl.DataFrame:
+        """Every grader verdict of the run, by task and attempt in the order written (GRADER_SCHEMA).
+
+        `columns` picks a subset (leaving out `evidence` skips most of the bytes); `tier` keeps
+        only that tier's verdicts.
+        """
         full = self.resolve_run_id(run_id)
-        return self._run_frame("grader_results", full, "run_id = ?", (full,), list(rows.GRADER_COLUMNS),
-                               rows.GRADER_SCHEMA, "attempt, rowid")
+        cols = _known(columns or rows.GRADER_COLUMNS, rows.GRADER_SCHEMA, "grader")
+        where, params = _run_filter(full, tier=tier)
+        return self._run_frame("grader_results", full, where, params, cols, rows.GRADER_SCHEMA, "attempt, rowid")
 
     def _run_frame(self, table: str, run_id: str, where: str, params: Sequence[Any], cols: Sequence[str],
                    schema: dict[str, Any], order: str) -> pl.DataFrame:
@@ -481,10 +514,11 @@ def _in_start_order(frame: pl.DataFrame) -> pl.DataFrame:
 def _attempt_filter(
     run_id: str, task_id: str | None, attempt: int | None
 ) -> tuple[str, tuple[Any, ...]]:
-    where = "run_id = ?"
-    params: list[Any] = [run_id]
-    if task_id is not None:
-        where, params = where + " AND task_id = ?", [*params, task_id]
-    if attempt is not None:
-        where, params = where + " AND attempt = ?", [*params, attempt]
-    return where, tuple(params)
+    return _run_filter(run_id, task_id=task_id, attempt=attempt)
+
+
+def _run_filter(run_id: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
+    """WHERE text and parameters for the run's rows whose named columns equal the given values
+    (a None value is no condition). Column names are the caller's code, never user input."""
+    given = {k: v for k, v in equal.items() if v is not None}
+    return " AND ".join(["run_id = ?", *(f"{k} = ?" for k in given)]), (run_id, *given.values())
