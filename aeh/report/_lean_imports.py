@@ -39,5 +39,8 @@ def import_lean() -> None:
     if "papermill" in sys.modules and "jsonschema" in sys.modules:
         return
     with without_modules(*LEAN_SKIPPED):
-        # heavy: loaded on first use
-        import papermill  # noqa: F401
+        try:
+            # heavy: loaded on first use
+            import papermill  # noqa: F401
+        except ImportError:
+            return  # not installed: rendering says which extra to install
