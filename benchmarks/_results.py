@@ -25,3 +25,10 @@ def write_section(name: str, body: str) -> None:
     text = pattern.sub(lambda _m: block, text) if pattern.search(text) else text.rstrip() + "\n\n" + block
     RESULTS.write_text(text)
     print(f"wrote section {name!r} of {RESULTS}")
+
+
+def publish(name: str, body: str, write: bool) -> None:
+    """Print a benchmark's section, and record it in RESULTS.md when asked to."""
+    print(body)
+    if write:
+        write_section(name, body)

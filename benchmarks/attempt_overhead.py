@@ -30,7 +30,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from _results import machine, write_section
+from _results import machine, publish
 
 import aeh
 from aeh.engine.toolthreads import run_in_worker
@@ -151,9 +151,7 @@ def main() -> None:
         f"attempt; one worker-thread hand-off {hop:.3f} ms.", "",
         f"aeh's own overhead per attempt: {summary}.",
     ])
-    print(body)
-    if args.write:
-        write_section("attempt_overhead", body)
+    publish("attempt_overhead", body, args.write)
 
 
 if __name__ == "__main__":

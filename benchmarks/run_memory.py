@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _results import machine, write_section
+from _results import machine, publish
 
 AEH = str(Path(sys.executable).parent / "aeh")
 TARGET_MB = 1024
@@ -88,15 +88,13 @@ def main() -> None:
     verdict = "meets" if last <= TARGET_MB else "misses"
     body = "\n".join([
         f"## run_memory — {time.strftime('%Y-%m-%d')}", "", machine(), "",
-        f"`benchmarks/run_memory.py --sizes {' '.join(map(str, args.sizes))}`: fresh `aeh run` of smoke widened "
-        f"to {args.tasks} tasks "
-        f"--adapter mock --adapter-option latency_s=0 --concurrency {args.concurrency} --log-level silent`, "
+        f"`benchmarks/run_memory.py --sizes {' '.join(map(str, args.sizes))}`: fresh `aeh run --suite <smoke widened "
+        f"to {args.tasks} tasks> --adapter mock --adapter-option latency_s=0 --concurrency {args.concurrency} "
+        "--log-level silent`, "
         "peak resident set of the process.", "", *rows, "",
         f"The {biggest:,}-attempt run peaks at **{last:.0f} MB** ({verdict} the ≤ {TARGET_MB} MB target).",
     ])
-    print(body)
-    if args.write:
-        write_section("run_memory", body)
+    publish("run_memory", body, args.write)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from aeh.engine.toolthreads import run_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
-from aeh.tools.workspace import LazyWorkspace
+from aeh.tools.workspace import LazyWorkspace, workspace_path
 from aeh.trace import SpanHandle, SpanRecorder, jsonable
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
@@ -51,21 +51,26 @@ async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
     A tool that calls `sys.exit` raises SystemExit, which would end the whole run (or the
     process); it is the tool failing, so it becomes an ordinary exception here.
     """
-    try:
+    with _exit_is_failure():
         if _is_async(fn):
             return await fn(args, env)
         result = await run_in_worker(fn, args, env)
         if inspect.isawaitable(result):  # a sync wrapper around an async tool
             result = await result
         return result
-    except SystemExit as exc:
-        raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
 
 
 def _call_inline(fn: Any, args: Any, env: ToolEnv) -> Any:
-    """A non-blocking sync tool, called on the loop; `sys.exit` in it is the tool failing."""
-    try:
+    """A non-blocking sync tool, called on the loop."""
+    with _exit_is_failure():
         return fn(args, env)
+
+
+@contextmanager
+def _exit_is_failure() -> Iterator[None]:
+    """A tool that calls `sys.exit` is the tool failing, not the run ending."""
+    try:
+        yield
     except SystemExit as exc:
         raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
 
@@ -109,8 +114,7 @@ class AttemptContext:
     @property
     def workspace(self) -> Path:
         """The attempt's workspace directory (made on first use)."""
-        ws = self._workspace
-        return ws.get() if isinstance(ws, LazyWorkspace) else ws
+        return workspace_path(self._workspace)
 
     # -- tools -----------------------------------------------------------------------------
     def tool_schemas(self) -> list[dict[str, Any]]:

@@ -52,6 +52,13 @@ def plain(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=json_default, ensure_ascii=False))
 
 
+def _free_key(out: dict[Any, Any], key: Any) -> Any:
+    """`key`, or `key#`, `key##` … when two keys were redacted alike: both values are kept."""
+    while key in out:
+        key = f"{key}#"
+    return key
+
+
 def _json_key(key: Any) -> str:
     """A non-string dict key as `json.dumps` writes it."""
     if isinstance(key, str):
@@ -135,9 +142,7 @@ class Redactor:
                 key, about_card = self._redact_key(k)
             else:
                 key, about_card = k, False
-            while key in out:  # two keys redacted alike: keep both values
-                key = f"{key}#"
-            out[key] = self.redact(v, card_context=about_card)
+            out[_free_key(out, key)] = self.redact(v, card_context=about_card)
         return out
 
     def _redact_key(self, key: str) -> tuple[str, bool]:
@@ -169,9 +174,7 @@ class Redactor:
             out: dict[str, Any] = {}
             for k, v in obj.items():
                 key, about_card = self._redact_key(k if type(k) is str else _json_key(k))
-                while key in out:  # two keys redacted alike: keep both values
-                    key = f"{key}#"
-                out[key] = self._plain_redacted(v, about_card)
+                out[_free_key(out, key)] = self._plain_redacted(v, about_card)
             return out
         if kind is list or kind is tuple:
             return [self._plain_redacted(v, card_context) for v in obj]

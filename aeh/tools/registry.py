@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aeh.tools.workspace import LazyWorkspace
+from aeh.tools.workspace import LazyWorkspace, workspace_path
 
 __all__ = ["ToolEnv", "ToolInputError", "ToolRegistry", "ToolSpec", "ToolUnavailable", "WorkspaceEscape"]
 
@@ -59,8 +59,7 @@ class ToolEnv:
     @property
     def workspace(self) -> Path:
         """The attempt's workspace directory."""
-        ws = self._workspace
-        return ws.get() if isinstance(ws, LazyWorkspace) else ws
+        return workspace_path(self._workspace)
 
     def resolve(self, path: str) -> Path:
         """`path` inside this attempt's workspace; absolute paths and escapes are refused.

@@ -12,7 +12,7 @@ import shutil
 import threading
 from pathlib import Path
 
-__all__ = ["LazyWorkspace"]
+__all__ = ["LazyWorkspace", "workspace_path"]
 
 
 class LazyWorkspace:
@@ -36,6 +36,11 @@ class LazyWorkspace:
 
     def __repr__(self) -> str:
         return f"LazyWorkspace({str(self.path)!r}, made={self.made})"
+
+
+def workspace_path(workspace: Path | LazyWorkspace) -> Path:
+    """The directory itself, made now if it is a lazy workspace's first use."""
+    return workspace.get() if isinstance(workspace, LazyWorkspace) else workspace
 
 
 def _make_empty(path: Path) -> None:
