@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_OK
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "baseline"
 HELP = "save a run as a committed baseline file for `aeh gate` (per-task dimension summaries, success counts)"
@@ -20,9 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     save.add_argument("--loop-n", type=int, default=3, help="loop length for loop_detection (default 3)")
     save.add_argument("--last-n", type=int, default=20,
                       help="learn each task's optimal steps from its last N passing attempts (default 20)")
-    save.add_argument("--allow-unfinished", action="store_true",
-                      help="save a run that is not finished; refused otherwise (exit 4), as is a run with harness "
-                           "errors over the limit")
+    add_allow_unfinished(save, "save")
     add_db(save)
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,9 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("run_b", help="new run id (or unique prefix)")
     parser.add_argument("--fdr", type=float, default=0.05, help="false discovery rate for BH (default 0.05)")
     parser.add_argument("--html", help="also write the comparison report to this HTML file")
-    parser.add_argument("--allow-unfinished", action="store_true",
-                        help="judge runs that are not finished (interrupted, stale, running) on the attempts they "
-                             "have; refused otherwise (exit 4)")
+    add_allow_unfinished(parser, "judge")
     parser.add_argument("--overlap", action="store_true",
                         help="judge runs of different suites (or suite versions) on the tasks both ran; refused "
                              "otherwise (exit 4)")

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "drift"
 HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
@@ -28,9 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--allow-mixed", action="store_true",
                         help="fit runs that mix models, adapters or suite hashes anyway (with a warning); "
                              "refused otherwise")
-    parser.add_argument("--allow-unfinished", action="store_true",
-                        help="fit runs given with --run-id that are not finished, on the attempts they have; "
-                             "refused otherwise (exit 4)")
+    add_allow_unfinished(parser, "fit (given with --run-id)")
     add_db(parser)
 
 

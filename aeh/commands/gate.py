@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "gate"
 HELP = ("compare a run against a committed baseline, each dimension against its measured noise band; "
@@ -28,9 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--overall-threshold", type=float, default=0.03,
                         help="the same for the overall score (default 0.03)")
     parser.add_argument("--suite", help="suite to score with (default: the one the run recorded)")
-    parser.add_argument("--allow-unfinished", action="store_true",
-                        help="judge a run that is not finished (interrupted, stale, running) on the attempts it has; "
-                             "refused otherwise (exit 4)")
+    add_allow_unfinished(parser, "judge")
     add_db(parser)
 
 
