@@ -426,7 +426,7 @@ def cannot_judge_html(headline: str, reasons: list[str]) -> str:
     return (
         "<div id='verdict' class='aeh-banner cannot-judge' data-regressed='unknown' data-verdict='cannot judge' "
         "style='padding:10px 14px;background:#fdecea;border:2px solid #b3261e;color:#8a1f17;border-radius:6px'>"
-        f"<h2 style='color:#b3261e;margin:0 0 6px'>⛔ Verdict: {escape(headline)}</h2><ul>{items}</ul></div>"
+        f"<h2 style='color:#b3261e;margin:0 0 6px'>Verdict: {escape(headline)}</h2><ul>{items}</ul></div>"
     )
 
 
