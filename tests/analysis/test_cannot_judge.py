@@ -219,3 +219,22 @@ def test_drift_too_few_runs_lists_its_reason(db: str) -> None:
     frame = aeh.drift(runs=["GOOD", "GOOD2"], db=db)
     assert frame.attrs["status"] == "not enough runs to judge"
     assert [r["check"] for r in frame.attrs["cannot_judge"]] == ["too_few_runs"]
+
+
+def test_drift_refuses_an_unfinished_run_unless_accepted(db: str) -> None:
+    frame = aeh.drift(runs=["GOOD", "GOOD2", "HALF"], db=db)
+    assert frame.attrs["status"] == "cannot judge"
+    assert [r["check"] for r in frame.attrs["cannot_judge"]] == ["unfinished"]
+    accepted = aeh.drift(runs=["GOOD", "GOOD2", "HALF"], db=db, allow_unfinished=True)
+    assert accepted.attrs["status"] == "not enough runs to judge"  # three runs: still no trend
+
+
+def test_gate_with_no_task_shared_with_the_baseline_cannot_judge(db: str, tmp_path: Path, build,  # type: ignore[no-untyped-def]
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with Store(db) as store:
+        build.run(store, "ELSEWHERE", {"z": [True] * 5})  # same suite hash, none of the baseline's tasks
+    base = tmp_path / "main.json"
+    assert cli(capsys, "baseline", "save", "GOOD", "--out", str(base), "--db", db)[0] == 0
+    code, out, _ = cli(capsys, "gate", "--baseline", str(base), "--run", "ELSEWHERE", "--db", db)
+    assert code == 4 and "0 task(s) have valid attempts in both the baseline and the run" in out
+    assert [r.check for r in gate(str(base), "ELSEWHERE", db).cannot_judge] == ["too_few_tasks"]
