@@ -173,9 +173,9 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             status = NOT_ENOUGH_RUNS
             notes.append(f"{len(infos)} run(s): a trend needs at least {MIN_DRIFT_RUNS} "
                          "(use compare for two) — no verdict either way")
-            refusals.append(Refusal("too_few_runs", f"{len(infos)} run(s) with a task in common: a trend needs "
-                                    f"at least {MIN_DRIFT_RUNS}", "run the suite again, or use `aeh compare` "
-                                    "for two runs"))
+            refusals.append(Refusal("too_few_runs", f"{len(infos)} run(s) in the window: a trend needs at least "
+                                    f"{MIN_DRIFT_RUNS} with a task in common", "run the suite again, or use "
+                                    "`aeh compare` for two runs"))
         elif trend.high < 0 and -trend.cumulative > threshold:
             status = DRIFTING
         else:
