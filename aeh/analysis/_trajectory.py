@@ -413,8 +413,9 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: A
         info = store.run_info(full)
         if info.suite_hash != base.get("suite_hash"):
             raise BaselineMismatchError(
-                f"baseline was recorded on suite {base.get('suite')!r} (hash {str(base.get('suite_hash'))[:12]}) "
-                f"but run {full[:12]} ran {info.suite!r} (hash {info.suite_hash[:12]}): the tasks differ, so "
+                f"cannot judge: the baseline was recorded on suite {base.get('suite')!r} "
+                f"(hash {str(base.get('suite_hash'))[:12]}) but run {full[:12]} ran {info.suite!r} "
+                f"(hash {info.suite_hash[:12]}): the tasks differ, so "
                 "their scores are not comparable — refresh the baseline with `aeh baseline save`")
         refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
         frame = score_run(full, store, suite=suite, loop_n=int(base.get("loop_n", DEFAULT_LOOP_N)),
