@@ -2,11 +2,12 @@
 
 Exit codes:
     0   success
-    1   `aeh compare` found at least one regressed task, or `aeh drift` a significant decline
+    1   `aeh compare` found a regression, `aeh gate` a hard regression, or `aeh drift` a significant decline
     2   bad input: a suite, option, file or run id that does not validate (message says which)
     3   the run finished but is not a valid measurement (harness-error rate above 2%)
-    4   `aeh drift` had too few runs to judge a trend (no verdict either way)
-    5   `aeh gate`: the baseline was recorded on another suite
+    4   cannot judge (compare, gate, drift): a run with harness errors over 2% or unfinished, two
+        different suites, too few shared tasks, too few runs for a trend — no verdict either way
+    5   `aeh gate` cannot judge: the baseline was recorded on another suite
     6   store failure: the store stopped taking writes (lock never released, disk full, I/O);
         what was written is kept and `aeh run --resume RUN_ID` finishes the run
     130 interrupted (Ctrl-C or SIGTERM); an interrupted run is resumable the same way
@@ -26,6 +27,7 @@ from aeh.commands import commands as _commands
 from aeh.commands import register
 from aeh.commands._exit import (
     EXIT_BAD_INPUT,
+    EXIT_CANNOT_JUDGE,
     EXIT_INTERRUPTED,
     EXIT_INVALID_RUN,
     EXIT_NOT_ENOUGH_RUNS,
@@ -34,8 +36,8 @@ from aeh.commands._exit import (
 )
 from aeh.errors import AehError
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERRUPTED", "EXIT_INVALID_RUN", "EXIT_NOT_ENOUGH_RUNS", "EXIT_OK",
-           "EXIT_REGRESSION", "build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CANNOT_JUDGE", "EXIT_INTERRUPTED", "EXIT_INVALID_RUN", "EXIT_NOT_ENOUGH_RUNS",
+           "EXIT_OK", "EXIT_REGRESSION", "build_parser", "main"]
 
 
 def _add_db(p: argparse.ArgumentParser) -> None:
@@ -49,9 +51,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     `aeh runs` need not import every importer and suite)."""
     parser = argparse.ArgumentParser(
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
-        epilog="Exit codes: 0 ok · 1 compare found a regression / drift found a decline · 2 bad input · "
-               "3 run not a valid measurement (harness errors > 2%) · 4 drift: too few runs to judge · "
-               "5 gate: baseline from another suite · 6 store failure (resumable) · "
+        epilog="Exit codes: 0 ok · 1 compare/gate found a regression, drift a decline · 2 bad input · "
+               "3 run not a valid measurement (harness errors > 2%) · 4 cannot judge (compare, gate, drift: "
+               "an invalid or unfinished run, two suites, too few shared tasks or runs) · "
+               "5 gate cannot judge: baseline from another suite · 6 store failure (resumable) · "
                "130 interrupted (Ctrl-C or SIGTERM)",
     )
     parser.add_argument("--version", action=_Version)

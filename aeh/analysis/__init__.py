@@ -1,6 +1,7 @@
 """DataFrame builders over the store: polars inside, pandas at the public edge."""
 
 from aeh.analysis._agreement import agreement
+from aeh.analysis._baseline import Baseline, validate_baseline
 from aeh.analysis._compare import SUITE_ROW, compare
 from aeh.analysis._drift import drift
 from aeh.analysis._format import format_run_table
@@ -21,10 +22,12 @@ from aeh.analysis._trajectory import (
     score_run,
     scores,
 )
+from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal
 from aeh.analysis._verdicts import verdict_differences
 
-__all__ = ["HARNESS_ERROR_LIMIT", "SUITE_ROW", "BaselineMismatchError", "GateResult", "JudgedRunSummary", "agreement",
+__all__ = ["CANNOT_JUDGE", "HARNESS_ERROR_LIMIT", "MIN_SHARED_TASKS", "SUITE_ROW", "Baseline", "BaselineMismatchError",
+           "CannotJudgeError", "GateResult", "JudgedRunSummary", "Refusal", "agreement",
            "attempts", "build_baseline", "compare", "drift", "format_run_table", "gate", "judge_run", "judge_run_async",
            "load_baseline", "load_run", "matrix",
            "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
-           "span_attributes", "spans", "verdict_differences"]
+           "span_attributes", "spans", "validate_baseline", "verdict_differences"]

@@ -10,6 +10,16 @@ import pandas as pd
 
 from aeh.analysis._run_table import counts_table
 from aeh.analysis._task_totals import task_counts
+from aeh.analysis._validity import (
+    CANNOT_JUDGE,
+    CANNOT_JUDGE_HEADLINE,
+    MIN_SHARED_TASKS,
+    Measurement,
+    Refusal,
+    measurement_refusals,
+    overlap_refusals,
+    suite_refusals,
+)
 from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import Store, using_store
@@ -63,10 +73,29 @@ def _counts(store: Store, run_id: str) -> pd.DataFrame:
     return counts_table(counts, info.model_dump(mode="json"))
 
 
+def _refusals(table_a: pd.DataFrame, table_b: pd.DataFrame, shared: int, *, allow_unfinished: bool,
+              overlap: bool, min_tasks: int) -> list[Refusal]:
+    """Why the two runs cannot be judged against each other ([] when they can)."""
+    a, b = (Measurement.of(t.attrs["run"], t.attrs["attempts_total"], t.attrs["harness_errors"])
+            for t in (table_a, table_b))
+    out = measurement_refusals(a, "run A", allow_unfinished=allow_unfinished)
+    out += measurement_refusals(b, "run B", allow_unfinished=allow_unfinished)
+    out += suite_refusals(a, b, overlap=overlap)
+    return out + overlap_refusals(shared, min_tasks, already=out)
+
+
 def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
-            suite_alpha: float = SUITE_ALPHA) -> pd.DataFrame:
+            suite_alpha: float = SUITE_ALPHA, *, allow_unfinished: bool = False, overlap: bool = False,
+            min_tasks: int = MIN_SHARED_TASKS) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
-    tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`."""
+    tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`.
+
+    `attrs["verdict"]["status"]` is "regressed", "no regression" or "cannot judge": the latter
+    when a run has harness errors over the limit or is unfinished (unless `allow_unfinished`),
+    the runs measured different suites (unless `overlap`: judge the tasks both ran), or fewer than
+    `min_tasks` tasks have valid attempts in both. Then `regressed` is None, and `reasons` (and
+    `cannot_judge`, as dicts with check, reason, fix) say why and what to do.
+    """
     for name, value in (("--fdr", fdr), ("suite_alpha", suite_alpha)):
         if not 0 < value < 1:  # also refuses nan
             raise ConfigError(f"{name} must be a probability between 0 and 1 (exclusive), got {value} — "
@@ -169,11 +198,13 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
     frame = pd.DataFrame(rows)
     info_a, info_b = table_a.attrs["run"], table_b.attrs["run"]
     warnings = comparison_warnings(info_a, info_b)
-    for attrs, label in ((table_a.attrs, "A"), (table_b.attrs, "B")):
-        if attrs["invalid_measurement"]:
-            warnings.append(
-                f"run {label} has {attrs['harness_error_rate']:.1%} harness errors (> 2%): not a valid measurement"
-            )
+    refusals = _refusals(table_a, table_b, len(paired), allow_unfinished=allow_unfinished, overlap=overlap,
+                         min_tasks=min_tasks)
+    # where a refusal says it, with the fix, its warning would only repeat it
+    if any(r.check == "unfinished" for r in refusals):
+        warnings = [w for w in warnings if not w.endswith(", not finished")]
+    if any(r.check == "suite_differs" for r in refusals):
+        warnings = [w for w in warnings if not w.startswith("suite definition changed")]
     power_note = _underpowered(counts, fdr)
     if power_note:
         warnings.append(power_note)
@@ -196,15 +227,17 @@ def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
             "suite_dropped": dropped,
             "suite_dropped_note": dropped_note,
             "verdict": {
-                "regressed": gate.regressed,
-                "headline": gate.headline,
-                "reasons": list(gate.reasons),
+                "status": CANNOT_JUDGE if refusals else "regressed" if gate.regressed else "no regression",
+                "regressed": None if refusals else gate.regressed,
+                "headline": CANNOT_JUDGE_HEADLINE if refusals else gate.headline,
+                "reasons": [str(r) for r in refusals] if refusals else list(gate.reasons),
+                "cannot_judge": [r.as_dict() for r in refusals],
                 "task_level": list(gate.task_level),
                 "suite_level": gate.suite_level,
                 "fdr": fdr,
                 "suite_alpha": suite_alpha,
                 "mde": None
-                if mde is None
+                if mde is None or refusals
                 else {
                     "drop": mde.drop,
                     "n": mde.n,

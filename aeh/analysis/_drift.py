@@ -9,34 +9,50 @@ import polars as pl
 
 from aeh.analysis._read import run_table
 from aeh.analysis._trajectory import OVERALL, scores
+from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.stats import drift_trend
 from aeh.stats._drift import MIN_DRIFT_RUNS
 from aeh.store import using_store
 
-__all__ = ["DEFAULT_DIMENSION_THRESHOLD", "DRIFT_STATUSES", "drift"]
+__all__ = ["CANNOT_JUDGE", "DEFAULT_DIMENSION_THRESHOLD", "DRIFT_STATUSES", "drift"]
 
 DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS = "drifting", "no significant drift", "not enough runs to judge"
-DRIFT_STATUSES = (DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS)
+DRIFT_STATUSES = (DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS, CANNOT_JUDGE)
 
 
-def _window(store: Any, suite: str | None, runs: list[str] | None, window: int) -> tuple[list[Any], list[str]]:
-    """The runs to fit, oldest first, and notes about runs left out."""
+def _window(store: Any, suite: str | None, runs: list[str] | None, window: int,
+            allow_unfinished: bool) -> tuple[list[Any], list[str], list[Refusal]]:
+    """The runs to fit, oldest first, notes about runs left out, and why the runs named
+    explicitly cannot be judged (a window chosen by suite skips invalid runs instead)."""
     if runs:
-        infos = [store.run_info(r) for r in runs]
-        return sorted(infos, key=lambda i: i.created_at), []
+        infos = sorted((store.run_info(r) for r in runs), key=lambda i: i.created_at)
+        refusals = [r for i in infos for r in
+                    measurement_refusals(measurement(store, i.run_id), allow_unfinished=allow_unfinished)]
+        return infos, [], refusals
     if suite is None:
         raise ConfigError("give a suite name or an explicit list of run ids")
     same = [i for i in store.runs() if i.suite == suite and i.status == "finished"]
     if not same:
         raise ConfigError(f"no finished run of suite {suite!r} in {store.path} — list runs with `aeh runs`")
     newest_hash = same[0].suite_hash
-    kept = [i for i in same if i.suite_hash == newest_hash][:window]
+    kept: list[Any] = []
+    invalid: list[str] = []
+    for info in (i for i in same if i.suite_hash == newest_hash):
+        if len(kept) == window:
+            break
+        if measurement_refusals(measurement(store, info.run_id)):
+            invalid.append(info.run_id)
+        else:
+            kept.append(info)
     notes = []
-    if len(kept) < min(window, len(same)):
+    if len(kept) + len(invalid) < min(window, len(same)):
         notes.append(f"runs of an older definition of {suite!r} (suite hash ≠ {newest_hash}) were left out")
-    return list(reversed(kept)), notes
+    if invalid:
+        notes.append(f"left out {len(invalid)} run(s) with harness errors over the limit (not valid "
+                     f"measurements): {', '.join(invalid)}")
+    return list(reversed(kept)), notes, []
 
 
 def _mixed(infos: list[Any]) -> list[str]:
@@ -102,7 +118,8 @@ def _dimension_drift(store: Any, infos: list[Any], threshold: float, alpha: floa
 
 def drift(suite: str | None = None, *, runs: list[str] | None = None, window: int = 5,
           threshold: float = 0.08, allow_mixed: bool = False, db: Any = None,
-          dimension_threshold: float = DEFAULT_DIMENSION_THRESHOLD, dimensions: bool = True) -> pd.DataFrame:
+          dimension_threshold: float = DEFAULT_DIMENSION_THRESHOLD, dimensions: bool = True,
+          allow_unfinished: bool = False) -> pd.DataFrame:
     """One row per run in the window (oldest first) with its suite rate; the trend in `attrs`.
 
     `attrs["status"]` is one of "drifting" (the slope's 95% interval lies below 0 *and* the
@@ -115,9 +132,19 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
     dimension (scores stored with the runs, scored now where missing): "drifting" when its
     Benjamini–Hochberg q over the dimensions is < 0.05 and the modelled drop exceeds
     `dimension_threshold`; `attrs["drifting_dimensions"]` names them.
+
+    Every run fitted must be a valid measurement: a window chosen by `suite` leaves out runs
+    with harness errors over the limit (noted); among explicit `runs`, such a run, or one not
+    finished (unless `allow_unfinished`), makes the status "cannot judge". Both that and "not
+    enough runs to judge" list their reasons and fixes in `attrs["cannot_judge"]`.
     """
+    if not isinstance(window, int) or window < MIN_DRIFT_RUNS:
+        raise ConfigError(f"--window must be a whole number of runs ≥ {MIN_DRIFT_RUNS} (a trend needs at least "
+                          f"{MIN_DRIFT_RUNS}), got {window} — e.g. --window 5")
+    check_range("--threshold", threshold, 0, 1, example="--threshold 0.08")
+    check_range("--dimension-threshold", dimension_threshold, 0, 1, example="--dimension-threshold 0.05")
     with using_store(db) as store:
-        infos, notes = _window(store, suite, runs, window)
+        infos, notes, refusals = _window(store, suite, runs, window, allow_unfinished)
         mixed = _mixed(infos)
         if mixed and not allow_mixed:
             raise ConfigError(f"the runs mix {'; '.join(mixed)}: a trend across them measures the change "
@@ -140,10 +167,15 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             if frames else None
         frame = pd.DataFrame(rows)
         nan = float("nan")
-        if trend is None or not trend.fitted:
+        if refusals:
+            status = CANNOT_JUDGE
+        elif trend is None or not trend.fitted:
             status = NOT_ENOUGH_RUNS
             notes.append(f"{len(infos)} run(s): a trend needs at least {MIN_DRIFT_RUNS} "
                          "(use compare for two) — no verdict either way")
+            refusals.append(Refusal("too_few_runs", f"{len(infos)} run(s) in the window: a trend needs at least "
+                                    f"{MIN_DRIFT_RUNS} with a task in common", "run the suite again, or use "
+                                    "`aeh compare` for two runs"))
         elif trend.high < 0 and -trend.cumulative > threshold:
             status = DRIFTING
         else:
@@ -157,11 +189,13 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             "p_value": trend.p if trend else nan,
             "cumulative": trend.cumulative if trend else nan,
             "status": status, "drifting": status == DRIFTING, "mixed": mixed,
+            "cannot_judge": [r.as_dict() for r in refusals],
             "method": trend.method if trend else "no runs", "notes": notes,
         })
         dims = _dimension_drift(store, infos, dimension_threshold) if dimensions else pd.DataFrame()
         frame.attrs.update({
             "dimensions": dims, "dimension_threshold": dimension_threshold, "dimension_method": DIMENSION_METHOD,
-            "drifting_dimensions": dims.loc[dims["status"] == DRIFTING, "dimension"].tolist() if len(dims) else [],
+            "drifting_dimensions": dims.loc[dims["status"] == DRIFTING, "dimension"].tolist()
+            if len(dims) and not refusals else [],
         })
         return frame

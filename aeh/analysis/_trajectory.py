@@ -14,6 +14,19 @@ from typing import Any
 import pandas as pd
 
 from aeh._version import __version__
+from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
+from aeh.analysis._validity import (
+    CANNOT_JUDGE,
+    MIN_SHARED_TASKS,
+    CannotJudgeError,
+    Refusal,
+    cannot_judge_markdown,
+    cannot_judge_text,
+    check_range,
+    measurement,
+    measurement_refusals,
+    overlap_refusals,
+)
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.grading.scorers import (
@@ -45,7 +58,6 @@ __all__ = [
     "summarize",
 ]
 
-BASELINE_FORMAT = "aeh-baseline/1"
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_OVERALL_THRESHOLD = 0.03
 OVERALL = "overall"
@@ -206,13 +218,18 @@ def baseline_from_frame(frame: pd.DataFrame, counts: dict[str, dict[str, int]], 
 
 
 def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: int = DEFAULT_LOOP_N,
-                   last_n: int = 20) -> dict[str, Any]:
+                   last_n: int = 20, allow_unfinished: bool = False) -> dict[str, Any]:
     """Everything the gate needs from a run, with no runs.db: per task × dimension summaries,
     success counts, suite hash, aeh version, model and the learned optimal step counts
-    (median steps of the last `last_n` passing attempts per task)."""
+    (median steps of the last `last_n` passing attempts per task). A run that is not a valid
+    measurement (harness errors over the limit; unfinished unless `allow_unfinished`) raises
+    CannotJudgeError (exit 4)."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
         info = store.run_info(full)
+        refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
+        if refusals:  # a baseline is the yardstick of every later gate: it must be a measurement
+            raise CannotJudgeError("cannot save a baseline from this run:\n" + "\n".join(f"  {r}" for r in refusals))
         records = [a for a in _records(store, full) if not a.is_harness_error]
         passing: dict[str, list[int]] = defaultdict(list)
         for a in records:
@@ -235,19 +252,6 @@ def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(baseline, indent=2, sort_keys=True) + "\n")
     return baseline
-
-
-def load_baseline(path: str | Path) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise ConfigError(f"cannot read baseline {path}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"baseline {path} is not JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
-        raise ConfigError(f"{path} is not an aeh baseline (expected format {BASELINE_FORMAT!r}) — "
-                          "write one with `aeh baseline save RUN --out FILE`")
-    return data
 
 
 # -- the gate ------------------------------------------------------------------------------------
@@ -282,10 +286,17 @@ class GateResult:
     newly_failing: list[str]
     success_verdict: Any
     reasons: list[str] = field(default_factory=list)
+    #: Why there is no verdict (`aeh.analysis._validity`): when non-empty the gate cannot judge.
+    cannot_judge: list[Refusal] = field(default_factory=list)
 
     @property
     def regressed(self) -> bool:
-        return bool(self.reasons)
+        return bool(self.reasons) and not self.cannot_judge
+
+    @property
+    def verdict(self) -> str:
+        """"cannot judge", "regressed" or "no regression"."""
+        return CANNOT_JUDGE if self.cannot_judge else "regressed" if self.regressed else "no regression"
 
     @property
     def regressed_dimensions(self) -> list[str]:
@@ -304,6 +315,9 @@ class GateResult:
         return str(task), w.dimension, w.delta
 
     def text(self) -> str:
+        if self.cannot_judge:
+            return cannot_judge_text(f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}",
+                                     self.cannot_judge)
         lines = [f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"]
         for f in self.suite:
             mark = "REGRESSION" if f.regressed else "noise" if f.delta < 0 else "ok"
@@ -325,6 +339,9 @@ class GateResult:
         return "\n".join(lines)
 
     def markdown(self) -> str:
+        if self.cannot_judge:
+            return cannot_judge_markdown(f"Baseline `{self.baseline.get('run_id', '?')}` vs run `{self.run_id}`",
+                                         self.cannot_judge)
         head = "❌ **Hard regression**" if self.regressed else "✅ **No hard regression**"
         out = [f"### Trajectory gate: {head}", "",
                f"Baseline `{self.baseline.get('run_id', '?')}` ({self.baseline.get('model')}) vs run "
@@ -367,16 +384,26 @@ def _compare(task: str | None, base: dict[str, Any], new: dict[str, Any], thresh
 
 def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: Any = None, *,
          threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
-         fdr: float = 0.05, suite: Any = None) -> GateResult:
+         fdr: float = 0.05, suite: Any = None, allow_unfinished: bool = False,
+         min_tasks: int = MIN_SHARED_TASKS) -> GateResult:
     """Compare a run (default: the newest) against a committed baseline.
 
     A hard regression is: a dimension (or `overall`) of the suite or of one task dropping by more
     than its threshold *and* its noise band; a task that passed in the baseline (majority of
     attempts) now failing (majority) with an exact test p < 0.05; or the success-rate gate of
     `aeh compare` (per-task exact tests + BH, paired suite test) run on the stored counts.
-    A baseline from another suite hash raises BaselineMismatchError.
+    A baseline from another suite hash raises BaselineMismatchError; a malformed baseline or an
+    out-of-range threshold raises (exit 2). A run that is not a valid measurement (harness errors
+    over the limit, unfinished unless `allow_unfinished`) or fewer than `min_tasks` tasks shared
+    with the baseline give no verdict: `result.cannot_judge` lists why, `result.verdict` is
+    "cannot judge" and `result.regressed` is False.
     """
+    check_range("--threshold", threshold, 0, 1, example="--threshold 0.05")
+    check_range("--overall-threshold", overall_threshold, 0, 1, example="--overall-threshold 0.03")
+    check_range("--fdr", fdr, 0, 1, low_open=True, example="--fdr 0.05")
     base = baseline if isinstance(baseline, dict) else load_baseline(baseline)
+    if isinstance(baseline, dict):
+        validate_baseline(base)
     with using_store(db) as store:
         if run_id is None:
             run_id = store.latest_run_id()
@@ -386,13 +413,19 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: A
         info = store.run_info(full)
         if info.suite_hash != base.get("suite_hash"):
             raise BaselineMismatchError(
-                f"baseline was recorded on suite {base.get('suite')!r} (hash {str(base.get('suite_hash'))[:12]}) "
-                f"but run {full[:12]} ran {info.suite!r} (hash {info.suite_hash[:12]}): the tasks differ, so "
+                f"cannot judge: the baseline was recorded on suite {base.get('suite')!r} "
+                f"(hash {str(base.get('suite_hash'))[:12]}) but run {full[:12]} ran {info.suite!r} "
+                f"(hash {info.suite_hash[:12]}): the tasks differ, so "
                 "their scores are not comparable — refresh the baseline with `aeh baseline save`")
+        refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
         frame = score_run(full, store, suite=suite, loop_n=int(base.get("loop_n", DEFAULT_LOOP_N)),
                           optimal_steps=dict(base.get("learned_optimal_steps") or {}), write=False)
         counts = _success_counts(store, full)
-    return gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
+    shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
+    refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
+    result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
+    result.cannot_judge = refusals
+    return result
 
 
 def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,

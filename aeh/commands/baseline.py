@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from aeh.commands._exit import EXIT_OK
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "baseline"
 HELP = "save a run as a committed baseline file for `aeh gate` (per-task dimension summaries, success counts)"
@@ -20,13 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     save.add_argument("--loop-n", type=int, default=3, help="loop length for loop_detection (default 3)")
     save.add_argument("--last-n", type=int, default=20,
                       help="learn each task's optimal steps from its last N passing attempts (default 20)")
+    add_allow_unfinished(save, "save")
     add_db(save)
 
 
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import save_baseline
 
-    b = save_baseline(args.run_id, args.out, args.db, suite=args.suite, loop_n=args.loop_n, last_n=args.last_n)
+    b = save_baseline(args.run_id, args.out, args.db, suite=args.suite, loop_n=args.loop_n, last_n=args.last_n,
+                      allow_unfinished=args.allow_unfinished)
     print(f"baseline of run {b['run_id']} ({b['suite']}, {b['model']}, {len(b['tasks'])} tasks) → {args.out}")
     print("learned optimal steps: " + (", ".join(f"{t}={n}" for t, n in b["learned_optimal_steps"].items()) or "—"))
     return EXIT_OK

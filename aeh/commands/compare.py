@@ -1,4 +1,5 @@
-"""`aeh compare RUN_A RUN_B`: the two-level regression gate; exit 1 when either level regressed."""
+"""`aeh compare RUN_A RUN_B`: the two-level regression gate; exit 1 when either level regressed,
+4 when the runs cannot be judged against each other (no verdict either way)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
+
 if TYPE_CHECKING:
     import pandas as pd
 
 NAME = "compare"
 HELP = ("compare a new run (B) against a baseline (A); exits 1 when a task regressed after "
-        "Benjamini–Hochberg or the paired suite-level test finds a drop")
+        "Benjamini–Hochberg or the paired suite-level test finds a drop, 4 when it cannot judge (harness "
+        "errors over the limit, an unfinished run, two suites, no shared task)")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -20,6 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("run_b", help="new run id (or unique prefix)")
     parser.add_argument("--fdr", type=float, default=0.05, help="false discovery rate for BH (default 0.05)")
     parser.add_argument("--html", help="also write the comparison report to this HTML file")
+    add_allow_unfinished(parser, "judge")
+    parser.add_argument("--overlap", action="store_true",
+                        help="judge runs of different suites (or suite versions) on the tasks both ran; refused "
+                             "otherwise (exit 4)")
     add_db(parser)
 
 
@@ -72,13 +81,16 @@ def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
     from aeh.analysis import compare
 
-    frame = compare(args.run_a, args.run_b, db=args.db, fdr=args.fdr)
+    options = {"allow_unfinished": args.allow_unfinished, "overlap": args.overlap}
+    frame = compare(args.run_a, args.run_b, db=args.db, fdr=args.fdr, **options)
     print(format_comparison(frame))
     if args.html:
         # heavy: loaded on first use
         from aeh.report import render_compare_report
 
         # the report recomputes the comparison at the same FDR, so it reaches the same verdict
-        out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr)
+        out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr, **options)
         print(f"report written to {out}")
-    return 1 if frame.attrs["verdict"]["regressed"] else 0
+    if frame.attrs["verdict"]["cannot_judge"]:
+        return EXIT_CANNOT_JUDGE
+    return EXIT_REGRESSION if frame.attrs["verdict"]["regressed"] else EXIT_OK

@@ -1,4 +1,5 @@
-"""`aeh drift --suite S`: a slow decline across recent runs; exit 1 when drifting, 4 when too few runs."""
+"""`aeh drift --suite S`: a slow decline across recent runs; exit 1 when drifting, 4 when it cannot
+judge (too few runs, or a run named with --run-id that is not a valid measurement)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import argparse
 import math
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_NOT_ENOUGH_RUNS, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "drift"
 HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
-        "drifting, 4 when there are too few runs to judge")
+        "drifting, 4 when it cannot judge (too few runs; a run with harness errors over the limit or unfinished)")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -27,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--allow-mixed", action="store_true",
                         help="fit runs that mix models, adapters or suite hashes anyway (with a warning); "
                              "refused otherwise")
+    add_allow_unfinished(parser, "fit (given with --run-id)")
     add_db(parser)
 
 
@@ -37,11 +40,12 @@ def _f(value: float, fmt: str) -> str:
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
     from aeh.analysis import drift
-    from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS
+    from aeh.analysis._drift import CANNOT_JUDGE, DRIFTING, NOT_ENOUGH_RUNS
+    from aeh.analysis._validity import Refusal, cannot_judge_text
 
     frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
                   allow_mixed=args.allow_mixed, db=args.db, dimension_threshold=args.dimension_threshold,
-                  dimensions=not args.no_dimensions)
+                  dimensions=not args.no_dimensions, allow_unfinished=args.allow_unfinished)
     a = frame.attrs
     for warning in (n for n in a["notes"] if n.startswith("WARNING")):
         print(warning)
@@ -66,7 +70,10 @@ def main(args: argparse.Namespace) -> int:
               f"{a['dimension_threshold']}")
     if a["status"] == NOT_ENOUGH_RUNS:
         print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
-        return EXIT_NOT_ENOUGH_RUNS
+        return EXIT_CANNOT_JUDGE
+    if a["status"] == CANNOT_JUDGE:
+        print(cannot_judge_text(None, [Refusal(**r) for r in a["cannot_judge"]]))
+        return EXIT_CANNOT_JUDGE
     drifting_dims = a.get("drifting_dimensions") or []
     if a["status"] == DRIFTING or drifting_dims:
         what = (["the success rate"] if a["status"] == DRIFTING else []) + drifting_dims

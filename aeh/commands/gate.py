@@ -1,7 +1,8 @@
 """`aeh gate --baseline FILE [--run RUN]`: the CI gate on trajectory dimensions and success rate.
 
 Exit codes: 0 no hard regression; 1 hard regression; 2 bad input (unreadable or invalid baseline,
-unknown run, bad option); 5 the baseline was recorded on a different suite (hash differs).
+unknown run, bad option); 4 cannot judge (the run is not a valid measurement, is unfinished, or
+shares no task with the baseline); 5 cannot judge: the baseline was recorded on a different suite.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from aeh.commands._exit import EXIT_OK, EXIT_REGRESSION
+from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh.commands._judge_options import add_allow_unfinished
 
 NAME = "gate"
 HELP = ("compare a run against a committed baseline, each dimension against its measured noise band; "
-        "exits 1 on a hard regression, 0 otherwise, 2 on bad input, 5 when the suite differs")
+        "exits 1 on a hard regression, 0 otherwise, 2 on bad input, 4 when it cannot judge (harness "
+        "errors over the limit, an unfinished run, no shared task), 5 when the suite differs")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -26,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--overall-threshold", type=float, default=0.03,
                         help="the same for the overall score (default 0.03)")
     parser.add_argument("--suite", help="suite to score with (default: the one the run recorded)")
+    add_allow_unfinished(parser, "judge")
     add_db(parser)
 
 
@@ -33,8 +37,11 @@ def main(args: argparse.Namespace) -> int:
     from aeh.analysis import gate
 
     result = gate(args.baseline, args.run_id, args.db, threshold=args.threshold,
-                  overall_threshold=args.overall_threshold, suite=args.suite)
+                  overall_threshold=args.overall_threshold, suite=args.suite,
+                  allow_unfinished=args.allow_unfinished)
     print(result.text())
     if args.markdown:
         Path(args.markdown).write_text(result.markdown())
+    if result.cannot_judge:
+        return EXIT_CANNOT_JUDGE
     return EXIT_REGRESSION if result.regressed else EXIT_OK

@@ -72,8 +72,10 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
 
 
 def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
-                          keep_ipynb: bool = False, fdr: float = 0.05, kernel: str | None = None) -> Path:
-    """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file."""
+                          keep_ipynb: bool = False, fdr: float = 0.05, kernel: str | None = None,
+                          allow_unfinished: bool = False, overlap: bool = False) -> Path:
+    """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file
+    (with `aeh.compare`'s options: a comparison it cannot judge shows the red refusal banner)."""
     path = _db_path(db)
     if path == ":memory:":
         raise ConfigError("reports read a store file; an in-memory store is not visible to the notebook kernel")
@@ -81,7 +83,8 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
         full_a, full_b = store.resolve_run_id(run_a), store.resolve_run_id(run_b)
         redactor = _runs_redactor(store, [full_a, full_b])
     target = Path(out) if out else default_out(f"compare-{full_a}-vs-{full_b}.html")
-    return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr}, target,
+    return _render("compare_runs", {"run_a": full_a, "run_b": full_b, "db": path, "fdr": fdr,
+                                    "allow_unfinished": allow_unfinished, "overlap": overlap}, target,
                    keep_ipynb, redactor, kernel)
 
 

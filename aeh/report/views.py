@@ -20,7 +20,7 @@ from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "coding_runs", "is_coding_run", "matrix_chart", "matrix_html",
            "public_hidden_section", "compare_header", "dimension_chart", "dimension_table",
-           "compare_table", "cost_chart", "failure_chart",
+           "compare_table", "cannot_judge_html", "cost_chart", "failure_chart",
            "failure_table", "forest_plot", "interval_chart", "latency_chart", "verdict_html",
            "pass_k_chart", "pass_k_summary", "plot_recovery_curve", "run_header", "setup", "suite_line", "task_table"]
 
@@ -407,6 +407,8 @@ def verdict_html(frame: pd.DataFrame) -> str:
     """The gate's verdict as `aeh.compare` computed it (`attrs["verdict"]`): headline, one reason
     per level, the per-task MDE, and which tasks the suite row leaves out."""
     v = frame.attrs["verdict"]
+    if v.get("cannot_judge"):
+        return cannot_judge_html(v["headline"], v["reasons"])
     colour = "#8a1f17" if v["regressed"] else "#1f5f3f"
     items = "".join(f"<li>{escape(r)}</li>" for r in v["reasons"])
     if v["mde"]:
@@ -415,6 +417,16 @@ def verdict_html(frame: pd.DataFrame) -> str:
     return (
         f"<div id='verdict' data-regressed='{str(bool(v['regressed'])).lower()}'>"
         f"<h2 style='color:{colour}'>Verdict: {escape(v['headline'])}</h2><ul>{items}</ul></div>"
+    )
+
+
+def cannot_judge_html(headline: str, reasons: list[str]) -> str:
+    """The red refusal banner: no verdict, each reason with its fix (never a green verdict)."""
+    items = "".join(f"<li>{escape(r)}</li>" for r in reasons)
+    return (
+        "<div id='verdict' class='aeh-banner cannot-judge' data-regressed='unknown' data-verdict='cannot judge' "
+        "style='padding:10px 14px;background:#fdecea;border:2px solid #b3261e;color:#8a1f17;border-radius:6px'>"
+        f"<h2 style='color:#b3261e;margin:0 0 6px'>Verdict: {escape(headline)}</h2><ul>{items}</ul></div>"
     )
 
 

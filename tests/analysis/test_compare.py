@@ -71,15 +71,21 @@ def test_comparison_warnings(store: Store, build, field: str, a: str, b: str, wo
     outcomes = {"t": [True, False, True]}
     build.run(store, "A", outcomes, **{field: a})
     build.run(store, "B", outcomes, **{field: b})
-    warnings = aeh.compare("A", "B", db=store).attrs["warnings"]
+    # another suite hash is refused unless the task overlap is asked for; then it is a warning
+    warnings = aeh.compare("A", "B", db=store, overlap=True).attrs["warnings"]
     assert len(warnings) == 1 and words in warnings[0] and a in warnings[0] and b in warnings[0]
 
 
-def test_no_warning_when_runs_match_and_harness_warning_when_not_valid(store: Store, build) -> None:  # type: ignore[no-untyped-def]
+def test_no_warning_when_runs_match_and_no_verdict_when_not_valid(store: Store, build) -> None:  # type: ignore[no-untyped-def]
     build.run(store, "A", {"t": [True] * 10})
     build.run(store, "B", {"t": [True] * 9 + [None]})
-    warnings = aeh.compare("A", "B", db=store).attrs["warnings"]
-    assert len(warnings) == 1 and "run B has 10.0% harness errors" in warnings[0]
+    assert aeh.compare("A", "A", db=store).attrs["warnings"] == []
+    frame = aeh.compare("A", "B", db=store)
+    v = frame.attrs["verdict"]
+    assert frame.attrs["warnings"] == []  # the harness errors are the refusal now, not a warning
+    assert v["status"] == "cannot judge" and v["regressed"] is None
+    assert [r["check"] for r in v["cannot_judge"]] == ["harness_errors"]
+    assert "run B (B) has 10.0% harness errors (1 of 10 attempts, limit 2%)" in v["reasons"][0]
 
 
 def test_cli_exit_1_on_regression_and_0_without(mock_pair: tuple[str, str, str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -144,4 +144,4 @@ def test_html_report_is_rendered_at_the_cli_fdr(smoke_collapse, monkeypatch: pyt
 
     monkeypatch.setattr(aeh.report, "render_compare_report", fake_render)
     code = cli_main(["compare", strong, degraded, "--db", db, "--fdr", "0.1", "--html", str(tmp_path / "c.html")])
-    assert code == 1 and seen == {"fdr": 0.1}
+    assert code == 1 and seen == {"fdr": 0.1, "allow_unfinished": False, "overlap": False}

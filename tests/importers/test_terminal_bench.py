@@ -155,11 +155,14 @@ def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -
     assert suite.rate_a == pytest.approx(0.6051, abs=1e-4) and suite.rate_b == pytest.approx(0.5215, abs=1e-4)
     assert suite.delta == pytest.approx(-0.0835, abs=1e-4) and suite.se == pytest.approx(0.0307, abs=1e-4)
     assert suite.delta_high < 0 and suite.regressed  # the paired suite difference is significant
+    # ... but both runs are over the harness-error limit: no verdict, each run named as the reason
+    v = frame.attrs["verdict"]
+    assert v["status"] == "cannot judge" and v["regressed"] is None
+    assert [r["check"] for r in v["cannot_judge"]] == ["harness_errors", "harness_errors"]
     warnings = frame.attrs["warnings"]
-    # Same suite hash: no suite warning. Both runs are over the harness-error limit, and at 5
-    # attempts × 79 tasks even 5/5 → 0/5 cannot pass BH, which compare must say.
-    assert len(warnings) == 3
-    assert sum("harness errors" in w for w in warnings) == 2
+    # Same suite hash: no suite warning. At 5 attempts × 79 tasks even 5/5 → 0/5 cannot pass BH,
+    # which compare must say.
+    assert len(warnings) == 1
     assert any(w.startswith("underpowered:") and "79 tasks" in w for w in warnings)
 
 

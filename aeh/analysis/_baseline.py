@@ -1,0 +1,118 @@
+"""The committed baseline file `aeh gate` reads, validated as strictly as a task file.
+
+A number the gate would compare against must be finite (JSON's NaN and Infinity are refused: an
+infinite sd makes every noise band infinite and the gate pass on anything), an sd ≥ 0, a count
+≥ 0, the format version the one this aeh writes, and the suite hash present.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from aeh._problems import display_path
+from aeh.errors import ConfigError, Problem, ValidationError
+
+__all__ = ["BASELINE_FORMAT", "Baseline", "BaselineSummary", "BaselineTask", "load_baseline", "validate_baseline"]
+
+BASELINE_FORMAT = "aeh-baseline/1"
+_RESAVE = "write it again with `aeh baseline save RUN --out FILE`"
+
+Score = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Spread = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class BaselineSummary(BaseModel):
+    """One dimension's mean, sample sd and count of scored attempts."""
+
+    model_config = ConfigDict(extra="allow")
+    mean: Score
+    sd: Spread
+    n: Count
+
+
+class BaselineTask(BaseModel):
+    """One task: its success counts and its per-dimension summaries."""
+
+    model_config = ConfigDict(extra="allow")
+    successes: Count
+    attempts: Count
+    dimensions: dict[str, BaselineSummary] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _successes_within_attempts(self) -> BaselineTask:
+        if self.successes > self.attempts:
+            raise ValueError(f"successes ({self.successes}) exceed attempts ({self.attempts})")
+        return self
+
+
+class Baseline(BaseModel):
+    """The file `aeh baseline save` writes; unknown keys are kept (newer writers may add some)."""
+
+    model_config = ConfigDict(extra="allow")
+    format: str
+    suite_hash: Annotated[str, Field(min_length=1)]
+    suite: str | None = None
+    run_id: str | None = None
+    model: str | None = None
+    loop_n: Annotated[int, Field(ge=1)] = 3
+    learned_optimal_steps: dict[str, Count] = Field(default_factory=dict)
+    dimensions: dict[str, BaselineSummary]
+    tasks: dict[str, BaselineTask]
+
+
+def _fix(err: Any) -> str:
+    kind, field = err["type"], str(err["loc"][-1]) if err["loc"] else ""
+    if kind == "missing":
+        return f"add `{field}` ({_RESAVE})"
+    if kind == "finite_number":
+        return f"write a finite number (NaN and Infinity are not measurements), or {_RESAVE}"
+    if field == "sd":
+        return f"an sd is ≥ 0; {_RESAVE}"
+    return _RESAVE
+
+
+def _problems(where: str, exc: pydantic.ValidationError) -> list[Problem]:
+    problems = []
+    for err in exc.errors():
+        loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        if err["type"] == "missing":
+            message = "missing required field"
+        else:
+            message = err["msg"].removeprefix("Value error, ") + f" (got {err.get('input')!r})"[:120]
+        problems.append(Problem(where, loc, message, _fix(err)))
+    return problems
+
+
+def validate_baseline(data: Any, where: str = "baseline") -> Baseline:
+    """The validated baseline, or ValidationError (exit 2) listing every `file:field: problem — fix`."""
+    if not isinstance(data, dict):
+        raise ValidationError([Problem(where, "(file)", f"expected a JSON object, got {type(data).__name__}",
+                                       _RESAVE)], what=f"baseline {where}")
+    if data.get("format") != BASELINE_FORMAT:
+        got = data.get("format")
+        message = "no format: not an aeh baseline" if got is None else f"format {got!r} is not {BASELINE_FORMAT!r}"
+        raise ValidationError([Problem(where, "format", message,
+                                       f"this aeh reads {BASELINE_FORMAT}; {_RESAVE}")], what=f"baseline {where}")
+    try:
+        return Baseline.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(_problems(where, exc), what=f"baseline {where}") from None
+
+
+def load_baseline(path: str | Path) -> dict[str, Any]:
+    """Read and validate a baseline file; the dict as written (the gate reads it)."""
+    where = display_path(Path(path))
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read baseline {where}: {exc.strerror or exc}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"baseline {where} is not JSON: {exc} — {_RESAVE}") from exc
+    validate_baseline(data, where)
+    return data
