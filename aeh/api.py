@@ -19,6 +19,7 @@ from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
+from aeh.grading._preflight import require_preflight
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
@@ -155,6 +156,7 @@ async def run_async(
     # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
     run_options = plan(attempts, seed, tasks, options)
     check_against_suite(loaded, run_options)
+    require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
     if agent is not None:
         if adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")
