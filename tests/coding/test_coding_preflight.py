@@ -84,3 +84,13 @@ def test_a_suite_declares_its_own_preflight(suite):
     problem = Problem("suite.yaml", "service", "the fixture database is not running", "start it")
     loaded.preflight = lambda: [problem]  # type: ignore[attr-defined]
     assert preflight_problems(loaded) == [problem]
+
+
+def test_a_reference_run_that_does_not_solve_everything_says_so(suite, db, python_without_pytest, monkeypatch,
+                                                                capsys):
+    monkeypatch.setattr(aeh.api, "require_preflight", lambda suite: None)
+    code = main(["run", "--suite", str(suite), "--adapter", "command", "--solver", "reference",
+                 "--db", str(db), "--log-level", "silent", "--attempts", "1"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "WARNING: the reference solution (the ceiling) solved 0 of 1 attempts (1 harness errors)" in out
