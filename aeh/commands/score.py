@@ -20,7 +20,7 @@ HELP = "score a stored run's trajectories on every dimension (no re-run) and sto
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     parser.add_argument("run_id", help="run id or unique prefix")
     parser.add_argument("--suite", help="suite to read expected tools, budgets and goldens from "
-                                        "(default: the one the run recorded)")
+                                        "(default: the one the run recorded; either way its hash must be the run's)")
     parser.add_argument("--loop-n", type=int, default=3,
                         help="same tool with the same (normalised) input this many times is a loop (default 3)")
     parser.add_argument("--judge-model",
