@@ -132,3 +132,24 @@ def test_resume_refuses_a_moved_suite(runs, tmp_path):
     shutil.move(runs["suite"], tmp_path / "moved")
     code, out = cli("run", "--resume", rerun, "--db", str(db), "--log-level", "silent")
     assert code == 2 and "any more" in out and "--suite PATH" in out
+
+
+@pytest.mark.local_http
+def test_score_does_not_judge_again_what_is_judged_without_rescore(runs, monkeypatch):
+    from aeh.testing.openai_server import FakeOpenAIServer, Reply
+
+    def respond(request: dict) -> Reply:
+        return Reply.text(json.dumps({"score": 0.5, "steps": [0], "details": "ok"}))
+
+    db, rerun = runs["db"], runs["rerun"]
+    argv = ("score", rerun, "--db", db, "--judge-model", "gpt-4o-mini", "--judge-dimension", "plan_coherence")
+    with FakeOpenAIServer(respond) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        assert cli(*argv)[0] == 0
+        asked = len(server.requests)
+        code, out = cli(*argv)
+        assert code == 2 and "already has stored judged scores (plan_coherence)" in out and "--rescore" in out
+        assert len(server.requests) == asked, "nothing was sent to the judge"
+        assert cli(*argv, "--rescore")[0] == 0
+        assert len(server.requests) == 2 * asked
