@@ -73,11 +73,15 @@ def environment_failure(result: dict[str, Any], *, changed: bool, workspace: Pat
     follows it.
     """
     code = result.get("exit_code")
-    if result.get("timed_out") or code == 0 or code is None:
+    if result.get("timed_out") or code is None:
         return None
     stderr = str(result.get("stderr") or "")
     key = _missing_key(stderr)
-    if code in _SHELL:
+    if code == 0:  # a solver that swallowed its missing key and did nothing still never ran
+        if key is None or changed:
+            return None
+        cause = f"solver exited 0 without changing the workspace: {key} is not set"
+    elif code in _SHELL:
         cause = f"solver exited {code} ({_SHELL[code]}): {_last_line(stderr, workspace)}"
     elif key is not None:
         cause = f"solver exited {code}: {key} is not set"

@@ -29,6 +29,8 @@ def _result(code: int | None, stderr: str = "", timed_out: bool = False) -> dict
                 "ModuleNotFoundError: No module named 'nope'\n"), False,
      "solver exited 1 without changing the workspace: ModuleNotFoundError: No module named 'nope'"),
     (_result(2), False, "solver exited 2 without changing the workspace: no output on stderr"),
+    (_result(0, "warning: ANTHROPIC_API_KEY not set, skipping\n"), False,
+     "solver exited 0 without changing the workspace: ANTHROPIC_API_KEY is not set"),
 ])
 def test_failures_outside_the_task_are_named(result, changed, cause):
     error = environment_failure(result, changed=changed)
@@ -39,6 +41,7 @@ def test_failures_outside_the_task_are_named(result, changed, cause):
 
 @pytest.mark.parametrize(("result", "changed"), [
     (_result(0), False),  # did nothing, said it was done: the grader judges that
+    (_result(0, "note: GITHUB_TOKEN not set, using anonymous access\n"), True),  # and then did the work
     (_result(1, "tests failed\n"), True),  # changed files, then failed: what it left is its answer
     (_result(None, timed_out=True), False),  # the budget: not this function's call
 ])
