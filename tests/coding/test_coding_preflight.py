@@ -94,3 +94,16 @@ def test_a_reference_run_that_does_not_solve_everything_says_so(suite, db, pytho
     out = capsys.readouterr().out
     assert code == 3
     assert "WARNING: the reference solution (the ceiling) solved 0 of 1 attempts (1 harness errors)" in out
+
+
+def test_a_dry_run_says_what_a_run_would_refuse(suite, python_without_pytest):
+    from aeh.dryrun import dry_run
+
+    text = dry_run(str(suite), adapter="command")
+    assert "preflight: a run would refuse to start" in text and "pytest is not importable" in text
+
+
+def test_a_dry_run_with_everything_in_place_says_ok():
+    from aeh.dryrun import dry_run
+
+    assert "preflight: ok" in dry_run("smoke").splitlines()
