@@ -224,9 +224,10 @@ def _pytest_preflight(tasks: list[Task]) -> list[Problem]:
     python = grading_interpreter()
     if module_importable(python, "pytest"):
         return []
-    return [Problem(f"grader hidden_tests ({len(tasks)} task(s))", "pytest",
-                    f"pytest is not importable by the grading interpreter {python}, so no test could run "
-                    "and every attempt, the reference solution's too, would count as a wrong answer",
+    return [Problem("grader hidden_tests", "pytest",
+                    f"pytest is not importable by the grading interpreter {python}: none of the {len(tasks)} "
+                    "task(s) it grades could run a test, and every attempt, the reference solution's too, "
+                    "would count as a wrong answer",
                     f"install it: {install_command(python, 'pytest')}")]
 
 
