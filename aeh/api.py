@@ -19,12 +19,14 @@ from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
+from aeh.grading._preflight import require_preflight
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import load_price_table
 from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
 from aeh.store import open_store as _open_store
+from aeh.suite._locate import reload_run_suite, suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink
@@ -122,6 +124,7 @@ async def run_async(
         raise ConfigError("resume a shard without shard=: the stored run knows which shard it is")
     stored: RunInfo | None = None
     stored_attempts = 0
+    reloaded: EvalSuite | None = None
     if resume is not None:
         stored, stored_attempts = _stored_run(resume, db)
         if not check_resumable(stored):
@@ -129,7 +132,9 @@ async def run_async(
             table.attrs["resume"] = {"ran": 0, "stored_before": stored_attempts,
                                      "note": f"run {stored.run_id} is already finished — nothing to resume"}
             return table
-        suite = suite if suite is not None else stored.config.get("suite_spec")
+        if suite is None:  # the stored location, checked against the stored hash
+            reloaded = reload_run_suite(stored, flag="--suite")
+            suite = stored.config.get("suite_spec")
         if suite is None:
             raise ConfigError(f"run {stored.run_id} did not record its suite (no config.suite_spec) — "
                               "pass the suite it ran: `aeh run --resume ID --suite NAME_OR_DIR`")
@@ -139,12 +144,12 @@ async def run_async(
                 stored.config.get("adapter_options") or {})
     if suite is None:
         raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")
-    loaded = load_suite(suite)
+    loaded = reloaded if reloaded is not None else load_suite(suite)
     prices = load_price_table(price_table)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
     config = dict(options.pop("config", None) or {})
     if isinstance(suite, str | Path):
-        config.setdefault("suite_spec", str(suite))  # lets `aeh replay` load the same suite
+        config.setdefault("suite_spec", suite_location(suite))  # gate, score, replay find it from any folder
     config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
 
     def plan(attempts: int | None, seed: int | None, tasks: list[str] | None, options: dict[str, Any]) -> RunOptions:
@@ -155,6 +160,7 @@ async def run_async(
     # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
     run_options = plan(attempts, seed, tasks, options)
     check_against_suite(loaded, run_options)
+    require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
     if agent is not None:
         if adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")

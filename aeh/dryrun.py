@@ -9,6 +9,7 @@ from typing import Any
 from aeh.adapters._chat import DECLINE_TOOL
 from aeh.adapters.base import make_adapter
 from aeh.engine.runplan import build_run_options
+from aeh.grading._preflight import preflight_problems
 from aeh.pricing import load_price_table
 from aeh.suite.loader import load_suite, suite_hash
 
@@ -43,6 +44,14 @@ def _describe_faults(profile: dict[str, Any]) -> str:
     return f"{profile.get('mode')} mode, per-call rates: {rates or 'none'}, tools: {profile.get('tools') or 'all'}"
 
 
+def _preflight_lines(suite: Any) -> list[str]:
+    """What `aeh run` would refuse to start on, said before anything is spent."""
+    problems = preflight_problems(suite)
+    if not problems:
+        return ["preflight: ok"]
+    return ["preflight: a run would refuse to start —", *(f"  ✗ {p}" for p in problems)]
+
+
 def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = None, attempts: int = 5,
             price_table: str | Path | None = None, fault_profile: str | None = None,
             fault_rate: float | None = None, fault_mode: str | None = None) -> str:
@@ -60,6 +69,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
         f"adapter {adapter}, model {model_name or '-'}, attempts {attempts} per task",
         f"price table {prices.version} ({prices.date})",
         "faults: " + (_describe_faults(options.fault_profile) if options.fault_profile else "none"),
+        *_preflight_lines(loaded),
         "",
         f"{'task':<34} {'turns':>5} {'tokens in':>10} {'tokens out':>10} {'est. cost':>10}",
     ]

@@ -8,6 +8,11 @@ report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`
 `price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
 way the figures are marked `solver-reported`: they come from the process under evaluation.
 
+A process that fails for reasons outside the task (command not found or not executable, a missing
+API key on its stderr, a non-zero exit without any change to the workspace, such as a traceback at
+start-up) is a harness error with its exit status and stderr tail (`_solver_failure`), never a
+wrong answer: a run where that happens on every attempt is not a valid measurement (exit 3).
+
 Two built-in solvers need no command: `noop` (changes nothing: the floor) and `reference`
 (copies the fixture's reference entry files: the ceiling).
 """
@@ -24,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
 from aeh.grading._sandbox import probe_sandbox
@@ -104,6 +110,7 @@ class CommandAdapter:
                "AEH_TASK_ID": task.id, "AEH_ATTEMPT": str(ctx.attempt), "AEH_SEED": str(ctx.seed),
                "AEH_WORKSPACE": str(ctx.workspace),
                "AEH_ENTRY_FILES": json.dumps(task.metadata["coding"]["entry_files"])}
+        before = workspace_fingerprint(ctx.workspace)
         argv = ["/bin/sh", "-c", self.solver]
         if self.sandbox_solver:
             if self._sandbox is None:
@@ -128,9 +135,10 @@ class CommandAdapter:
         if result["timed_out"]:
             return AgentOutcome(status="budget_exhausted",
                                 error=f"solver timed out after {timeout:g}s; its process group was killed")
-        if result["exit_code"] in (126, 127):  # the shell could not run the command at all
-            return AgentOutcome(status="harness_error", error=f"solver could not start (exit "
-                                f"{result['exit_code']}): {result['stderr'][-300:].strip()}")
+        failure = environment_failure(result, changed=workspace_fingerprint(ctx.workspace) != before,
+                                      workspace=ctx.workspace)
+        if failure is not None:  # the process failed for reasons outside the task
+            return AgentOutcome(status="harness_error", error=failure)
         return AgentOutcome(final_output=f"exit {result['exit_code']}", status="answered")
 
     def _usage(self, ctx: AttemptContext, usage: dict[str, Any] | None, *, builtin: bool = False) -> None:

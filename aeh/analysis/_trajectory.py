@@ -38,7 +38,7 @@ from aeh.grading.scorers import (
 from aeh.models import Attempt, GoldenTrace, Task
 from aeh.stats import ScoreSummary, TaskCounts, noise_band, regression_gate, summarize_scores, two_sample_test
 from aeh.store import Store, redactor_for_run, using_store
-from aeh.suite import load_suite
+from aeh.suite._locate import reload_run_suite
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -70,17 +70,13 @@ class BaselineMismatchError(ConfigError):
 
 
 def _load_suite_for(store: Store, run_id: str, suite: Any) -> tuple[dict[str, Task], dict[str, GoldenTrace]]:
-    if suite is None:
-        spec = store.run_info(run_id).config.get("suite_spec")
-        if spec is None:
-            return {}, {}
-        try:
-            suite = load_suite(spec)
-        except Exception:  # the suite moved or is gone: score from the stored attempt alone
-            return {}, {}
-    elif isinstance(suite, str | Path):
-        suite = load_suite(suite)
-    return {t.id: t for t in suite.tasks()}, dict(suite.golden_traces())
+    """The tasks and goldens of the suite the run measured: `suite`, else the stored location, its
+    hash checked (SuiteNotFoundError when gone or changed). Empty only for a run that recorded no
+    suite (an import), never as a fallback for a suite that cannot be found."""
+    loaded = reload_run_suite(store.run_info(run_id), suite)
+    if loaded is None:
+        return {}, {}
+    return {t.id: t for t in loaded.tasks()}, dict(loaded.golden_traces())
 
 
 def _input(a: Attempt, task: Task | None, goldens: dict[str, GoldenTrace], optimal: int | None,

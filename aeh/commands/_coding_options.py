@@ -68,4 +68,18 @@ def run_notes(table: Any) -> list[str]:
              f"hidden set sha256: {config.get('hidden_sha256')}"]
     if config.get("workspace_root"):
         lines.append(f"workspaces kept in {config['workspace_root']}")
-    return lines
+    return lines + _ceiling_note(table, config)
+
+
+def _ceiling_note(table: Any, config: dict[str, Any]) -> list[str]:
+    """The reference solution must solve everything: anything less is the suite's or the
+    environment's fault, and is said so rather than left as a low score."""
+    if config.get("solver_role") != "ceiling" or not len(table):
+        return []
+    total = int(table.attrs.get("attempts_total") or table["attempts"].sum())
+    solved = int(table["successes"].sum())
+    if solved == total:
+        return []
+    return [f"WARNING: the reference solution (the ceiling) solved {solved} of {total} attempts "
+            f"({table.attrs.get('harness_errors', 0)} harness errors): the fixtures or the grading environment "
+            "are broken, not an agent — `aeh tasks validate --suite SUITE` runs the fixture contract"]

@@ -18,7 +18,8 @@ HELP = "re-execute a stored run from its recorded model responses (no model call
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     parser.add_argument("--run-id", required=True, help="the run to replay (id or unique prefix)")
-    parser.add_argument("--suite", help="suite to grade with (default: the one the original run recorded)")
+    parser.add_argument("--suite", help="suite to grade with, changed on purpose or not (default: the one the "
+                                        "original run recorded, refused when it is gone or its hash changed)")
     parser.add_argument("--concurrency", type=int, help="attempts in flight (default: the original's)")
     parser.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
     parser.add_argument("--show-diffs", type=int, default=20, metavar="N",

@@ -17,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--keep-ipynb", action="store_true", help="also keep the executed notebook next to the HTML")
     parser.add_argument("--kernel", help="where the notebook runs: `inprocess` (default; $AEH_REPORT_KERNEL overrides) "
                                          "or a Jupyter kernel name such as `python3` for a separate kernel process")
+    parser.add_argument("--suite", help="the suite the run measured, when it is no longer at the location the run "
+                                        "stored (its hash is checked); used to score a run that has no stored scores")
     add_db(parser)
 
 
@@ -33,6 +35,13 @@ def main(args: argparse.Namespace) -> int:
         if run_id is None:
             raise RunNotFoundError("(newest)", store.path)
         info = store.run_info(run_id)
+        unscored = store.dimension_scores_frame(info.run_id).height == 0
+    if unscored or args.suite is not None:
+        # Scored here, with the suite found again and its hash checked, so the notebook reads
+        # stored scores and never scores without the suite.
+        from aeh.analysis import score_run
+
+        score_run(info.run_id, args.db, suite=args.suite, write=unscored)
     print(f"run {info.run_id}: suite {info.suite}, adapter {info.adapter}, model {info.model or '-'}, "
           f"{info.attempts} attempts/task, seed {info.seed}, {info.status}")
     print(f"price table {info.price_table_version} ({info.price_table_date})")

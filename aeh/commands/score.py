@@ -1,9 +1,15 @@
-"""`aeh score RUN`: score a stored run's trajectories on every dimension, without re-running it."""
+"""`aeh score RUN`: score a stored run's trajectories on every dimension, without re-running it.
+
+The suite is the one the run measured, found at its stored location with its hash checked (or
+`--suite PATH`). Stored scores are never replaced silently: scoring again that would change them,
+or judging dimensions already judged, is refused unless `--rescore`, which says how many changed.
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Any
 
 from aeh.commands._exit import EXIT_OK
 
@@ -14,7 +20,7 @@ HELP = "score a stored run's trajectories on every dimension (no re-run) and sto
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     parser.add_argument("run_id", help="run id or unique prefix")
     parser.add_argument("--suite", help="suite to read expected tools, budgets and goldens from "
-                                        "(default: the one the run recorded)")
+                                        "(default: the one the run recorded; either way its hash must be the run's)")
     parser.add_argument("--loop-n", type=int, default=3,
                         help="same tool with the same (normalised) input this many times is a loop (default 3)")
     parser.add_argument("--judge-model",
@@ -24,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--judge-dimension", action="append", dest="judge_dimensions", metavar="NAME",
                         help="only this judged dimension (repeatable; default all three)")
     parser.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
+    parser.add_argument("--rescore", action="store_true",
+                        help="replace stored scores that scoring again would change, and judged scores already "
+                             "stored (both refused without it); says how many changed")
     add_db(parser)
 
 
@@ -39,18 +48,54 @@ def main(args: argparse.Namespace) -> int:
                           f"use {', '.join(JUDGED_DIMENSIONS)}")
     if args.judge_dimensions and not args.judge_model:
         raise ConfigError("--judge-dimension needs --judge-model (the model that judges)")
-    score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n)
+    stored = stored_dimension_scores(args.run_id, args.db)
+    exact = {k: v for k, v in stored.items() if k[2] not in JUDGED_DIMENSIONS}
+    judged = sorted({k[2] for k in stored if k[2] in dims}) if args.judge_model else []
+    if judged and not args.rescore:  # judge calls cost money and differ between calls
+        raise ConfigError(f"run {args.run_id} already has stored judged scores ({', '.join(judged)}) — "
+                          f"`aeh score {args.run_id} --judge-model ... --rescore` replaces them")
     notes: list[str] = []
+    fresh = score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n, write=not exact)
+    if exact:
+        changed, gone = score_changes(exact, fresh)
+        if (changed or gone) and not args.rescore:
+            raise ConfigError(f"scoring run {args.run_id} again would change {changed + gone} of its "
+                              f"{len(exact)} stored trajectory scores — nothing was replaced; "
+                              f"`aeh score {args.run_id} --rescore` replaces them")
+        if changed or gone:
+            score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n)
+            notes.append(f"rescored: replaced {len(exact)} stored trajectory scores, {changed} changed"
+                         + (f", {gone} no longer scored (kept as stored)" if gone else ""))
+        else:
+            notes.append(f"the {len(exact)} stored trajectory scores are the same when scored again: kept")
     if args.judge_model:
         summary = judge_run(args.run_id, args.db, judge=args.judge_model, dimensions=dims, suite=args.suite,
                             concurrency=args.judge_concurrency)
-        notes = summary.lines()
+        notes += summary.lines()
     frame = scores(args.run_id, args.db)
     print(f"run {frame.attrs['run_id']}: {len(frame)} scores")
     for line in notes:
         print(line)
     print(format_summary(frame.attrs["suite"], frame.attrs["tasks"]))
     return EXIT_OK
+
+
+def stored_dimension_scores(run_id: str, db: str | None) -> dict[tuple[str, int, str], float]:
+    """{(task, attempt, dimension): score} stored for the run."""
+    from aeh.store import open_store
+
+    with open_store(db, must_exist=True) as store:
+        frame = store.dimension_scores_frame(run_id)
+    rows = frame.select("task_id", "attempt", "dimension", "score").iter_rows()
+    return {(t, int(a), d): float(v) for t, a, d, v in rows}
+
+
+def score_changes(before: dict[tuple[str, int, str], float], fresh: Any) -> tuple[int, int]:
+    """(stored scores a new scoring changes, stored scores it no longer produces)."""
+    after = {(t, int(a), d): float(v) for t, a, d, v in
+             fresh[["task_id", "attempt", "dimension", "score"]].itertuples(index=False)}
+    changed = sum(1 for k, v in before.items() if k in after and abs(after[k] - v) > 1e-9)
+    return changed, sum(1 for k in before if k not in after)
 
 
 def format_summary(suite: object, tasks: object) -> str:

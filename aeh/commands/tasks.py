@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    from aeh.grading._preflight import preflight_problems
     from aeh.suite._coding import CodingSuite, check_contract
     from aeh.suite.loader import load_suite
 
@@ -37,6 +38,12 @@ def main(args: argparse.Namespace) -> int:
         except AehError as exc:
             failed += 1
             print(f"✗ {name}: {exc}")
+            continue
+        blocked = preflight_problems(suite)
+        if blocked:  # nothing could run: say why instead of a table of 0/0 results
+            failed += 1
+            print("\n".join(f"  ✗ {p}" for p in blocked))
+            print(f"✗ {name}: cannot be measured here — fix the above first")
             continue
         if isinstance(suite, CodingSuite):  # the fixture contract, run for real
             text, ok = check_contract(suite)

@@ -14,6 +14,7 @@ from aeh.api import run_async, run_sync
 from aeh.errors import ConfigError
 from aeh.store import default_db, open_store
 from aeh.store._redact import secret_fingerprints
+from aeh.suite._locate import reload_run_suite, suite_location
 from aeh.suite.loader import load_suite
 
 __all__ = ["replay_run", "replay_run_async"]
@@ -48,7 +49,9 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
             "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
         )
     try:
-        loaded = load_suite(spec)
+        # The stored suite must be the one measured; a given one may differ: that is the experiment.
+        found = reload_run_suite(info, suite, check_given=False)
+        loaded = found if found is not None else load_suite(spec)
         _carry_redaction(info.run_id, info.config.get("redaction"), loaded, options)
     except BaseException:
         reader.close()
@@ -57,7 +60,7 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
     config = {"replay_of": info.run_id, "source_adapter": info.adapter,
               "source_suite_hash": info.suite_hash, **dict(options.pop("config", None) or {})}
     if isinstance(spec, str | Path):
-        config.setdefault("suite_spec", str(spec))
+        config.setdefault("suite_spec", suite_location(spec))
     try:
         table = await run_async(
             loaded, adapter, attempts=info.attempts,

@@ -23,7 +23,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -32,9 +31,11 @@ from typing import Any
 
 from pydantic import Field
 
+from aeh.errors import Problem
+from aeh.grading._preflight import grading_interpreter, install_command, module_importable, preflight_check
 from aeh.grading._sandbox import Sandbox, sandbox_for
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
-from aeh.models import GraderResult
+from aeh.models import GraderResult, Task
 
 __all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",
            "hidden_sha256", "run_tests"]
@@ -166,7 +167,7 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
     run = TestRun(sandbox=sandbox.mode)
     with tempfile.TemporaryDirectory(prefix="aeh-junit-") as tmp:
         junit = Path(tmp) / "junit.xml"
-        argv = sandbox.wrap([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        argv = sandbox.wrap([grading_interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              "--continue-on-collection-errors", f"--junitxml={junit}", *sets])
         proc = subprocess.Popen(argv, cwd=workdir, env=_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
@@ -196,7 +197,7 @@ def _expected_counts(fixture: str) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="aeh-count-") as tmp:
         work = Path(tmp) / "w"
         build_grading_dir(fx, work, [], None)
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only",
+        proc = subprocess.run([grading_interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only",
                                *SETS], cwd=work, env=_env(), capture_output=True, text=True, timeout=120)
         for line in proc.stdout.splitlines():
             head = line.split("::")[0]
@@ -215,6 +216,22 @@ def _fill_counts(fixture: Path, run: TestRun) -> None:
     for name in SETS:
         k, n = run.counts.get(name, (0, 0))
         run.counts[name] = (k, max(n, expected.get(name, 0)))
+
+
+@preflight_check("hidden_tests")
+def _pytest_preflight(tasks: list[Task]) -> list[Problem]:
+    """The fixtures' tests run with pytest under the grading interpreter: it must import there."""
+    python = grading_interpreter()
+    if module_importable(python, "pytest"):
+        return []
+    return [Problem("grader hidden_tests", "pytest",
+                    f"pytest is not importable by the grading interpreter {python}: none of the {len(tasks)} "
+                    "task(s) it grades could run a test, and every attempt, the reference solution's too, "
+                    "would count as a wrong answer",
+                    f"install it: {install_command(python, 'pytest')}")]
+
+
+_NO_PYTEST = "No module named pytest"
 
 
 @grader("hidden_tests", HiddenTestsConfig)
@@ -237,6 +254,10 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
         work = grading / "w"
         taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
         run = run_tests(work, cfg.timeout_seconds, sandbox)
+        if _NO_PYTEST in run.output and not run.counts:
+            # No test ran at all: the harness's environment failed, not the agent's code.
+            raise RuntimeError(f"pytest is not importable by the grading interpreter {grading_interpreter()} — "
+                               f"install it: {install_command(grading_interpreter(), 'pytest')}")
         _fill_counts(fixture, run)
     finally:
         kept = _keep_next_to(workspace, grading)

@@ -18,6 +18,7 @@ from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
 from aeh.store import redaction_record, using_store
+from aeh.suite._locate import suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory, load_trajectories
@@ -49,7 +50,7 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     attempts = 1 + max(n for _, n in numbered)
     adapter = TrajectoryAdapter(trajectories, name=name, tools=tools, model_free=model_free)
     run_config = {"recorded_from": source, "trajectories": len(trajectories), "tool_replay": tools,
-                  **({"suite_spec": str(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
+                  **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
                                 run_id=run_id, config=run_config)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
