@@ -316,3 +316,16 @@ def test_otlp_protobuf_given_as_a_trajectory_is_refused_as_such(tmp_path: Path, 
     code, out, err = cli("import", "trajectory", str(f), "--suite", "toy_math", "--db", str(db))
     assert code == 2 and "this looks like OTLP protobuf (binary) — use aeh import otel" in err, err
     assert "Traceback" not in err
+
+
+def test_recorded_run_keeps_its_clock_and_a_billed_cost(db: Path) -> None:
+    with aeh.RecordedRun("toy_math", db=db, agent="mine") as session:
+        with session.record("add_then_multiply") as rec:
+            rec.model_call("my-model", 480, 40, cost_usd=0.0042)
+            rec.tool("calculator", {"expression": "(17 + 25) * 3"}, {"result": 126})
+            rec.answer("There are 126 boxes.")
+    trajectory = session.trajectories[0]
+    assert trajectory.start_ts is not None and trajectory.end_ts is not None
+    row = _by_attempt(str(session.run_id), db).iloc[0]
+    assert row["success"] and row["cost_usd"] == 0.0042
+    assert row["latency_s"] == pytest.approx(trajectory.end_ts - trajectory.start_ts)
