@@ -18,7 +18,7 @@ before it, so 5 run files × 80 tasks and one 5-trial file both give 80 tasks ×
 - failure_mode agent_timeout → status "budget_exhausted" (success still follows the tests);
 - a failure whose tests ran and failed → wrong_answer (the end state was wrong);
 - latency = agent_ended_at − agent_started_at; token counts of 0 mean "not reported", so cost is
-  None (unpriced), never 0.
+  None (unpriced), never 0; reported counts are priced from the price table (`price_table=`).
 """
 
 from __future__ import annotations
