@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from aeh.adapters._recorded import recorded_latency, recorded_overruns
-from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.models import AgentOutcome, InjectedFault, Span, Task, ToolCall, ToolErrorKind
 from aeh.trace import SpanHandle
@@ -78,9 +77,11 @@ class TrajectoryAdapter:
         for step in trajectory.steps:
             await self._play(step, ctx)
         if trajectory.status == "budget_exhausted":
-            reason = f"recorded: {trajectory.error or 'budget exhausted'}"
+            # Returned, not raised: what the agent answered before its budget ran out is graded as recorded.
+            reason = trajectory.error if (trajectory.error or "").startswith("recorded") else (
+                f"recorded: {trajectory.error or 'budget exhausted'}")
             ctx.budget.exhausted = reason
-            raise BudgetExceeded(reason)
+            return AgentOutcome(final_output=trajectory.final_output, status="budget_exhausted", error=reason)
         over = recorded_overruns(trajectory, task.budget, ctx.prices)
         if over:
             ctx.recorder.event("budget:exceeded", "scheduler", status="error", **{

@@ -329,3 +329,19 @@ def test_recorded_run_keeps_its_clock_and_a_billed_cost(db: Path) -> None:
     row = _by_attempt(str(session.run_id), db).iloc[0]
     assert row["success"] and row["cost_usd"] == 0.0042
     assert row["latency_s"] == pytest.approx(trajectory.end_ts - trajectory.start_ts)
+
+
+def test_an_over_budget_import_survives_an_otlp_round_trip(tmp_path: Path, db: Path) -> None:
+    f = _write_jsonl(tmp_path / "long.jsonl", [_trajectory(0, calls=9), _trajectory(1)])
+    code, text, err = cli("import", "trajectory", str(f), "--suite", "toy_math", "--db", str(db))
+    assert code == 0, err
+    first = text.splitlines()[0].strip()
+    out = tmp_path / "again.otlp.json"
+    assert cli("export", "otel", first, "--db", str(db), "--out", str(out))[0] == 0
+    code, text, err = cli("import", "otel", str(out), "--suite", "toy_math", "--db", str(db))
+    assert code == 0, err
+    keys = ["success", "status", "failure_bucket", "n_tool_calls", "cost_usd"]
+    before, after = _by_attempt(first, db), _by_attempt(text.splitlines()[0].strip(), db)
+    assert before["success"].all() and before["status"].tolist() == ["budget_exhausted", "answered"]
+    assert after[keys].to_dict("records") == before[keys].to_dict("records")
+    assert after["latency_s"].tolist() == pytest.approx(before["latency_s"].tolist(), rel=1e-6)
