@@ -65,6 +65,18 @@ class TrajectoryAdapter:
         self.tools = tools
         self.model_free = model_free
 
+    # -- as a span sink (`execute_run(..., sinks=[adapter])`) -----------------------------------
+    def span_started(self, span: Span, depth: int) -> None:
+        pass
+
+    def span_ended(self, span: Span, depth: int) -> None:
+        """The attempt's `agent` span takes the recording's own start and end, as its steps do."""
+        if span.name != "agent" or span.category != "scheduler":
+            return
+        trajectory = self.by_attempt.get((span.task_id, span.attempt))
+        if trajectory is not None and trajectory.start_ts is not None and trajectory.end_ts is not None:
+            span.start_ts, span.end_ts = trajectory.start_ts, trajectory.end_ts
+
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         trajectory = self.by_attempt.get((task.id, ctx.attempt))
         if trajectory is None:

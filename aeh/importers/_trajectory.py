@@ -64,7 +64,7 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
     with using_store(db, secrets=suite_secrets, must_exist=False) as store:
         options.config.setdefault("redaction", redaction_record(store.redactor))
-        info = await execute_run(loaded, adapter, store, prices, options)
+        info = await execute_run(loaded, adapter, store, prices, options, sinks=[adapter])
     return info.run_id
 
 

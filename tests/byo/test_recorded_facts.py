@@ -127,6 +127,9 @@ def test_trajectory_import_keeps_recorded_latency_and_span_times(tmp_path: Path,
     model = aeh.spans(run_id, db=db).query("category == 'model'").sort_values("start_ts")
     assert model["start_ts"].tolist() == [T0, T0 + 100]
     assert (model["end_ts"] - model["start_ts"]).tolist() == pytest.approx([3.8, 0.37])
+    agent = aeh.spans(run_id, db=db).query("name == 'agent'").sort_values("attempt")
+    assert agent["start_ts"].tolist() == [T0, T0 + 100]
+    assert (agent["end_ts"] - agent["start_ts"]).tolist() == pytest.approx([4.8, 1.37])
 
 
 def test_recorded_time_over_the_wall_clock_budget_is_reported_exceeded(tmp_path: Path, db: Path) -> None:
