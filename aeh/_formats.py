@@ -27,8 +27,9 @@ def _one(item: Any) -> str | None:
         return "otel"
     if isinstance(item.get("context"), dict) and "name" in item:
         return "phoenix" if "span_kind" in item else "otel-sdk"
-    if isinstance(item.get("data"), list) and item["data"]:
-        return "phoenix" if _one(item["data"][0]) in ("phoenix", "otel-sdk") else None
+    if isinstance(item.get("data"), list) and item["data"] and isinstance(item["data"][0], dict):
+        first = item["data"][0]
+        return "phoenix" if _one(first) in ("phoenix", "otel-sdk") or {"trace_id", "span_id"} <= set(first) else None
     if isinstance(item.get("trajectories"), list):
         return "trajectory"
     if "task_id" in item and ("traj" in item and "trial" in item):

@@ -143,9 +143,13 @@ def export_otlp_json(run_id: str, db: Any, out: str | Path) -> Path:
 def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(span, resource attributes) pairs of an OTLP JSON document (or a JSON Lines of them), of
     Python SDK spans, or of Phoenix's span JSON (its REST API's `{"data": [...]}` or the list)."""
-    if isinstance(document, dict) and isinstance(document.get("data"), list) and all(
-            _is_sdk_span(d) for d in document["data"]):
-        document = document["data"]  # Phoenix's REST API: GET /v1/projects/{project}/spans
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        data = document["data"]
+        if all(_is_sdk_span(d) for d in data):
+            document = data  # Phoenix's REST API: GET /v1/projects/{project}/spans
+        elif all(isinstance(d, dict) and "span_id" in d and "trace_id" in d for d in data):
+            # Phoenix's GET …/spans/otlpv1: OTLP spans with snake_case field names
+            document = {"resourceSpans": [{"scopeSpans": [{"spans": [_camel(d) for d in data]}]}]}
     docs = document if isinstance(document, list) else [document]
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for doc in docs:
@@ -161,6 +165,15 @@ def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any
             for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
                 pairs.extend((_normalise_ids(dict(span)), resource) for span in ss.get("spans", []))
     return pairs
+
+
+def _camel(value: Any) -> Any:
+    """OTLP in snake_case (`start_time_unix_nano`, `string_value`) as OTLP/JSON's camelCase."""
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _camel(v) for k, v in value.items()}
 
 
 _HEX_ID = re.compile(r"^(?:0x)?([0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")

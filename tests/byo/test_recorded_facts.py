@@ -348,3 +348,34 @@ def test_an_over_budget_import_survives_an_otlp_round_trip(tmp_path: Path, db: P
     assert before["success"].all() and before["status"].tolist() == ["budget_exhausted", "answered"]
     assert after[keys].to_dict("records") == before[keys].to_dict("records")
     assert after["latency_s"].tolist() == pytest.approx(before["latency_s"].tolist(), rel=1e-6)
+
+
+def test_phoenix_otlpv1_span_json_is_read(tmp_path: Path, db: Path) -> None:
+    """Phoenix's GET /v1/projects/{project}/spans/otlpv1: OTLP spans with snake_case names."""
+
+    def kv(key: str, value: Any) -> dict[str, Any]:
+        return {"key": key, "value": {"int_value": value} if isinstance(value, int) else {"string_value": value}}
+
+    nanos = int(T0 * 1e9)
+    spans = [
+        {"trace_id": "c" * 32, "span_id": "1" * 16, "parent_span_id": None, "name": "agent",
+         "start_time_unix_nano": nanos, "end_time_unix_nano": nanos + 5 * 10**9, "status": {"code": 1},
+         "attributes": [kv("openinference.span.kind", "AGENT"), kv("eval.task", "add_then_multiply"),
+                        kv("output.value", "There are 126 boxes.")]},
+        {"trace_id": "c" * 32, "span_id": "2" * 16, "parent_span_id": "1" * 16, "name": "ChatCompletion",
+         "start_time_unix_nano": nanos + 10**8, "end_time_unix_nano": nanos + 39 * 10**8, "status": {"code": 1},
+         "attributes": [kv("openinference.span.kind", "LLM"), kv("llm.model_name", "gpt-4o-mini"),
+                        kv("llm.token_count.prompt", 480), kv("llm.token_count.completion", 40)]},
+        {"trace_id": "c" * 32, "span_id": "3" * 16, "parent_span_id": "1" * 16, "name": "calculator",
+         "start_time_unix_nano": nanos + 4 * 10**9, "end_time_unix_nano": nanos + 45 * 10**8, "status": {"code": 1},
+         "attributes": [kv("openinference.span.kind", "TOOL"), kv("tool.name", "calculator"),
+                        kv("input.value", json.dumps({"expression": "(17 + 25) * 3"})),
+                        kv("output.value", json.dumps({"result": 126}))]},
+    ]
+    f = tmp_path / "otlpv1.json"
+    f.write_text(json.dumps({"data": spans, "next_cursor": None}))
+    code, text, err = cli("import", "otel", str(f), "--suite", "toy_math", "--task-attribute", "eval.task",
+                          "--db", str(db))
+    assert code == 0, err
+    row = _by_attempt(text.splitlines()[0].strip(), db).iloc[0]
+    assert row["success"] and row["tokens_in"] == 480 and row["latency_s"] == pytest.approx(5.0)
