@@ -7,11 +7,13 @@ produced); a budget the recording ran over is reported from these numbers instea
 
 from __future__ import annotations
 
-from aeh.models import Budget
+from typing import Any
+
+from aeh.models import Budget, Task
 from aeh.pricing import PriceTable
 from aeh.trajectory import Trajectory
 
-__all__ = ["recorded_cost", "recorded_latency", "recorded_overruns"]
+__all__ = ["over_budget_summary", "over_budget_warning", "recorded_cost", "recorded_latency", "recorded_overruns"]
 
 
 def recorded_latency(trajectory: Trajectory) -> float | None:
@@ -65,3 +67,28 @@ def recorded_overruns(trajectory: Trajectory, budget: Budget, prices: PriceTable
         if cost is not None and cost > budget.max_cost_usd:
             out.append(f"max_cost_usd={budget.max_cost_usd:g} (recorded ${cost:.6f})")
     return out
+
+def over_budget_summary(numbered: dict[tuple[str, int], Trajectory], tasks: dict[str, Task],
+                        prices: PriceTable) -> dict[str, Any]:
+    """How many recorded trajectories exceeded their task's budget, and how often each limit:
+    `{"trajectories": 10, "of": 80, "limits": {"max_steps": 10}}` (counted from the recordings)."""
+    limits: dict[str, int] = {}
+    over = 0
+    for (task_id, _), trajectory in numbered.items():
+        found = recorded_overruns(trajectory, tasks[task_id].budget, prices)
+        over += bool(found)
+        for reason in found:
+            key = reason.split("=", 1)[0]
+            limits[key] = limits.get(key, 0) + 1
+    return {"trajectories": over, "of": len(numbered), "limits": limits}
+
+
+def over_budget_warning(config: dict[str, Any]) -> str | None:
+    """The warning line for a run whose recordings exceeded a budget, or None."""
+    summary = config.get("recorded_over_budget") or {}
+    if not summary.get("trajectories"):
+        return None
+    limits = ", ".join(f"{k} {n}×" for k, n in sorted(summary.get("limits", {}).items()))
+    return (f"{summary['trajectories']} of {summary['of']} recorded trajectories exceeded the suite's "
+            f"budget ({limits}): kept whole, not cut; they end budget_exhausted (success still follows the "
+            "graders); each attempt's budget:exceeded span lists the limits (aeh.budget.exceeded)")

@@ -88,20 +88,21 @@ class TrajectoryAdapter:
         ctx.budget.recorded_s = recorded_latency(trajectory)
         for step in trajectory.steps:
             await self._play(step, ctx)
-        if trajectory.status == "budget_exhausted":
-            # Returned, not raised: what the agent answered before its budget ran out is graded as recorded.
-            reason = trajectory.error if (trajectory.error or "").startswith("recorded") else (
-                f"recorded: {trajectory.error or 'budget exhausted'}")
-            ctx.budget.exhausted = reason
-            return AgentOutcome(final_output=trajectory.final_output, status="budget_exhausted", error=reason)
         over = recorded_overruns(trajectory, task.budget, ctx.prices)
         if over:
             ctx.recorder.event("budget:exceeded", "scheduler", status="error", **{
                 "aeh.budget.exceeded": over, "aeh.recorded_status": trajectory.status})
+        if trajectory.status == "budget_exhausted":
+            # Returned, not raised: what the agent answered before its budget ran out is graded as recorded.
+            reason = trajectory.error if (trajectory.error or "").startswith("recorded") else (
+                f"recorded: {trajectory.error or 'budget exhausted'}")
+        elif over:
             reason = "recorded trajectory exceeded " + "; ".join(over)
-            ctx.budget.exhausted = reason
-            return AgentOutcome(final_output=trajectory.final_output, status="budget_exhausted", error=reason)
-        return AgentOutcome(final_output=trajectory.final_output, status=trajectory.status, error=trajectory.error)
+        else:
+            return AgentOutcome(final_output=trajectory.final_output, status=trajectory.status,
+                                error=trajectory.error)
+        ctx.budget.exhausted = reason
+        return AgentOutcome(final_output=trajectory.final_output, status="budget_exhausted", error=reason)
 
     async def _play(self, step: Step, ctx: AttemptContext) -> None:
         recorded = {k: v for k, v in {"recorded_start_ts": step.start_ts, "recorded_end_ts": step.end_ts}.items()

@@ -8,7 +8,6 @@ invariants judge them and the run gets the full treatment (table, compare, repor
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 
 NAME = "grade"
@@ -28,16 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (pandas, polars, the engine)
     from aeh.analysis import format_run_table, run_table
-    from aeh.importers._trajectory import import_trajectory_files, over_budget_warning
+    from aeh.importers._trajectory import import_trajectory_files
     from aeh.store import default_db
 
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
                                      run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,
                                      price_table=args.price_table)
-    table = run_table(run_id, db)
-    print(format_run_table(table))
-    warning = over_budget_warning(table.attrs.get("run", {}).get("config") or {})
-    if warning:
-        print(warning, file=sys.stderr)
+    print(format_run_table(run_table(run_id, db)))  # its warnings include recordings over the budget
     return 0

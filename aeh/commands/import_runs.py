@@ -36,7 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import run_table  # heavy: loaded on first use
     from aeh.importers import importers
-    from aeh.importers._trajectory import over_budget_warning
     from aeh.store import open_store
 
     importer = importers.get(args.source)
@@ -50,9 +49,8 @@ def main(args: argparse.Namespace) -> int:
     table = run_table(run_id, args.db)
     print(run_id)
     print(summary_line(table))
-    warning = over_budget_warning(table.attrs.get("run", {}).get("config") or {})
-    if warning:
-        print(warning, file=sys.stderr)
+    for warning in table.attrs.get("warnings") or []:  # e.g. recordings that ran over the suite's budget
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

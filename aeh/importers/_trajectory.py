@@ -12,19 +12,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aeh._sync import run_sync
-from aeh.adapters._recorded import recorded_overruns
+from aeh.adapters._recorded import over_budget_summary
 from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
-from aeh.pricing import PriceTable, load_price_table
+from aeh.pricing import load_price_table
 from aeh.store import redaction_record, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory, load_trajectories
 
-__all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_files", "over_budget_summary",
-           "over_budget_warning"]
+__all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_files"]
 
 
 async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory],
@@ -66,32 +65,6 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
         options.config.setdefault("redaction", redaction_record(store.redactor))
         info = await execute_run(loaded, adapter, store, prices, options, sinks=[adapter])
     return info.run_id
-
-
-def over_budget_summary(numbered: dict[tuple[str, int], Trajectory], tasks: dict[str, Any],
-                        prices: PriceTable) -> dict[str, Any]:
-    """How many recorded trajectories exceeded their task's budget, and how often each limit:
-    `{"trajectories": 10, "of": 80, "limits": {"max_steps": 10}}` (counted from the recordings)."""
-    limits: dict[str, int] = {}
-    over = 0
-    for (task_id, _), trajectory in numbered.items():
-        found = recorded_overruns(trajectory, tasks[task_id].budget, prices)
-        over += bool(found)
-        for reason in found:
-            key = reason.split("=", 1)[0]
-            limits[key] = limits.get(key, 0) + 1
-    return {"trajectories": over, "of": len(numbered), "limits": limits}
-
-
-def over_budget_warning(config: dict[str, Any]) -> str | None:
-    """The warning line for a run whose recordings exceeded a budget, or None."""
-    summary = config.get("recorded_over_budget") or {}
-    if not summary.get("trajectories"):
-        return None
-    limits = ", ".join(f"{k} {n}×" for k, n in sorted(summary.get("limits", {}).items()))
-    return (f"warning: {summary['trajectories']} of {summary['of']} recorded trajectories exceeded the suite's "
-            f"budget ({limits}): kept whole, not cut; they end budget_exhausted (success still follows the "
-            "graders); each attempt's budget:exceeded span lists the limits (aeh.budget.exceeded)")
 
 
 def grade_trajectories(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory], db: Any = None,

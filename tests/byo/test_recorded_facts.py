@@ -136,7 +136,7 @@ def test_recorded_time_over_the_wall_clock_budget_is_reported_exceeded(tmp_path:
     f = _write_jsonl(tmp_path / "slow.jsonl", [_trajectory(0, seconds=45.0), _trajectory(1)])
     code, text, err = cli("grade", str(f), "--suite", "toy_math", "--db", str(db))  # timeout_s: 30
     assert code == 0, err
-    assert "1 of 2 recorded trajectories exceeded the suite's budget (timeout_s 1×)" in err
+    assert "⚠ 1 of 2 recorded trajectories exceeded the suite's budget (timeout_s 1×)" in text  # the table's warnings
     run_id = aeh.runs(db=db)["run_id"].iloc[0]
     rows = _by_attempt(run_id, db)
     assert rows["status"].tolist() == ["budget_exhausted", "answered"]
@@ -150,7 +150,8 @@ def test_a_recording_longer_than_the_step_budget_is_kept_whole(tmp_path: Path, d
     f = _write_jsonl(tmp_path / "long.jsonl", trajectories)
     code, text, err = cli("import", "trajectory", str(f), "--suite", "toy_math", "--db", str(db))
     assert code == 0, err
-    assert "3 of 10 recorded trajectories exceeded the suite's budget (max_steps 3×): kept whole" in err
+    assert "warning: 3 of 10 recorded trajectories exceeded the suite's budget (max_steps 3×): kept whole" in err
+    assert "3 of 10 recorded trajectories" in aeh.load_run(text.splitlines()[0].strip(), db=db).attrs["warnings"][-1]
     rows = _by_attempt(text.splitlines()[0].strip(), db)
     assert rows["n_tool_calls"].tolist() == [9, 9, 9] + [2] * 7
     assert rows["status"].tolist() == ["budget_exhausted"] * 3 + ["answered"] * 7
