@@ -14,8 +14,8 @@ import pandas as pd
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
-from aeh.adapters._recorded import over_budget_warning
 from aeh.analysis._task_totals import AGENT_BUCKETS
+from aeh.engine._recorded import over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
 

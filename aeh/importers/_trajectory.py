@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aeh._sync import run_sync
-from aeh.adapters._recorded import over_budget_summary
 from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
+from aeh.engine._recorded import over_budget_summary
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
