@@ -71,3 +71,12 @@ def test_real_terminal_bench_run_keeps_recorded_agent_time(tb_dir: Path, tmp_pat
     stored = dict(zip(rows["task_id"], rows["latency_s"], strict=True))
     assert len(recorded) > 70
     assert all(stored[task] == pytest.approx(seconds) for task, seconds in recorded)
+
+
+def test_real_tau_bench_file_says_no_token_counts_because_it_has_none(tau_file: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "r.db")
+    assert cli_main(["import", "tau-bench", str(tau_file), "--db", db, "--price-table", str(_prices(tmp_path))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "cost unpriced (no token counts)" in out[1]  # the file records no agent tokens: the message is true
+    assert aeh.runs(db=db).iloc[0]["price_table_version"] == "test-1"
