@@ -12,6 +12,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "otel": ("OTLP JSON traces", "aeh import otel FILE --suite S"),
     "otel-sdk": ("OpenTelemetry SDK span JSON", "aeh import otel FILE --suite S"),
     "phoenix": ("Phoenix span JSON", "aeh import otel FILE --suite S (it reads Phoenix's span JSON)"),
+    "phoenix-frame": ("a Phoenix spans DataFrame written as JSON records",
+                      "Phoenix's span JSON instead (its REST API: GET /v1/projects/PROJECT/spans, saved as a "
+                      "file) or OTLP, then aeh import otel FILE --suite S"),
     "trajectory": ("an aeh trajectory file", "aeh import trajectory FILE --suite S (or aeh grade --suite S FILE)"),
     "tau-bench": ("τ-bench historical trajectories", "aeh import tau-bench FILE"),
     "terminal-bench": ("Terminal-Bench results", "aeh import terminal-bench PATH"),
@@ -27,6 +30,8 @@ def _one(item: Any) -> str | None:
         return "otel"
     if isinstance(item.get("context"), dict) and "name" in item:
         return "phoenix" if "span_kind" in item else "otel-sdk"
+    if "span_kind" in item and ("context.span_id" in item or "span_id" in item):
+        return "phoenix-frame"  # get_spans_dataframe().to_json(orient="records"): columns, not spans
     if isinstance(item.get("data"), list) and item["data"] and isinstance(item["data"][0], dict):
         first = item["data"][0]
         return "phoenix" if _one(first) in ("phoenix", "otel-sdk") or {"trace_id", "span_id"} <= set(first) else None

@@ -380,3 +380,14 @@ def test_phoenix_otlpv1_span_json_is_read(tmp_path: Path, db: Path) -> None:
     assert code == 0, err
     row = _by_attempt(text.splitlines()[0].strip(), db).iloc[0]
     assert row["success"] and row["tokens_in"] == 480 and row["latency_s"] == pytest.approx(5.0)
+
+
+def test_a_phoenix_dataframe_as_json_is_refused_with_the_export_to_use(tmp_path: Path, db: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([{"context.span_id": "1" * 16, "context.trace_id": "b" * 32, "name": "ChatCompletion",
+                           "span_kind": "LLM", "attributes.llm.token_count.prompt": 480}])
+    f = tmp_path / "frame.json"
+    f.write_text(frame.to_json(orient="records"))
+    code, out, err = cli("import", "otel", str(f), "--suite", "toy_math", "--db", str(db))
+    assert code == 2 and "this looks like a Phoenix spans DataFrame written as JSON records" in err, err
+    assert "GET /v1/projects/PROJECT/spans" in err
