@@ -197,7 +197,7 @@ def spans_to_steps(spans: list[Span], root_id: str | None) -> list[Step]:
             return Step(kind="model", name=str(a.get("aeh.step") or span.name),
                         model=a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
                         tokens_in=a.get("gen_ai.usage.input_tokens"), tokens_out=a.get("gen_ai.usage.output_tokens"),
-                        **common)
+                        cost_usd=a.get("aeh.cost_usd"), **common)
         extra = {k: jsonable(v) for k, v in a.items() if k not in ("aeh.step", "error")}
         return Step(kind="step", name=str(a.get("aeh.step") or span.name.removeprefix("step:")),
                     attributes=extra, **common)
@@ -241,11 +241,14 @@ class Recorder:
             span.attributes["error"] = error
 
     def model_call(self, model: str | None, tokens_in: int | None = None, tokens_out: int | None = None,
-                   name: str = "model:call") -> None:
-        """Record a model call made without a decorated function."""
+                   name: str = "model:call", cost_usd: float | None = None) -> None:
+        """Record a model call made without a decorated function; `cost_usd` is what the provider
+        billed, kept as recorded when graded (otherwise the tokens are priced from the price table)."""
         attrs: dict[str, Any] = {"gen_ai.request.model": model, "aeh.step": name}
         if tokens_in is not None or tokens_out is not None:
             attrs.update({"gen_ai.usage.input_tokens": tokens_in or 0, "gen_ai.usage.output_tokens": tokens_out or 0})
+        if cost_usd is not None:
+            attrs["aeh.cost_usd"] = cost_usd
         self._spans.event("model:call", "model", **attrs)
 
     @contextmanager

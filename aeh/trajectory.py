@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh._formats import KINDS, looks_like, looks_like_bytes
 from aeh.errors import Problem, ValidationError
 from aeh.models import AgentStatus
 
@@ -50,6 +51,8 @@ class Step(BaseModel):
     model: str | None = None
     tokens_in: int | None = Field(default=None, ge=0)
     tokens_out: int | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """For a model call: what the source recorded it cost (USD); kept as recorded, not re-priced."""
     start_ts: float | None = None
     end_ts: float | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
@@ -72,6 +75,9 @@ class Trajectory(BaseModel):
     model: str | None = None
     start_ts: float | None = None
     end_ts: float | None = None
+    latency_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """The agent's own time as the recorder measured it (queueing for a model server left out);
+    unset, the attempt's latency is `end_ts - start_ts`, else the span of its steps' times."""
     steps: list[Step] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -110,6 +116,11 @@ def parse_trajectories(documents: list[tuple[str, Any]]) -> list[Trajectory]:
     """Validate `(where, document)` pairs; raise one ValidationError listing every problem."""
     problems: list[Problem] = []
     out: list[Trajectory] = []
+    foreign = looks_like(documents[0][1]) if documents else None
+    if foreign is not None and foreign != "trajectory":
+        # One clear refusal instead of a validation error per field of another tool's format.
+        raise ValidationError([Problem(documents[0][0], "-", f"not an aeh trajectory: this looks like "
+                                       f"{KINDS[foreign][0]}", f"use {KINDS[foreign][1]}")], "trajectory file")
     for where, doc in documents:
         try:
             out.append(Trajectory.model_validate(doc))
@@ -167,6 +178,12 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
     except OSError as exc:
         raise ValidationError([Problem(str(p), "-", f"cannot read: {exc}",
                                        "pass the path of an existing trajectory file")]) from None
+    except UnicodeDecodeError:
+        kind = looks_like_bytes(p.read_bytes())
+        raise ValidationError([Problem(str(p), "-", "not UTF-8 text" + (f": this looks like {KINDS[kind][0]}"
+                                                                        if kind else ""),
+                                       f"use {KINDS[kind][1]}" if kind else "write trajectories as JSON (UTF-8)")],
+                              "trajectory file") from None
     trajectories = parse_trajectories(_documents(p, text))
     if not trajectories:
         raise ValidationError([Problem(str(p), "-", "holds no trajectory", "record at least one attempt")])

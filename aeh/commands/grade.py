@@ -32,6 +32,7 @@ def main(args: argparse.Namespace) -> int:
 
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
-                                     run_id=args.run_id, model_free=args.model_free, secrets=args.secrets)
-    print(format_run_table(run_table(run_id, db)))
+                                     run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,
+                                     price_table=args.price_table)
+    print(format_run_table(run_table(run_id, db)))  # its warnings include recordings over the budget
     return 0

@@ -4,6 +4,7 @@ become stored aeh runs, so `aeh compare`, `aeh.load_run`, `aeh.pass_k` … work 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -45,8 +46,11 @@ def main(args: argparse.Namespace) -> int:
     # The importer writes through a store that already knows the --secret values.
     with open_store(args.db, must_exist=False, secrets=args.secrets) as store:
         run_id = importer.import_(paths, store, run_id=args.run_id, **options)
+    table = run_table(run_id, args.db)
     print(run_id)
-    print(summary_line(run_table(run_id, args.db)))
+    print(summary_line(table))
+    for warning in table.attrs.get("warnings") or []:  # e.g. recordings that ran over the suite's budget
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -59,7 +63,7 @@ def summary_line(table: Any) -> str:
     errors = f"harness errors {a['harness_errors']}/{a['attempts_total']}"
     if a["invalid_measurement"]:
         errors += f" ({a['harness_error_rate']:.1%} > 2%: not a valid measurement)"
-    cost = "cost unpriced (no token counts)" if not a["priced"] else f"cost ${a['total_cost_usd']:.4f}"
+    cost = f"cost ${a['total_cost_usd']:.4f}" if a["priced"] else unpriced_text(table)
     line = (f"{a['n_tasks']} tasks, {a['attempts_total']} attempts: suite rate {a['suite_rate']:.3f} "
             f"{suite_interval_text(a)} ({a['suite_rate_method']}); {errors}; {cost}")
     source = config.get("source_accuracy")
@@ -68,3 +72,14 @@ def summary_line(table: Any) -> str:
     if config.get("import_policy"):
         line += f"; {config['import_policy']}"
     return line
+
+
+def unpriced_text(table: Any) -> str:
+    """Why an imported run is unpriced: no token counts at all, or counts the price table cannot price."""
+    tokens = int(table["tokens_in"].sum() + table["tokens_out"].sum()) if len(table) else 0
+    if not tokens:
+        return "cost unpriced (no token counts)"
+    model = (table.attrs.get("run") or {}).get("model")
+    named = f" of model {model!r}" if model else ""
+    return (f"cost unpriced ({tokens} tokens recorded{named}, but a model is not in the price table "
+            "or a model call has no counts: pass --price-table YAML)")

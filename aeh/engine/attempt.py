@@ -113,7 +113,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             tool_calls=tool_calls, spans=list(recorder.spans), allowed_tools=list(task.tools),
             secrets=list(setup.secrets),
         )
-        agent_s, queue_s = budget.elapsed_s, budget.queue_s  # before grading: not the agent's time
+        agent_s, queue_s = budget.agent_s, budget.queue_s  # before grading: not the agent's time
         grading_started = time.monotonic()
         grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace.path,
                                  resources=setup.resources, suite_root=setup.suite_root,

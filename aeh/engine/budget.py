@@ -37,6 +37,11 @@ class BudgetTracker:
         """Time the agent spent waiting for the model server rather than working: a client-side
         wait for a connection slot, plus queueing the server reports (`timings`)."""
         self._waiting_since: float | None = None
+        self.enforced = True
+        """False while a recording is replayed: its steps, tokens and cost are counted but never
+        cut, since what the source did is a fact to report, not to truncate (see `recorded_s`)."""
+        self.recorded_s: float | None = None
+        """The agent's time as the recording measured it, when the attempt replays one."""
 
     @property
     def elapsed_s(self) -> float:
@@ -44,6 +49,11 @@ class BudgetTracker:
         now = time.monotonic()
         waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
         return max(0.0, now - self.started - self.queue_s - waiting)
+
+    @property
+    def agent_s(self) -> float:
+        """The attempt's latency: the recorded time of a replayed recording, else `elapsed_s`."""
+        return self.recorded_s if self.recorded_s is not None else self.elapsed_s
 
     @property
     def wall_s(self) -> float:
@@ -72,6 +82,8 @@ class BudgetTracker:
             self.queue_s += seconds
 
     def _exceed(self, reason: str) -> None:
+        if not self.enforced:
+            return
         self.exhausted = reason
         raise BudgetExceeded(reason)
 

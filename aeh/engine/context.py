@@ -205,15 +205,22 @@ class AttemptContext:
         with self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **attributes) as span:
             yield span
 
-    def record_usage(self, span: SpanHandle, model: str | None, tokens_in: int, tokens_out: int) -> float | None:
-        """Price a model call, put tokens and cost on its span, and enforce token/cost caps."""
-        cost = self.prices.price(model, tokens_in, tokens_out)
+    def record_usage(self, span: SpanHandle, model: str | None, tokens_in: int, tokens_out: int, *,
+                     recorded_cost_usd: float | None = None) -> float | None:
+        """Price a model call, put tokens and cost on its span, and enforce token/cost caps.
+
+        `recorded_cost_usd`: the cost a replayed recording holds for the call; it is kept as
+        recorded (`cost_source="recorded"`) instead of being priced again from the table.
+        """
+        recorded = recorded_cost_usd is not None
+        cost = recorded_cost_usd if recorded else self.prices.price(model, tokens_in, tokens_out)
         span.set(**{
             "gen_ai.usage.input_tokens": tokens_in,
             "gen_ai.usage.output_tokens": tokens_out,
             "gen_ai.response.model": model,
             "cost_usd": cost,
             "priced": cost is not None,
+            **({"cost_source": "recorded"} if recorded else {}),
         })
         self.budget.add_usage(model, tokens_in, tokens_out, cost)
         return cost

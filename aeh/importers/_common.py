@@ -13,7 +13,7 @@ from typing import Any
 from aeh._version import __version__
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
-from aeh.pricing import load_price_table
+from aeh.pricing import PriceTable, load_price_table
 from aeh.store import Store, open_store, redaction_record
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
@@ -65,9 +65,10 @@ def load_json(path: Path, what: str, fix: str | None = None) -> tuple[Any, bytes
 
 
 def run_info(*, run_id: str, suite: str, suite_hash: str, adapter: str, model: str | None,
-             attempts: int, concurrency: int, config: dict[str, Any]) -> RunInfo:
-    """A finished run's metadata, stamped with the shipped price table like any run."""
-    prices = load_price_table()
+             attempts: int, concurrency: int, config: dict[str, Any],
+             prices: PriceTable | None = None) -> RunInfo:
+    """A finished run's metadata, stamped with the price table it was priced with (default: the shipped one)."""
+    prices = prices or load_price_table()
     now = now_iso()
     return RunInfo(
         run_id=run_id, created_at=now, finished_at=now, aeh_version=__version__, suite=suite,

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from aeh._formats import looks_like_bytes, refusal_fix
 from aeh.errors import Problem, ValidationError
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
@@ -140,7 +141,15 @@ def export_otlp_json(run_id: str, db: Any, out: str | Path) -> Path:
 
 # -- import -------------------------------------------------------------------------------------
 def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(span, resource attributes) pairs of an OTLP JSON document (or a JSON Lines of them)."""
+    """(span, resource attributes) pairs of an OTLP JSON document (or a JSON Lines of them), of
+    Python SDK spans, or of Phoenix's span JSON (its REST API's `{"data": [...]}` or the list)."""
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        data = document["data"]
+        if all(_is_sdk_span(d) for d in data):
+            document = data  # Phoenix's REST API: GET /v1/projects/{project}/spans
+        elif all(isinstance(d, dict) and "span_id" in d and "trace_id" in d for d in data):
+            # Phoenix's GET …/spans/otlpv1: OTLP spans with snake_case field names
+            document = {"resourceSpans": [{"scopeSpans": [{"spans": [_camel(d) for d in data]}]}]}
     docs = document if isinstance(document, list) else [document]
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for doc in docs:
@@ -149,14 +158,22 @@ def _flat(document: Any, where: str) -> list[tuple[dict[str, Any], dict[str, Any
             continue
         if not isinstance(doc, dict) or "resourceSpans" not in doc:
             raise ValidationError([Problem(where, "resourceSpans", "not an OTLP JSON traces document",
-                                           "export traces as OTLP JSON (the file exporter or the collector's "
-                                           "`file` exporter write this shape)")], "OTLP file")
+                                           refusal_fix(document, "otel"))], "OTLP file")
         for rs in doc["resourceSpans"]:
             resource = {kv["key"]: _from_any(kv.get("value", {}))
                         for kv in (rs.get("resource") or {}).get("attributes", [])}
             for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
                 pairs.extend((_normalise_ids(dict(span)), resource) for span in ss.get("spans", []))
     return pairs
+
+
+def _camel(value: Any) -> Any:
+    """OTLP in snake_case (`start_time_unix_nano`, `string_value`) as OTLP/JSON's camelCase."""
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _camel(v) for k, v in value.items()}
 
 
 _HEX_ID = re.compile(r"^(?:0x)?([0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
@@ -201,17 +218,34 @@ def _nanos(value: Any) -> str | None:
     return str(int(stamp.timestamp() * 1_000_000) * 1000)
 
 
+def _dotted(attributes: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested attribute objects (`{"llm": {"token_count": {"prompt": 5}}}`) as dotted keys."""
+    out: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if isinstance(value, dict):
+            out.update(_dotted(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def _from_sdk_span(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A span as the Python SDK's `ConsoleSpanExporter` / `ReadableSpan.to_json()` writes it, as OTLP."""
+    """A span as the Python SDK's `ConsoleSpanExporter` / `ReadableSpan.to_json()` writes it, or as
+    Phoenix's span JSON does (`span_kind` beside the attributes, `status_code` / `status_message`), as OTLP."""
     ctx = doc["context"]
     status = doc.get("status") or {}
+    attributes = _dotted(doc.get("attributes") or {})
+    if isinstance(doc.get("span_kind"), str) and "openinference.span.kind" not in attributes:
+        # Phoenix moves OpenInference's span kind out of the attributes; it is what marks an LLM span.
+        attributes["openinference.span.kind"] = doc["span_kind"]
+    code = status.get("status_code") or doc.get("status_code")
     span: dict[str, Any] = {
         "traceId": _hex_id(ctx.get("trace_id")), "spanId": _hex_id(ctx.get("span_id")),
         "name": doc.get("name"), "startTimeUnixNano": _nanos(doc.get("start_time")),
         "endTimeUnixNano": _nanos(doc.get("end_time")),
-        "attributes": _kv(doc.get("attributes") or {}),
-        "status": {"code": 2 if status.get("status_code") == "ERROR" else 1,
-                   "message": status.get("description") or ""},
+        "attributes": _kv(attributes),
+        "status": {"code": 2 if code == "ERROR" else 1,
+                   "message": status.get("description") or doc.get("status_message") or ""},
     }
     if doc.get("parent_id"):
         span["parentSpanId"] = _hex_id(doc["parent_id"])
@@ -253,6 +287,14 @@ def _int(*values: Any) -> int | None:
     return None
 
 
+def _cost(*values: Any) -> float | None:
+    """The first recorded cost (USD) that is a finite, non-negative number."""
+    for v in values:
+        if isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < float("inf"):
+            return float(v)
+    return None
+
+
 def _ts(value: Any) -> float | None:
     try:
         return int(value) / 1e9
@@ -269,8 +311,8 @@ def _call_arguments(value: Any) -> Any:
 
 def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> Step | None:
     a = _attrs(span)
-    if a.get("aeh.category") in _SKIP_CATEGORIES:
-        return None
+    if a.get("aeh.category") in _SKIP_CATEGORIES or "aeh.budget.exceeded" in a:
+        return None  # the harness's own records (grading, cost, a replay's budget verdict), not the agent's
     kids = [s for s in (_step(c, children) for c in children.get(span.get("spanId", ""), [])) if s is not None]
     status = span.get("status") or {}
     failed = status.get("code") in (2, "STATUS_CODE_ERROR")
@@ -295,7 +337,9 @@ def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> St
                     tokens_in=_int(a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.prompt_tokens"),
                                    a.get("llm.token_count.prompt")),
                     tokens_out=_int(a.get("gen_ai.usage.output_tokens"), a.get("gen_ai.usage.completion_tokens"),
-                                    a.get("llm.token_count.completion")), **common)
+                                    a.get("llm.token_count.completion")),
+                    cost_usd=_cost(a.get("aeh.cost_usd"), a.get("gen_ai.usage.cost"), a.get("llm.cost.total")),
+                    **common)
     keep = {k: v for k, v in a.items() if k.startswith("aeh.") and k not in ("aeh.run_id", "aeh.task_id",
                                                                              "aeh.attempt", "aeh.category")}
     return Step(kind="step", name=str(span.get("name") or "step"), attributes=keep, **common)
@@ -338,12 +382,30 @@ def otlp_to_trajectories(document: Any, *, where: str = "OTLP file", task_attrib
         final, status, error = _ending(agent, roots)
         if final is None and status == "answered":
             final = _last_model_text(spans)  # no explicit answer: what the model said last
+        start, end, latency = _recorded_clock(agent, roots)
         out.append(Trajectory(task_id=str(task_id), attempt=attempt, final_output=final, status=status,
                               error=error, steps=steps, metadata={"otel_trace_id": tid},
-                              agent=resource.get("service.name")))
+                              agent=resource.get("service.name"), start_ts=start, end_ts=end, latency_s=latency))
     if problems:
         raise ValidationError(problems, "OTLP file")
     return out
+
+
+def _recorded_clock(agent: dict[str, Any] | None,
+                    roots: Sequence[dict[str, Any]]) -> tuple[float | None, float | None, float | None]:
+    """Start, end and agent time of a trace as recorded: aeh's `agent` span (its attempt span's
+    `aeh.time.agent_s`, which leaves model-server queueing out), else the root spans' extent."""
+    if agent is not None:
+        latency = next((_float(_attrs(r).get("aeh.time.agent_s")) for r in roots
+                        if _attrs(r).get("aeh.time.agent_s") is not None), None)
+        return _ts(agent.get("startTimeUnixNano")), _ts(agent.get("endTimeUnixNano")), latency
+    starts = [t for t in (_ts(r.get("startTimeUnixNano")) for r in roots) if t is not None]
+    ends = [t for t in (_ts(r.get("endTimeUnixNano")) for r in roots) if t is not None]
+    return (min(starts) if starts else None), (max(ends) if ends else None), None
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _model_text(a: dict[str, Any]) -> str | None:
@@ -411,6 +473,12 @@ def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
         except OSError as exc:
             problems.append(Problem(str(p), "-", f"cannot read: {exc}", "pass an existing OTLP JSON file"))
             continue
+        except UnicodeDecodeError:
+            try:
+                out.append((str(p), _from_protobuf(p)))
+            except ValidationError as exc:
+                problems.extend(exc.problems)
+            continue
         try:
             out.append((str(p), _json_stream(text)))
         except json.JSONDecodeError as exc:
@@ -419,6 +487,29 @@ def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     return out
+
+
+def _from_protobuf(path: Path) -> Any:
+    """A binary OTLP export (ExportTraceServiceRequest) as its JSON mapping; refused when the file is
+    some other binary, or when the `otel` extra's protobuf classes are not installed."""
+    raw = path.read_bytes()
+    if looks_like_bytes(raw) != "otlp-protobuf":
+        raise ValidationError([Problem(str(path), "-", "not UTF-8 text, and not OTLP protobuf either",
+                                       "pass an OTLP JSON file (or Phoenix's span JSON)")], "OTLP file")
+    try:
+        from google.protobuf.json_format import MessageToDict
+        from google.protobuf.message import DecodeError
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    except ImportError:
+        raise ValidationError([Problem(str(path), "-", "this looks like OTLP protobuf (binary), not OTLP JSON",
+                                       "pip install 'aeh[otel]' to read it, or write the traces with a JSON "
+                                       "exporter (the collector's `file` exporter writes OTLP JSON)")],
+                              "OTLP file") from None
+    try:
+        return MessageToDict(ExportTraceServiceRequest.FromString(raw))
+    except DecodeError as exc:
+        raise ValidationError([Problem(str(path), "-", f"looks like OTLP protobuf but does not decode: {exc}",
+                                       "pass an uncut export")], "OTLP file") from None
 
 
 def import_otel_files(paths: Sequence[str | Path], db: Any = None, *, suite: Any,

@@ -52,9 +52,10 @@ class TauBenchImporter:
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("file", help="e.g. gpt-4o-airline.json")
         parser.add_argument("--model", help="agent model (default: from the file name, e.g. gpt-4o)")
+        add_price_table_argument(parser)
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
-        return [args.file], {"model": args.model}
+        return [args.file], {"model": args.model, "price_table": args.price_table}
 
 
 class TerminalBenchImporter:
@@ -78,10 +79,11 @@ class TerminalBenchImporter:
         parser.add_argument("--dataset", metavar="NAME@VERSION",
                             help="the dataset, when neither run_metadata.json nor the enclosing folder names it")
         parser.add_argument("--null-as", default="failure", metavar="POLICY", help=_NULL_AS_HELP)
+        add_price_table_argument(parser)
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.dirs), {"model": args.model, "null_as": args.null_as, "dataset": args.dataset,
-                                 "agent": args.agent}
+                                 "agent": args.agent, "price_table": args.price_table}
 
 
 class TrajectoryImporter:
@@ -100,7 +102,14 @@ class TrajectoryImporter:
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
-                                  "model_free": args.model_free}
+                                  "model_free": args.model_free, "price_table": args.price_table}
+
+
+def add_price_table_argument(parser: argparse.ArgumentParser) -> None:
+    """`--price-table`: the table recorded token counts are priced from (recorded costs stay as recorded)."""
+    parser.add_argument("--price-table", metavar="YAML",
+                        help="your own price table for the recorded token counts (default: the shipped one); "
+                             "a cost the source recorded is kept as recorded")
 
 
 def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,6 +122,7 @@ def add_trajectory_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-free", action="store_true",
                         help="the agent calls no model: price attempts without model steps at $0 "
                              "(otherwise they are unpriced, not free)")
+    add_price_table_argument(parser)
 
 
 class OtelImporter:
@@ -136,7 +146,8 @@ class OtelImporter:
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
-                                  "model_free": args.model_free, "task_attribute": args.task_attribute,
+                                  "model_free": args.model_free, "price_table": args.price_table,
+                                  "task_attribute": args.task_attribute,
                                   "attempt_attribute": args.attempt_attribute}
 
 

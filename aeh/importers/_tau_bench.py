@@ -22,6 +22,7 @@ from aeh.errors import Problem, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.importers._common import load_json, new_run_id, run_info, short_hash, write_run
 from aeh.models import Attempt, GraderResult, Span, ToolCall
+from aeh.pricing import load_price_table
 
 __all__ = ["DEFAULT_MODEL", "import_tau_bench", "records_to_attempts"]
 
@@ -33,11 +34,12 @@ _WHAT = "τ-bench trajectory file"
 
 
 def import_tau_bench(path: str | Path, db: Any = None, run_id: str | None = None,
-                     model: str | None = None) -> str:
+                     model: str | None = None, price_table: str | Path | None = None) -> str:
     """Import a τ-bench trajectory file as one finished run; returns the run id.
 
     `model` defaults to the file name's prefix before the domain (`gpt-4o-airline.json` →
-    "gpt-4o"). Raises `aeh.errors.ValidationError` listing every problem on bad input.
+    "gpt-4o"). The file records no agent tokens, so `price_table` only stamps the run with the
+    table it was imported under. Raises `aeh.errors.ValidationError` listing every problem on bad input.
     """
     file = Path(path)
     records, raw = load_json(file, _WHAT)
@@ -53,6 +55,7 @@ def import_tau_bench(path: str | Path, db: Any = None, run_id: str | None = None
                 "import_policy": ("every record counts, success = reward 1.0 (source definition); records cut "
                                   "at the message cap are budget_exhausted failures"),
                 "cost_note": "no agent token counts in the file: unpriced (cost None), not free"},
+        prices=load_price_table(price_table),
     )
     return write_run(db, info, batch)
 

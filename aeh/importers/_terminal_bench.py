@@ -18,7 +18,7 @@ before it, so 5 run files × 80 tasks and one 5-trial file both give 80 tasks ×
 - failure_mode agent_timeout → status "budget_exhausted" (success still follows the tests);
 - a failure whose tests ran and failed → wrong_answer (the end state was wrong);
 - latency = agent_ended_at − agent_started_at; token counts of 0 mean "not reported", so cost is
-  None (unpriced), never 0.
+  None (unpriced), never 0; reported counts are priced from the price table (`price_table=`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from aeh.models import (
     Span,
     SpanCategory,
 )
+from aeh.pricing import PriceTable, load_price_table
 
 __all__ = ["agent_from_submission", "discover_results", "import_terminal_bench", "model_from_submission"]
 
@@ -140,13 +141,15 @@ def _classify(file: Path) -> tuple[Path, Path, str]:
 
 def import_terminal_bench(run_dirs: Sequence[str | Path], db: Any = None, run_id: str | None = None,
                           model: str | None = None, *, null_as: str | NullPolicy = "failure",
-                          dataset: str | None = None, agent: str | None = None) -> str:
+                          dataset: str | None = None, agent: str | None = None,
+                          price_table: str | Path | None = None) -> str:
     """Import Terminal-Bench results of one model (any published layout) as one run; returns its id.
 
     `run_dirs`: submission folders, run folders or results files, in attempt order.
     `null_as`: `failure` (default, the leaderboard's definition), `harness_error`, or
     `harness_error:MODE[,MODE…]`. `dataset` (`name@version`) names the suite when neither
-    run_metadata.json nor the enclosing folder does. Raises `aeh.errors.ValidationError`
+    run_metadata.json nor the enclosing folder does. Reported token counts are priced from
+    `price_table` (default: the shipped table). Raises `aeh.errors.ValidationError`
     listing every problem (missing file, wrong schema, mixed models without `model=`).
     """
     policy = NullPolicy.parse(null_as)
@@ -175,6 +178,8 @@ def import_terminal_bench(run_dirs: Sequence[str | Path], db: Any = None, run_id
             if res.get("is_resolved") is None:
                 null_modes.append(res["failure_mode"])
         offset += max(trials, default=-1) + 1
+    prices = load_price_table(price_table)
+    reported = _price_reported_tokens(batch, model_name, prices)
     tasks = sorted({res["task_id"] for src in loaded for res in src.results["results"]})
     # The suite is the dataset (name, version, task ids), not the results bytes or whether
     # run_metadata.json was published, so every import of the same 80 tasks compares cleanly.
@@ -192,9 +197,21 @@ def import_terminal_bench(run_dirs: Sequence[str | Path], db: Any = None, run_id
                                     "definition": "n_resolved / len(results) per file (the leaderboard's accuracy)"},
                 "import_policy": policy.describe(null_modes),
                 "null_policy": policy.record(null_modes),
-                "cost_note": "tokens not reported (0): unpriced (cost None), not free"},
+                "cost_note": (f"{reported} trials with token counts priced from price table {prices.version}; "
+                              "trials with 0 tokens (not reported) are unpriced (cost None), not free")},
+        prices=prices,
     )
     return write_run(db, info, batch)
+
+
+def _price_reported_tokens(batch: list[tuple[Attempt, list[Span]]], model: str, prices: PriceTable) -> int:
+    """Price the trials whose token counts were reported; returns how many had counts."""
+    reported = 0
+    for attempt, _ in batch:
+        if attempt.tokens_in or attempt.tokens_out:
+            reported += 1
+            attempt.cost_usd = prices.price(model, attempt.tokens_in, attempt.tokens_out)
+    return reported
 
 
 def _accuracy(src: ResultsFile) -> float:

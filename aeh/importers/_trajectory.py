@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from aeh._sync import run_sync
 from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
+from aeh.engine._recorded import over_budget_summary
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
@@ -30,12 +31,15 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
                                    db: Any = None, *, run_id: str | None = None, name: str = "recorded",
                                    tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
                                    source: str | None = None, config: dict[str, Any] | None = None,
-                                   model_free: bool = False, secrets: Sequence[str] = ()) -> str:
+                                   model_free: bool = False, secrets: Sequence[str] = (),
+                                   price_table: str | Path | None = None) -> str:
     """Grade `trajectories` against `suite`; returns the new run's id.
 
-    Cost comes from the model steps' token counts; a trajectory with no model step, or a model step
-    without tokens, is unpriced unless `model_free=True` says the agent calls no model. `secrets`
-    are redacted from the stored run beside the suite's own.
+    Cost is each model step's recorded `cost_usd`, else its token counts priced from `price_table`
+    (default: the shipped table); a trajectory with no model step, or a model step with neither,
+    is unpriced unless `model_free=True` says the agent calls no model. `secrets` are redacted
+    from the stored run beside the suite's own. Trajectories that exceeded a task's budget are
+    kept whole; how many, and by which limits, is the run config's `recorded_over_budget`.
     """
     loaded = load_suite(suite)
     known = {t.id for t in loaded.tasks()}
@@ -49,14 +53,18 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     task_ids = sorted({task for task, _ in numbered}, key=lambda t: t)
     attempts = 1 + max(n for _, n in numbered)
     adapter = TrajectoryAdapter(trajectories, name=name, tools=tools, model_free=model_free)
+    prices = load_price_table(price_table)
+    tasks = {t.id: t for t in loaded.tasks()}
     run_config = {"recorded_from": source, "trajectories": len(trajectories), "tool_replay": tools,
+                  "recorded_over_budget": over_budget_summary(numbered, tasks, prices),
+                  **({"price_table": str(price_table)} if price_table is not None else {}),
                   **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
     options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
                                 run_id=run_id, config=run_config)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
     with using_store(db, secrets=suite_secrets, must_exist=False) as store:
         options.config.setdefault("redaction", redaction_record(store.redactor))
-        info = await execute_run(loaded, adapter, store, load_price_table(), options)
+        info = await execute_run(loaded, adapter, store, prices, options, sinks=[adapter])
     return info.run_id
 
 

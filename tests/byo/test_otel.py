@@ -123,6 +123,12 @@ def test_export_to_an_otlp_http_endpoint(source: tuple[Path, str], receiver: str
     out.write_text(json.dumps({"resourceSpans": [rs for doc in received for rs in doc["resourceSpans"]]}))
     new_id = import_otel_files([out], db, suite="smoke")
     assert _verdicts(new_id, db) == _verdicts(run_id, db)
+    # The collector's copy keeps the recorded facts: latency within 1%, cost exactly.
+    before = aeh.attempts(run_id, db=db).sort_values(["task_id", "attempt"])
+    after = aeh.attempts(new_id, db=db).sort_values(["task_id", "attempt"])
+    ratio = after["latency_s"].to_numpy() / before["latency_s"].to_numpy()
+    assert ((ratio > 0.99) & (ratio < 1.01)).all()
+    assert after["cost_usd"].tolist() == before["cost_usd"].tolist()
 
 
 def _attr(key: str, value: Any) -> dict[str, Any]:
