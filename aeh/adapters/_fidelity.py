@@ -89,8 +89,10 @@ def schema_patterns(tools: list[dict[str, Any]] | None) -> list[dict[str, str]]:
 
 def forced_tool(tool_choice: str | dict[str, Any] | None) -> str | None:
     """What a tool_choice obliges: "*" (any tool: `required`), a function name, or None."""
-    if tool_choice == "required":
+    if tool_choice in ("required", "any"):  # "any": LangChain's and Anthropic's word for required
         return "*"
+    if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "unset"):
+        return tool_choice  # a bare tool name, as LangChain's bind_tools(tool_choice=...) takes it
     if isinstance(tool_choice, dict):
         name = (tool_choice.get("function") or {}).get("name")
         return str(name) if name else "*"

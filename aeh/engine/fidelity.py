@@ -91,7 +91,8 @@ class RunFidelity:
     def _add_model_span(self, span: Span) -> None:
         a = span.attributes
         self.model_turns += 1
-        answered = "gen_ai.output.messages" in a
+        # A request that failed or was cut off leaves its span failed and without a reply.
+        answered = "gen_ai.output.messages" in a or span.status != "error"
         self.turns_answered += answered
         if a.get("aeh.provider.refused_status"):
             message = str(a.get("aeh.provider.refused_message") or "")
