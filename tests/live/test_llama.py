@@ -27,7 +27,7 @@ from llama_support import metrics as server_metrics
 
 from aeh.api import open_store, run
 from aeh.models import Task
-from aeh.suite.loader import load_suite
+from tests.adapters.adapters_support import TinySuite
 
 pytestmark = [pytest.mark.llama, pytest.mark.local_http, pytest.mark.slow]
 
@@ -65,28 +65,6 @@ def llama_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def options(base_url: str, **extra: Any) -> dict[str, Any]:
     return {"base_url": base_url, "api_key": "local", "timeout_s": 120, "retries": 1, **extra}
-
-
-class ToyMathTasks:
-    """toy_math's calculator and invariants with tasks a test writes (e.g. a tight time budget)."""
-
-    name = "toy_math_live"
-
-    def __init__(self, tasks: list[Task]) -> None:
-        base = load_suite("toy_math")
-        self._registry, self._invariants, self._tasks = base.tool_registry(), base.invariants(), tasks
-
-    def tasks(self) -> list[Task]:
-        return list(self._tasks)
-
-    def tool_registry(self) -> Any:
-        return self._registry
-
-    def invariants(self) -> dict[str, Any]:
-        return self._invariants
-
-    def golden_traces(self) -> dict[str, Any]:
-        return {}
 
 
 def attempts(db: Path, table: Any) -> Any:
@@ -142,7 +120,7 @@ def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Pat
         "budget": {"max_steps": 2, "timeout_s": 2.0}})
     before = server_metrics(llama)
     started = time.monotonic()
-    table = run(ToyMathTasks([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
+    table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
                 adapter_options=options(llama, max_output_tokens=3000, retries=0), progress=False)
     assert time.monotonic() - started < 30
     frame = attempts(tmp_path / "runs.db", table)
