@@ -21,6 +21,7 @@ table prints and the report shows in its header. The checks:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -212,12 +213,27 @@ def _endpoint_warnings(checks: dict[str, Any]) -> list[str]:
     for refusal in checks.get("refused") or []:
         text = (f"SERVER REFUSED THE REQUEST on {refusal['turns']} model turns: {refusal['message']}")
         patterns = checks.get("refused_schema_patterns") or []
-        if patterns:
-            named = "; ".join(f"tool {p['tool']} field {p['field']} pattern {p['pattern']}" for p in patterns)
+        likely = [p for p in patterns if _grammar_unfriendly(str(p.get("pattern")))]
+        if patterns and _GRAMMAR_TROUBLE.search(refusal["message"]):
+            named = "; ".join(f"tool {p['tool']} field {p['field']} pattern {p['pattern']}"
+                              for p in likely or patterns)
             text += (f" — the tool schemas carry regex patterns ({named}) that a server building a grammar "
                      "from them (llama.cpp) may not support: the server's limit, not the agent's failure")
+            if likely:
+                text += " (llama-server takes no shorthand class such as \\d and needs ^…$: [0-9] passes)"
         out.append(text)
     return out
+
+
+#: A refusal about the schemas (llama.cpp: "failed to parse grammar", "JSON schema conversion failed").
+_GRAMMAR_TROUBLE = re.compile(r"grammar|schema|pattern|parser", re.IGNORECASE)
+
+
+def _grammar_unfriendly(pattern: str) -> bool:
+    """A pattern llama.cpp's schema-to-grammar conversion refuses (checked against llama-server:
+    `^T\\d{4}$` fails to parse, an unanchored `T\\d{4}` must start with ^ and end with $;
+    `^T[0-9]{4}$` and `^(a|b)$` are accepted)."""
+    return bool(re.search(r"\\[dDwWsS]", pattern)) or not (pattern.startswith("^") and pattern.endswith("$"))
 
 
 def _judge_warnings(judge: dict[str, Any]) -> list[str]:

@@ -104,6 +104,8 @@ def test_a_400_for_a_schema_pattern_is_named_once_with_the_tool_and_pattern(serv
     assert "on 3 model turns" in refused and GRAMMAR_400 in refused
     assert "tool update_ticket field ticket_id pattern ^T\\d{4}$" in refused
     assert "the server's limit, not the agent's failure" in refused
+    # Only the pattern llama.cpp refuses is named: status/priority's ^(a|b)$ alternatives pass.
+    assert "field status" not in refused and "[0-9] passes" in refused
     assert not any(w.startswith(("MODEL ENDPOINT NEVER ANSWERED", "NO TOOL CALLS")) for w in warnings), warnings
     assert format_run_table(res.table).count("SERVER REFUSED THE REQUEST") == 1
 
@@ -116,3 +118,10 @@ def test_schema_patterns_walks_nested_fields():
         "a": {"type": "object", "properties": {"b": {"type": "string", "pattern": "^x$"}}}}}}}]
     assert schema_patterns(nested) == [{"tool": "f", "field": "a.b", "pattern": "^x$"}]
     assert schema_patterns(None) == []
+
+
+def test_a_400_about_something_else_names_no_pattern(server, run_live):
+    srv = server([Reply.error(400, "the request exceeds the available context size")])
+    res = run_live(srv, _CoreTicketSuite().tasks(), suite=_CoreTicketSuite())
+    (refused,) = [w for w in res.table.attrs["warnings"] if w.startswith("SERVER REFUSED THE REQUEST")]
+    assert "context size" in refused and "pattern" not in refused
