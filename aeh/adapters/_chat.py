@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
-from aeh.adapters._fidelity import tools_dropped_suspect
+from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
 from aeh.llm import (
@@ -424,6 +424,12 @@ async def chat_turn(
             response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
                                               backoff_s=opts.backoff_s, slot=slot, timing=timing,
                                               **request)
+        except ProviderError as exc:
+            if exc.kind == "refused":  # the run summary names what the server refused, once
+                span.set(**{"aeh.provider.refused_status": exc.status_code,
+                            "aeh.provider.refused_message": str(exc)[:300],
+                            "aeh.request.schema_patterns": schema_patterns(tools)})
+            raise
         finally:
             _record_timing(ctx, span, timing, None)
         _record_timing(ctx, span, timing, response)
@@ -443,6 +449,9 @@ async def chat_turn(
                 "gen_ai.output.messages": [output],
             }
         )
+        if tools and tool_choice_ignored(request.get("tool_choice"),
+                                         [c["function"]["name"] for c in output.get("tool_calls") or []]):
+            span.set(**{"aeh.tool_choice_ignored": True})  # the server's doing, not the agent's choice
         usage = getattr(response, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", None) if usage is not None else None
         tokens_out = getattr(usage, "completion_tokens", None) if usage is not None else None

@@ -27,9 +27,14 @@ def judge_verdicts_text(judge: dict[str, object]) -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in (judge.get("failed_by_reason") or {}).items())  # type: ignore[attr-defined]
     text = (f"{judge.get('attempted', 0)} attempted, {judge.get('valid', 0)} valid, "
             f"{judge.get('failed', 0)} failed" + (f" ({reasons})" if reasons else ""))
-    if judge.get("unparseable"):
-        text += (f", {judge['unparseable']} unparseable (the agent's answer derailed the judge: counted as "
+    shadow = int(judge.get("shadow_unparseable") or 0)  # type: ignore[call-overload]
+    deciding = int(judge.get("unparseable") or 0) - shadow  # type: ignore[call-overload]
+    if deciding:
+        text += (f", {deciding} unparseable (the agent's answer derailed the judge: counted as "
                  "not passed, bucket judge_unparseable, flagged for review)")
+    if shadow:
+        text += (f", {shadow} shadow verdicts unparseable (left out of agreement; the attempts keep "
+                 "their graders' verdicts, not flagged)")
     return text + f", {judge.get('automatic', 0)} automatic"
 
 

@@ -42,7 +42,7 @@ def run_live(db: Path) -> Iterator[Callable[..., Result]]:
 
     def go(srv: FakeOpenAIServer | None, tasks: list[Task] | None = None, *, adapter: Any = "react",
            attempts: int = 1, concurrency: int = 1, seed: int = 7, run_options: dict | None = None,
-           **options: Any) -> Result:
+           suite: Any = None, **options: Any) -> Result:
         adapter_options = {"retries": 2, "backoff_s": 0.01, "timeout_s": 10.0}
         if srv is not None:
             adapter_options["base_url"] = srv.base_url
@@ -51,7 +51,7 @@ def run_live(db: Path) -> Iterator[Callable[..., Result]]:
         kwargs: dict[str, Any] = {}
         if isinstance(adapter, str):
             kwargs = {"model": MODEL, "adapter_options": adapter_options}
-        table = run(TinySuite(tasks or [calc_task()]), adapter, attempts=attempts,
+        table = run(suite or TinySuite(tasks or [calc_task()]), adapter, attempts=attempts,
                     concurrency=concurrency, seed=seed, db=db, **kwargs, **(run_options or {}))
         results.append(Result(table, db))
         return results[-1]

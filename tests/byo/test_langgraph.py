@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import operator
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -99,3 +100,83 @@ def test_langgraph_example_makes_a_graded_run(db: Path) -> None:
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 2 and rows["success"].all() and (rows["tokens_in"] == 60).all()
     assert (rows["cost_usd"] > 0).all()  # priced as the model that answered (response_metadata.model_name)
+
+
+# -- a tool-calling graph: the same run warnings as the live adapters, each tool call once ----------
+
+from langchain_core.messages import ToolMessage  # noqa: E402
+from langchain_core.tools import tool as lc_tool  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+from langgraph.graph import MessagesState  # noqa: E402
+
+
+class ToolCallingFake(GenericFakeChatModel):
+    """The fake chat model with `bind_tools`, binding OpenAI-shaped tools and tool_choice as ChatOpenAI does."""
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        extra: dict[str, Any] = {"tools": [convert_to_openai_tool(t) for t in tools]}
+        if tool_choice:
+            extra["tool_choice"] = tool_choice
+        return self.bind(**extra)
+
+
+def tool_graph(reply: AIMessage, tool_choice: Any = None) -> Any:
+    """One node: the model (tools bound) replies; each tool call runs a LangChain tool over aeh's calculator."""
+    model = ToolCallingFake(messages=itertools.repeat(reply))
+
+    def agent(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        tools = config["configurable"]["aeh_tools"]
+
+        @lc_tool
+        def calculator(expression: str) -> str:
+            """Evaluate + - * / arithmetic."""
+            return str(tools.calculator(expression=expression)["result"])
+
+        answer = model.bind_tools([calculator], tool_choice=tool_choice).invoke(state["messages"], config)
+        out: list[Any] = [answer]
+        for call in answer.tool_calls:
+            out.append(ToolMessage(calculator.invoke(call["args"], config), tool_call_id=call["id"]))
+        return {"messages": out}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_edge(START, "agent")
+    graph.add_edge("agent", END)
+    return graph.compile()
+
+
+def run_graph(db: Path, reply: AIMessage, tool_choice: Any = None) -> Any:
+    return aeh.run("toy_math", agent=graph_agent(tool_graph(reply, tool_choice)), attempts=2, seed=1, db=db,
+                   tasks=["add_then_multiply"], progress=False)
+
+
+USAGE = {"input_tokens": 400, "output_tokens": 9, "total_tokens": 409}
+
+
+def test_each_tool_call_of_a_graph_is_recorded_once(db: Path) -> None:
+    call = AIMessage(content="", usage_metadata=USAGE,
+                     tool_calls=[{"name": "calculator", "args": {"expression": "(17 + 25) * 3"}, "id": "c1"}])
+    table = run_graph(db, call)
+    spans = aeh.spans(table.attrs["run_id"], db=db, task_id="add_then_multiply", attempt=0)
+    assert list(spans["name"]).count("tool:calculator") == 1, list(spans["name"])
+    assert "step:tool:calculator" in set(spans["name"])  # the LangChain tool run, as a step
+    assert table.attrs["tool_calls"] == 2  # one per attempt
+    assert table.attrs["warnings"] == []
+
+
+def test_a_graph_whose_model_ignores_required_tool_choice_gets_the_adapters_warning(db: Path) -> None:
+    table = run_graph(db, AIMessage(content="126", usage_metadata=USAGE), tool_choice="any")
+    warnings = table.attrs["warnings"]
+    assert any(w.startswith("SERVER IGNORED tool_choice: 2 model turns sent tool_choice any") for w in warnings), warnings
+    assert not any(w.startswith("NO TOOL CALLS") for w in warnings)
+
+
+def test_a_graph_whose_tools_never_reached_the_prompt_is_warned(db: Path) -> None:
+    few = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}
+    table = run_graph(db, AIMessage(content="126", usage_metadata=few))
+    warnings = table.attrs["warnings"]
+    assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL: 2 of 2 model turns") for w in warnings), warnings
+    assert any(w.startswith("NO TOOL CALLS: tools were offered on all 2 answered model turns") for w in warnings)
+    spans = aeh.spans(table.attrs["run_id"], db=db, task_id="add_then_multiply", attempt=0)
+    model = json.loads(spans[spans["name"] == "model:call"].iloc[0]["attributes"])
+    assert model["gen_ai.request.tool_names"] == ["calculator"] and model["aeh.request.tool_choice"] == "unset"

@@ -106,12 +106,14 @@ def close_stores_run_tiny_opened() -> Iterator[None]:
 
 
 def run_tiny(db: Path, agent: Agent, *, judge_model: str | None = None,
-             suite: TinySuite | None = None, tasks: list[str] | None = None) -> tuple[RunInfo, Store]:
+             suite: TinySuite | None = None, tasks: list[str] | None = None,
+             judge_all: bool = False) -> tuple[RunInfo, Store]:
     """Execute TinySuite once per task the way `aeh run` does, with the tier-3 hook always on
     (the wiring runplan is asked to do) and the judge's backoff shortened for test speed."""
     import asyncio
 
-    options = build_run_options(attempts=1, concurrency=2, seed=7, judge_model=judge_model, tasks=tasks)
+    options = build_run_options(attempts=1, concurrency=2, seed=7, judge_model=judge_model, tasks=tasks,
+                                judge_all=judge_all)
     if not any(is_tiered_hook(h) for h in options.after_failure):
         options.after_failure.extend(default_after_failure_hooks(options.judge))
     if options.judge is not None:

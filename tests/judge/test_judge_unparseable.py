@@ -63,3 +63,20 @@ def test_a_judge_that_cannot_be_reached_is_still_a_harness_error(db, fake_openai
                            suite=suite, tasks=["no_golden"])
     a = store.attempt_record(info.run_id, "no_golden", 0)
     assert a.status == "harness_error" and a.failure_bucket.value == "harness_error"
+
+
+def test_an_unparseable_shadow_verdict_is_reported_as_what_it_is(db, fake_openai) -> None:
+    """--judge-all: the shadow verdict decides nothing, so its failure fails and flags nothing."""
+    fake_openai(judge_replies(grader=lambda r: Reply.text(DERAILED)))
+    info, store = run_tiny(db, Agent("126 boxes", ("42 * 3",)), judge_model="gpt-4o-mini",
+                           tasks=["no_golden"], judge_all=True)
+    a = store.attempt_record(info.run_id, "no_golden", 0)
+    assert a.success is True and a.needs_human_review is False and a.failure_bucket is None
+    table = run_table(info.run_id, db)
+    warnings = table.attrs["warnings"]
+    assert not any(w.startswith("JUDGE COULD NOT PARSE") for w in warnings), warnings
+    (shadow,) = [w for w in warnings if w.startswith("SHADOW JUDGE COULD NOT PARSE ITS VERDICT on 1 attempt(s)")]
+    assert "not flagged" in shadow and "left out of judge agreement" in shadow
+    text = format_run_table(table)
+    assert "bucket judge_unparseable" not in text and "1 shadow verdicts unparseable" in text
+    assert table.attrs["judge_verdicts"]["attempted"] == 1

