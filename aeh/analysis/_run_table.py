@@ -15,6 +15,7 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._task_totals import AGENT_BUCKETS
+from aeh.engine._health import health_warnings
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
 
@@ -55,7 +56,7 @@ def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, 
         checks["faults_injected"] = int(frame["injected_faults"].sum())
         checks["tool_calls"] = int(frame["tool_calls"].sum())
     checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
-    return checks, warnings_from(checks)
+    return checks, warnings_from(checks) + health_warnings((info.get("config") or {}).get("harness_health"))
 
 
 def _cause(error: str | None) -> str:
@@ -115,6 +116,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
         "tool_calls": checks.get("tool_calls"),
         "judge_verdicts": checks.get("judge_verdicts"),
         "time_split_s": checks.get("time_s"),
+        "harness_health": (info.get("config") or {}).get("harness_health"),
         **_summary_attrs(frame, info),
         "harness_error_causes": harness_error_causes(errors),
         "priced": priced,

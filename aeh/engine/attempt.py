@@ -60,6 +60,8 @@ class AttemptSetup:
     """Callable (task, workspace) the suite uses to lay out a workspace (coding fixtures)."""
     eager_workspaces: bool = False
     """Make every attempt's workspace up front (kept workspaces: one directory per attempt to look at)."""
+    health: Any = None
+    """The run's `HarnessHealth` (event-loop stalls), or None when nothing watches the loop."""
 
 
 def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> LazyWorkspace:
@@ -100,7 +102,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                 registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
                 resources=setup.resources, faults=faults,
                 golden=setup.goldens.get(task.golden) if task.golden else None,
-                connections=setup.connections,
+                connections=setup.connections, health=setup.health,
             )
             outcome = await _run_agent(setup.adapter, task, ctx, recorder)
         except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
@@ -127,6 +129,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         if graded.grader_crash and status != "harness_error":
             status, error = "harness_error", graded.grader_crash
         success = graded.success and status != "harness_error"
+        if not success and status != "harness_error" and (stalled := _stalled_tool_call(tool_calls)):
+            status, error = "harness_error", stalled  # the harness's stall, not the agent's failure
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
                                   final_output=outcome.final_output, judge_unparseable=graded.judge_unparseable)
         original = _stored_verdict(setup.adapter, task.id, attempt) if status != "harness_error" else None
@@ -141,6 +145,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,
                  **{"aeh.time.agent_s": round(agent_s, 6), "aeh.time.queue_s": round(queue_s, 6),
                     "aeh.time.grading_s": round(grading_s, 6),
+                    "aeh.time.stall_s": round(budget.stall_s, 6),
                     "aeh.time.wall_s": round(time.monotonic() - started, 6)})
         if not success:
             root.fail(error or (bucket.value if bucket else "failed"))
@@ -156,6 +161,14 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
     if status != "harness_error":  # a broken harness says nothing about the trajectory
         record.dimension_scores = _score(record, task, setup, recorder)
     return record, list(recorder.spans)
+
+
+def _stalled_tool_call(tool_calls: list[Any]) -> str | None:
+    """The cause of a failed attempt when one of its tool calls timed out during a harness stall."""
+    for call in tool_calls:
+        if call.error_kind == "harness_stall":
+            return f"tool {call.name}: {call.error}"
+    return None
 
 
 def _score(record: Attempt, task: Task, setup: AttemptSetup, recorder: SpanRecorder) -> list[dict[str, Any]]:

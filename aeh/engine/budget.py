@@ -36,14 +36,18 @@ class BudgetTracker:
         self.queue_s = 0.0
         """Time the agent spent waiting for the model server rather than working: a client-side
         wait for a connection slot, plus queueing the server reports (`timings`)."""
+        self.stall_s = 0.0
+        """Time the harness lost inside the agent's tool calls (a stalled event loop, a wait for a
+        worker thread): measured by the engine and given back to the agent's clock."""
         self._waiting_since: float | None = None
 
     @property
     def elapsed_s(self) -> float:
-        """The agent's time: wall-clock since the start minus time queued (see `queue_s`)."""
+        """The agent's time: wall-clock since the start minus time queued (see `queue_s`) and
+        harness stalls (see `stall_s`)."""
         now = time.monotonic()
         waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
-        return max(0.0, now - self.started - self.queue_s - waiting)
+        return max(0.0, now - self.started - self.queue_s - self.stall_s - waiting)
 
     @property
     def wall_s(self) -> float:
@@ -70,6 +74,11 @@ class BudgetTracker:
         """Add queueing measured after the fact (e.g. a server's reported timings)."""
         if seconds > 0:
             self.queue_s += seconds
+
+    def add_stall(self, seconds: float) -> None:
+        """Give the agent's clock back time the harness lost during a tool call."""
+        if seconds > 0:
+            self.stall_s += seconds
 
     def _exceed(self, reason: str) -> None:
         self.exhausted = reason

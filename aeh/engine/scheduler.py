@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from aeh._version import __version__
+from aeh.engine._health import HarnessHealth
 from aeh.engine._heartbeat import Heartbeat
 from aeh.engine._retention import prune_workspaces
 from aeh.engine._workspaces import clean_stale_workspaces, make_work_root, release_work_root
@@ -170,6 +171,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
     fidelity = RunFidelity(options.fault_profile)
     skip = done | outside
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
+    health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
     status = "failed"
     try:
         if options.executor is not None:
@@ -181,9 +183,12 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
                 setup = build_attempt_setup(suite, adapter, prices, options, run_id=info.run_id, seed=seed,
                                             work_root=work_root, resources=dict(resources or {}), sinks=sinks)
+                setup.health = health
                 await _run_local(setup, _pending(tasks, info.attempts, skip), options, collector)
+        await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
             info.config["live_checks"] = fidelity.summary()
+            info.config["harness_health"] = _merged_health(info.config.get("harness_health"), health.summary())
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
@@ -200,6 +205,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             f"stored; once the store takes writes again, finish it with `aeh run --resume {info.run_id}`"
         ) from exc
     finally:
+        health.cancel()
         # Interrupted or failed: still store every attempt that finished (nothing lost on Ctrl-C).
         writer.close(raise_errors=False)
         heartbeat.stop()
@@ -221,6 +227,20 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             prune_workspaces(work_root.parent, options.workspace_retention)
     progress.run_finished(info)
     return info
+
+
+def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
+    """A resumed run keeps the stalls of its earlier part: counts add up, maxima stay maxima."""
+    if not before:
+        return now
+    out = dict(now)
+    for key in ("stall_s", "stalls", "extended_tool_timeouts", "stall_tool_timeouts"):
+        out[key] = round((before.get(key) or 0) + (now.get(key) or 0), 3)
+    for key in ("max_loop_lag_s", "worker_queue_max_s", "load_average_max"):
+        values = [v for v in (before.get(key), now.get(key)) if v is not None]
+        out[key] = max(values) if values else None
+    out["stalled"] = bool(before.get("stalled") or now.get("stalled"))
+    return out
 
 
 def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions, *,
