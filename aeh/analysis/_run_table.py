@@ -122,12 +122,23 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
         "priced": priced,
         "total_cost_usd": total_cost,
         "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,
+        **_evaluation_attrs(checks.get("evaluation_spend"), total_cost if priced else None),
         "price_table_version": info.get("price_table_version"),
         "price_table_date": info.get("price_table_date"),
         # Imported runs say how the source's results were counted (e.g. null results as failures).
         "import_policy": (info.get("config") or {}).get("import_policy"),
     })
     return frame
+
+
+def _evaluation_attrs(spend: dict[str, Any] | None, agent_cost: float | None) -> dict[str, Any]:
+    """Evaluation spend (judge graders, tier-2 localization, judged dimensions) beside the agent's:
+    `evaluation_cost_usd` (None: unpriced or not recorded) and `run_cost_usd`, agent + evaluation."""
+    if not spend:  # a run stored before evaluation spend was recorded: unknown, not $0
+        return {"evaluation_spend": None, "evaluation_cost_usd": None, "run_cost_usd": None}
+    usd = spend.get("usd")
+    return {"evaluation_spend": spend, "evaluation_cost_usd": usd,
+            "run_cost_usd": agent_cost + usd if agent_cost is not None and usd is not None else None}
 
 
 def counts_table(counts: pl.DataFrame, info: dict[str, Any]) -> pd.DataFrame:

@@ -25,7 +25,9 @@ from typing import Any
 __all__ = ["STALL_S", "HarnessHealth", "health_warnings", "load_average"]
 
 #: Loop lateness below this is ordinary scheduling jitter, not a stall.
-STALL_S = 0.05
+STALL_S = 0.02
+#: A run is flagged as stalled when its stalls add up to this share of its time (or 1 s at least).
+STALLED_SHARE = 0.05
 #: Stall intervals kept for look-ups; older ones are summarised only (bounded memory).
 _MAX_KEPT = 20_000
 
@@ -57,6 +59,7 @@ class HarnessHealth:
         self.stall_timeouts = 0
         """Tool calls that timed out during a stall too long to give back: harness errors."""
         self.worker_queue_max_s = 0.0
+        self.started = time.monotonic()
         self.load_start = load_average()
         self.load_max = self.load_start
 
@@ -141,7 +144,8 @@ class HarnessHealth:
 
     def stalled(self) -> bool:
         """Did this run stall enough to doubt its timings (or did the engine step in)?"""
-        return self.total_stall_s >= 1.0 or self.extended_timeouts > 0 or self.stall_timeouts > 0
+        share = STALLED_SHARE * (time.monotonic() - self.started)
+        return self.total_stall_s >= max(1.0, share) or self.extended_timeouts > 0 or self.stall_timeouts > 0
 
     def summary(self) -> dict[str, Any]:
         """What the run stores as `config["harness_health"]`."""
@@ -152,6 +156,7 @@ class HarnessHealth:
             "stall_s": round(self.total_stall_s, 3),
             "stalls": self.stalls,
             "stall_threshold_s": self.stall_s,
+            "run_s": round(time.monotonic() - self.started, 3),
             "extended_tool_timeouts": self.extended_timeouts,
             "stall_tool_timeouts": self.stall_timeouts,
             "worker_queue_max_s": round(self.worker_queue_max_s, 4),

@@ -195,16 +195,27 @@ async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder
         try:
             outcome = await run_on_agent_clock(adapter.run(task, ctx), ctx.budget, task.budget.timeout_s)
         except BudgetExceeded as exc:
-            outcome = AgentOutcome(status="budget_exhausted", error=exc.reason)
+            outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(exc.reason, ctx.budget))
         except TimeoutError:
             ctx.budget.exhausted = f"timeout_s={task.budget.timeout_s} exceeded"
-            outcome = AgentOutcome(status="budget_exhausted", error=ctx.budget.exhausted)
+            outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(ctx.budget.exhausted, ctx.budget))
         except Exception as exc:  # an adapter crash must not kill the run
             outcome = AgentOutcome(status="harness_error", error=_describe(exc))
         span.set(status=outcome.status, final_output=outcome.final_output)
+        if outcome.status == "budget_exhausted" and ctx.budget.before_first_reply:
+            span.set(**{"aeh.budget.before_first_reply": True})
         if outcome.status in ("budget_exhausted", "harness_error"):
             span.fail(outcome.error or outcome.status)
     return outcome
+
+
+#: How the stored error of an attempt cut off before the model server ever answered it ends.
+BEFORE_FIRST_REPLY = "waiting for the model server's first reply (it never answered this attempt)"
+
+
+def _exhausted(reason: str, budget: BudgetTracker) -> str:
+    """The budget reason, naming a server that never answered (not the agent's slowness)."""
+    return f"{reason} {BEFORE_FIRST_REPLY}" if budget.before_first_reply else reason
 
 
 async def run_on_agent_clock(coro: Any, budget: BudgetTracker, timeout_s: float) -> Any:

@@ -39,6 +39,8 @@ class BudgetTracker:
         self.stall_s = 0.0
         """Time the harness lost inside the agent's tool calls (a stalled event loop, a wait for a
         worker thread): measured by the engine and given back to the agent's clock."""
+        self.before_first_reply = False
+        """A model request was cut off before the server had answered any of this attempt's."""
         self._waiting_since: float | None = None
 
     @property

@@ -14,14 +14,14 @@ import inspect
 import random
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import ValidationError as PydanticValidationError
 
 from aeh.engine._health import STALL_S, HarnessHealth
-from aeh.engine.budget import BudgetTracker
+from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.toolthreads import WorkerTiming, start_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
@@ -92,6 +92,8 @@ def _time_attributes(span: SpanHandle, given_back: float, timing: WorkerTiming |
         attrs["aeh.tool.stall_s"] = round(given_back, 4)
     if timing is not None:
         attrs["aeh.tool.worker_queue_s"] = round(timing.queue_s, 5)
+        if time.monotonic() - timing.submitted > 0.01:  # a slow call: did it wait for a CPU? (a file read)
+            attrs["aeh.tool.cpu_wait_s"] = round(timing.runqueue_wait_s(), 5)
         cpu = timing.cpu_so_far()
         if cpu is not None:
             attrs["aeh.tool.cpu_s"] = round(cpu, 5)
@@ -250,10 +252,11 @@ class AttemptContext:
             _time_attributes(span, given_back, timing)
 
     def _stall_since(self, start: float, timing: WorkerTiming | None) -> float:
-        """Harness time lost since `start`: the loop's stalls, or the wait for a worker if longer."""
+        """Harness time lost since `start`: the loop's stalls, or — if longer — the call's wait for a
+        worker thread plus its thread's wait for a CPU (the machine's load)."""
         loop = self.health.stalled_during(start) if self.health is not None else 0.0
-        queued = timing.queue_s if timing is not None else 0.0
-        return max(loop, queued)
+        thread = timing.queue_s + timing.runqueue_wait_s() if timing is not None else 0.0
+        return max(loop, thread)
 
     async def _inject(self, name: str, args: dict[str, Any], fault: str, timeout_s: float) -> ToolCall:
         self.recorder.event(f"fault:{fault}", "faults", status="error", tool=name, error_kind=fault)
@@ -289,4 +292,15 @@ class AttemptContext:
             "priced": cost is not None,
         })
         self.budget.add_usage(model, tokens_in, tokens_out, cost)
+        return cost
+
+    def record_cut_off_usage(self, span: SpanHandle, model: str | None, tokens_in: int) -> float | None:
+        """Price a model call cut off in flight: `tokens_in` estimated from the request (the server
+        reported nothing), no output counted; marked `usage_estimated`. Caps are not enforced here:
+        the attempt is already ending."""
+        cost = self.prices.price(model, tokens_in, 0)
+        span.set(**{"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": 0,
+                    "cost_usd": cost, "priced": cost is not None, "usage_estimated": True})
+        with suppress(BudgetExceeded):
+            self.budget.add_usage(model, tokens_in, 0, cost)
         return cost

@@ -36,7 +36,7 @@ class WorkerTiming:
     Lets the engine tell a tool that was slow from one that waited for a thread or for the CPU.
     """
 
-    __slots__ = ("submitted", "started", "cpu_s", "_clock", "_cpu_start")
+    __slots__ = ("submitted", "started", "cpu_s", "_clock", "_cpu_start", "_tid", "_runq_start")
 
     def __init__(self) -> None:
         self.submitted = time.monotonic()
@@ -44,6 +44,8 @@ class WorkerTiming:
         self.cpu_s: float | None = None
         self._clock: int | None = None
         self._cpu_start = 0.0
+        self._tid: int | None = None
+        self._runq_start: float | None = None
 
     @property
     def queue_s(self) -> float:
@@ -56,10 +58,20 @@ class WorkerTiming:
         with contextlib.suppress(AttributeError, OSError):  # no per-thread CPU clock on this platform
             self._clock = time.pthread_getcpuclockid(threading.get_ident())
         self._cpu_start = time.thread_time()
+        self._tid = threading.get_native_id()
+        self._runq_start = _runqueue_wait_s(self._tid)
 
     def end(self) -> None:
         """Called by the worker thread as the call returns."""
         self.cpu_s = time.thread_time() - self._cpu_start
+
+    def runqueue_wait_s(self) -> float:
+        """Seconds the call's thread has waited for a CPU since it started the call: time the
+        machine took, not the tool (Linux schedstat; 0 where the kernel does not say)."""
+        if self._tid is None or self._runq_start is None:
+            return 0.0
+        now = _runqueue_wait_s(self._tid)
+        return max(0.0, now - self._runq_start) if now is not None else 0.0
 
     def cpu_so_far(self) -> float | None:
         """CPU seconds the call has used, also while it still runs (read from its thread's clock)."""
@@ -69,6 +81,15 @@ class WorkerTiming:
             return time.clock_gettime(self._clock) - self._cpu_start
         except OSError:
             return None
+
+
+def _runqueue_wait_s(tid: int) -> float | None:
+    """A thread's total time waiting on a run queue (seconds), from /proc/self/task/TID/schedstat."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class _Pool:
