@@ -64,7 +64,8 @@ def run_once(db: Path, src: Path | None) -> tuple[float, float]:
         stale.unlink(missing_ok=True)
     load = os.getloadavg()[0]
     started = time.monotonic()
-    cmd = [sys.executable, *flags, "-c", "import sys; from aeh.cli import main; sys.exit(main())", *RUN, "--db", str(db)]
+    entry = "import sys; from aeh.cli import main; sys.exit(main())"
+    cmd = [sys.executable, *flags, "-c", entry, *RUN, "--db", str(db)]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     if done.returncode not in (0, 3):
         raise SystemExit(f"aeh run failed ({done.returncode}):\n{done.stderr[-2000:]}")
