@@ -15,7 +15,7 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._task_totals import AGENT_BUCKETS
-from aeh.engine._health import health_warnings
+from aeh.engine._health import first_reply_warnings, health_warnings
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
 
@@ -56,7 +56,8 @@ def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, 
         checks["faults_injected"] = int(frame["injected_faults"].sum())
         checks["tool_calls"] = int(frame["tool_calls"].sum())
     checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
-    return checks, warnings_from(checks) + health_warnings((info.get("config") or {}).get("harness_health"))
+    return checks, (warnings_from(checks) + first_reply_warnings(checks)
+                    + health_warnings((info.get("config") or {}).get("harness_health")))
 
 
 def _cause(error: str | None) -> str:
