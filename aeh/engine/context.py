@@ -219,9 +219,10 @@ class AttemptContext:
         """The tool's result within `timeout_s` of the time it had — not of the wall clock.
 
         Time the harness lost during the call (its event loop stalled, or the call waited for a
-        worker thread) is given back: the deadline moves by the stall measured, as often as new
-        stall is measured, up to `_STALL_CAP`. A timeout with no stall is the tool's (TimeoutError);
-        one still stalled past the cap is the harness's (_HarnessStall).
+        worker thread or a CPU) is given back: the deadline moves by the stall measured, as often
+        as new stall is measured, up to 20 × the timeout (within STALL_CAP_MIN_S..STALL_CAP_MAX_S).
+        A timeout with no new stall is the tool's (TimeoutError); one still stalled past the cap is
+        the harness's (_HarnessStall). See docs/reliability.md, "Machine load".
         """
         timing = None if _is_async(fn) else WorkerTiming()
         call = asyncio.ensure_future(_invoke(fn, parsed, self._env, timing))

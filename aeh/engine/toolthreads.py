@@ -181,10 +181,7 @@ async def run_in_worker(fn: Callable[..., Any], *args: Any, timing: WorkerTiming
     Cancelling the await (a timeout) abandons the call; the thread finishes it in the background.
     `timing`, when given, is filled in as the call is started and ends.
     """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    _POOL.submit((loop, future, contextvars.copy_context(), fn, args, timing))
-    return await future
+    return await start_in_worker(fn, *args, timing=timing)
 
 
 def start_in_worker(fn: Callable[..., Any], *args: Any, timing: WorkerTiming | None = None) -> asyncio.Future[Any]:

@@ -9,8 +9,10 @@ the loop is free again — so the tool's timeout is due the moment the loop wake
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 import time
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ import pytest
 
 import aeh
 from aeh.analysis import format_run_table
+from aeh.cli import main
 from aeh.engine._health import HarnessHealth
 from aeh.models import AgentOutcome, GoldenTrace, Task
 from aeh.store import Store
@@ -105,6 +108,10 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
         assert store.run_info(table.attrs["run_id"]).config["harness_health"]["stalled"]
     tool = spans[spans["name"] == "tool:wait"].iloc[0]
     assert '"aeh.tool.stall_s"' in tool["attributes"]
+    listed = io.StringIO()
+    with redirect_stdout(listed):
+        assert main(["runs", "--db", str(db)]) == 0
+    assert "STALLED" in listed.getvalue()
     # The stall is not the agent's time either.
     assert row["agent_s"] < row["latency_s"] + 1e-9 and row["agent_s"] < STALL_S
 
