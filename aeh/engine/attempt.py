@@ -89,6 +89,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
     seed = attempt_seed(setup.run_seed, task.id, attempt)
     recorder = SpanRecorder(setup.run_id, task.id, attempt, setup.sinks)
     budget = BudgetTracker(task.budget)
+    budget.health = setup.health  # the loop's stalls are not the agent's time
     started = time.monotonic()
     outcome = AgentOutcome(status="harness_error", error="attempt did not start")
     faults: FaultSource | None = None
@@ -116,6 +117,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             secrets=list(setup.secrets),
         )
         agent_s, queue_s = budget.elapsed_s, budget.queue_s  # before grading: not the agent's time
+        stall_s = budget.harness_s()
         grading_started = time.monotonic()
         grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace.path,
                                  resources=setup.resources, suite_root=setup.suite_root,
@@ -145,7 +147,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,
                  **{"aeh.time.agent_s": round(agent_s, 6), "aeh.time.queue_s": round(queue_s, 6),
                     "aeh.time.grading_s": round(grading_s, 6),
-                    "aeh.time.stall_s": round(budget.stall_s, 6),
+                    "aeh.time.stall_s": round(stall_s, 6),
                     "aeh.time.wall_s": round(time.monotonic() - started, 6)})
         if not success:
             root.fail(error or (bucket.value if bucket else "failed"))

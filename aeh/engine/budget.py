@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from aeh.models import Budget
 
@@ -39,6 +40,8 @@ class BudgetTracker:
         self.stall_s = 0.0
         """Time the harness lost inside the agent's tool calls (a stalled event loop, a wait for a
         worker thread): measured by the engine and given back to the agent's clock."""
+        self.health: Any = None
+        """The run's `HarnessHealth` (event-loop stalls), when the engine watches the loop."""
         self.before_first_reply = False
         """A model request was cut off before the server had answered any of this attempt's."""
         self._waiting_since: float | None = None
@@ -46,10 +49,16 @@ class BudgetTracker:
     @property
     def elapsed_s(self) -> float:
         """The agent's time: wall-clock since the start minus time queued (see `queue_s`) and
-        harness stalls (see `stall_s`)."""
+        harness stalls — the run's event-loop stalls since the start (`health`), or the stall given
+        back inside tool calls (`stall_s`) when that is more."""
         now = time.monotonic()
         waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
-        return max(0.0, now - self.started - self.queue_s - self.stall_s - waiting)
+        return max(0.0, now - self.started - self.queue_s - self.harness_s(now) - waiting)
+
+    def harness_s(self, now: float | None = None) -> float:
+        """Time the harness or the machine took from the agent since its clock started."""
+        loop = self.health.stalled_during(self.started, now) if self.health is not None else 0.0
+        return max(loop, self.stall_s)
 
     @property
     def wall_s(self) -> float:
