@@ -147,3 +147,27 @@ def test_stalled_during_counts_recorded_and_ongoing_stalls() -> None:
     health._due = 20.0  # the ticker was due at 20 s and has not run yet
     assert health.stalled_during(19.0, 20.4) == pytest.approx(0.4)
     assert health.stalls == 2 and health.summary()["stall_s"] == pytest.approx(0.7)
+
+
+class BlocksThenAnswers:
+    """Blocks the loop for STALL_S (as a loaded machine would stop it), then answers."""
+
+    name = "blocker"
+    model = "mock-strong"
+
+    async def run(self, task: Task, ctx: Any) -> AgentOutcome:
+        await asyncio.sleep(0.05)
+        time.sleep(STALL_S)
+        await asyncio.sleep(0.05)  # the ticker wakes late here and records the stall
+        return AgentOutcome(final_output="ok")
+
+
+def test_the_agents_clock_does_not_count_a_loop_stall(db: Path) -> None:
+    table = aeh.run(EventSuite(threading.Event()), adapter=BlocksThenAnswers(), attempts=1, concurrency=1,
+                    seed=1, db=db)
+    row = _attempt(db, table.attrs["run_id"])
+    assert row["success"]
+    assert row["agent_s"] < STALL_S / 2, row["agent_s"]
+    with Store(db) as store:
+        root = next(s for s in store.attempt_spans(table.attrs["run_id"], "t", 0) if s.name == "attempt")
+    assert root.attributes["aeh.time.stall_s"] >= STALL_S - 0.1
