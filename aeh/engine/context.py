@@ -250,6 +250,8 @@ class AttemptContext:
             elif given_back and not call.cancelled() and call.exception() is None and self.health is not None:
                 self.health.extended_timeouts += 1
             self.budget.add_stall(given_back)  # not the agent's time either
+            if timing is not None and self.health is not None:
+                self.health.note_worker_queue(timing.queue_s)
             _time_attributes(span, given_back, timing)
 
     def _stall_since(self, start: float, timing: WorkerTiming | None) -> float:

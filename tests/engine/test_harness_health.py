@@ -101,6 +101,7 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
     health = table.attrs["harness_health"]
     assert health["stalled"] and health["extended_tool_timeouts"] == 1
     assert health["max_loop_lag_s"] >= STALL_S - 0.1
+    assert 0 < health["worker_queue_max_s"] < STALL_S
     assert any(w.startswith("HARNESS STALLED") for w in table.attrs["warnings"])
     assert "HARNESS STALLED" in format_run_table(table).splitlines()[0]
     with Store(db) as store:
