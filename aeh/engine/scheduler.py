@@ -22,6 +22,7 @@ from aeh._version import __version__
 from aeh.engine._health import HarnessHealth
 from aeh.engine._heartbeat import Heartbeat
 from aeh.engine._retention import prune_workspaces
+from aeh.engine._spend import merged_spend
 from aeh.engine._workspaces import clean_stale_workspaces, make_work_root, release_work_root
 from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
@@ -172,6 +173,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
     skip = done | outside
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
     health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
+    earlier = (dict(info.config.get("live_checks") or {}), info.config.get("harness_health"))
     status = "failed"
     try:
         if options.executor is not None:
@@ -187,8 +189,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
                 await _run_local(setup, _pending(tasks, info.attempts, skip), options, collector)
         await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
-            info.config["live_checks"] = fidelity.summary()
-            info.config["harness_health"] = _merged_health(info.config.get("harness_health"), health.summary())
+            _store_checks(info, fidelity, health, earlier)
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
@@ -211,8 +212,13 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
         heartbeat.stop()
         info.status = status  # type: ignore[assignment]
         info.finished_at = _now()
+        unfinished: dict[str, Any] = {}
+        if status != "finished":  # what the finished part spent and suffered, for the resumed run to add to
+            with contextlib.suppress(Exception):
+                _store_checks(info, fidelity, health, earlier)
+                unfinished = {"config": info.config}
         try:
-            store.update_run(info.run_id, status=status, finished_at=info.finished_at)
+            store.update_run(info.run_id, status=status, finished_at=info.finished_at, **unfinished)
         except StoreError:
             if status == "finished":
                 raise
@@ -227,6 +233,19 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             prune_workspaces(work_root.parent, options.workspace_retention)
     progress.run_finished(info)
     return info
+
+
+def _store_checks(info: RunInfo, fidelity: RunFidelity, health: HarnessHealth,
+                  earlier: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+    """Put the run's live checks and harness health into its config; a resumed run adds its
+    evaluation spend, never-answered attempts and stalls to `earlier` (the stored part's checks
+    and health, as they were when this part started)."""
+    before, before_health = earlier
+    checks = fidelity.summary()
+    checks["evaluation_spend"] = merged_spend(before.get("evaluation_spend"), checks["evaluation_spend"])
+    checks["first_reply_exhausted"] += before.get("first_reply_exhausted") or 0
+    info.config["live_checks"] = checks
+    info.config["harness_health"] = _merged_health(before_health, health.summary())
 
 
 def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:

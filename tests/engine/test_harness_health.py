@@ -172,3 +172,25 @@ def test_the_agents_clock_does_not_count_a_loop_stall(db: Path) -> None:
     with Store(db) as store:
         root = next(s for s in store.attempt_spans(table.attrs["run_id"], "t", 0) if s.name == "attempt")
     assert root.attributes["aeh.time.stall_s"] >= STALL_S - 0.1
+
+
+def test_a_resumed_run_adds_to_what_its_first_part_stored() -> None:
+    from types import SimpleNamespace
+
+    from aeh.engine.fidelity import RunFidelity
+    from aeh.engine.scheduler import _store_checks
+
+    info = SimpleNamespace(config={})
+    health = HarnessHealth(stall_s=0.05)
+    health.note_lag(1.0, 1.5)
+    earlier_spend = {"calls": 2, "tokens_in": 900, "tokens_out": 40, "usd": 0.001, "unpriced_calls": 0,
+                     "by_purpose": {"judge grader": 2}}
+    earlier = ({"evaluation_spend": earlier_spend, "first_reply_exhausted": 1},
+               {"stall_s": 2.0, "stalls": 3, "stalled": True, "max_loop_lag_s": 0.9, "extended_tool_timeouts": 4,
+                "stall_tool_timeouts": 0})
+    _store_checks(info, RunFidelity(), health, earlier)  # type: ignore[arg-type]
+    checks, merged = info.config["live_checks"], info.config["harness_health"]
+    assert checks["evaluation_spend"]["calls"] == 2 and checks["evaluation_spend"]["usd"] == pytest.approx(0.001)
+    assert checks["first_reply_exhausted"] == 1
+    assert merged["stall_s"] == pytest.approx(2.5) and merged["stalls"] == 4 and merged["stalled"]
+    assert merged["max_loop_lag_s"] == pytest.approx(0.9) and merged["extended_tool_timeouts"] == 4
