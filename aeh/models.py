@@ -54,6 +54,7 @@ ToolErrorKind = Literal[
     "unavailable",  # the tool is deliberately unavailable (broken_tool)
     "invalid_args",  # the agent's arguments did not validate: the agent's mistake
     "unknown_tool",  # the agent called a tool not on the task's allowlist: the agent's mistake
+    "harness_stall",  # the call timed out while the harness itself stalled (machine load): not the agent's
 ]
 #: Error kinds caused by the tool side, as opposed to the agent's own malformed calls.
 TOOL_SIDE_ERROR_KINDS: frozenset[str] = frozenset(

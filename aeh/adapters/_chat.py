@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -351,6 +352,17 @@ def _estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     return max(1, len(json.dumps(messages, default=str)) // 4 + len(json.dumps(tools or [])) // 4)
 
 
+def _record_cut_off(ctx: AttemptContext, span: Any, model: str, messages: list[dict[str, Any]],
+                    tools: list[dict[str, Any]] | None) -> None:
+    """A request cancelled in flight (the attempt's budget ran out) still cost its prompt: the
+    tokens sent are estimated from the request, marked as an estimate, priced and counted."""
+    before_reply = ctx.budget.model_calls == 0  # no model call of this attempt was ever answered
+    ctx.record_cut_off_usage(span, _pricing_model(ctx, model, None), _estimate_tokens(messages, tools))
+    span.set(**{"aeh.usage.cut_off": True, "aeh.model.before_first_reply": before_reply})
+    if before_reply:
+        ctx.budget.before_first_reply = True
+
+
 def _pricing_model(ctx: AttemptContext, requested: str, responded: str | None) -> str:
     """Price by the requested model when the table knows it, else by what the server reports."""
     if ctx.prices.lookup(requested) is not None or not responded:
@@ -429,6 +441,10 @@ async def chat_turn(
                 span.set(**{"aeh.provider.refused_status": exc.status_code,
                             "aeh.provider.refused_message": str(exc)[:300],
                             "aeh.request.schema_patterns": schema_patterns(tools)})
+            raise
+        except asyncio.CancelledError:  # cut off at the budget: the server still read the prompt
+            if "request_s" in timing:
+                _record_cut_off(ctx, span, model, messages, tools)
             raise
         finally:
             _record_timing(ctx, span, timing, None)

@@ -6,7 +6,8 @@ import math
 
 import pandas as pd
 
-__all__ = ["BUCKET_LEGEND", "format_run_table", "judge_verdicts_text", "suite_interval_text"]
+__all__ = ["BUCKET_LEGEND", "evaluation_cost_text", "format_run_table", "judge_verdicts_text",
+           "suite_interval_text"]
 
 BUCKET_LEGEND = ("te tool_error · mtc malformed_tool_call · ht hallucinated_tool · be budget_exhausted · "
                  "ju judge_unparseable · wa wrong_answer · na no_answer · ref refusal")
@@ -36,6 +37,22 @@ def judge_verdicts_text(judge: dict[str, object]) -> str:
         text += (f", {shadow} shadow verdicts unparseable (left out of agreement; the attempts keep "
                  "their graders' verdicts, not flagged)")
     return text + f", {judge.get('automatic', 0)} automatic"
+
+
+def evaluation_cost_text(attrs: dict[str, object]) -> str | None:
+    """`evaluation $0.0006 (12 judge calls: judge grader 10, …), run total $0.1911`, or None when
+    the run made no evaluation model call."""
+    spend = attrs.get("evaluation_spend")
+    if not isinstance(spend, dict) or not spend.get("calls"):
+        return None
+    purposes = ", ".join(f"{k} {v}" for k, v in (spend.get("by_purpose") or {}).items())
+    calls = f"{spend['calls']} judge call{'s' if spend['calls'] != 1 else ''}" + (f": {purposes}" if purposes else "")
+    if spend.get("usd") is None:
+        return (f"evaluation unpriced ({calls}; {spend.get('unpriced_calls', 0)} with a judge model missing "
+                "from the price table)")
+    total = attrs.get("run_cost_usd")
+    return (f"evaluation {_money(spend['usd'])} ({calls}), run total "
+            + (_money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
 
 
 def _money(value: object) -> str:
@@ -80,6 +97,9 @@ def format_run_table(table: pd.DataFrame) -> str:
     unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
     cost = unpriced if not a.get("priced") else (
         f"total {_money(a.get('total_cost_usd'))}, per success {per_success}")
+    evaluation = evaluation_cost_text(a)
+    if evaluation:  # the harness's spend beside the agent's, never inside its cost per success
+        cost = f"{cost} (agent) · {evaluation}"
     lines.append(f"cost {cost} — price table {a.get('price_table_version')} ({a.get('price_table_date')})")
     errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"
     if a.get("invalid_measurement"):

@@ -16,6 +16,7 @@ from typing import Any
 
 from aeh._sync import run_sync
 from aeh.analysis._trajectory import _input, _load_suite_for, _records
+from aeh.engine._spend import EvaluationSpend, merged_spend
 from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N
@@ -101,9 +102,23 @@ async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | s
         finally:
             if isinstance(judge, str):
                 await client.aclose()
-        store.write_spans([s for _, spans in results for s in spans])
+        spans = [s for _, attempt_spans in results for s in attempt_spans]
+        store.write_spans(spans)
         store.write_dimension_scores(full, [r for rows, _ in results for r in rows])
+        _add_evaluation_spend(store, full, spans)
     return summary
+
+
+def _add_evaluation_spend(store: Any, run_id: str, spans: list[Span]) -> None:
+    """The judged dimensions' spend joins the run's evaluation spend (its totals, report, attrs)."""
+    spend = EvaluationSpend()
+    spend.add_spans(spans)
+    if not spend.calls:
+        return
+    config = dict(store.run_info(run_id).config)
+    checks = dict(config.get("live_checks") or {})
+    checks["evaluation_spend"] = merged_spend(checks.get("evaluation_spend"), spend.summary())
+    store.update_run(run_id, config={**config, "live_checks": checks})
 
 
 def judge_run(run_id: str, db: Any = None, **options: Any) -> JudgedRunSummary:

@@ -15,6 +15,7 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._task_totals import AGENT_BUCKETS
+from aeh.engine._health import first_reply_warnings, health_warnings
 from aeh.engine._recorded import over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
@@ -56,8 +57,10 @@ def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, 
         checks["faults_injected"] = int(frame["injected_faults"].sum())
         checks["tool_calls"] = int(frame["tool_calls"].sum())
     checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
-    over = over_budget_warning(info.get("config") or {})  # a graded recording ran over the suite's budget
-    return checks, warnings_from(checks) + ([over] if over else [])
+    config = info.get("config") or {}
+    over = over_budget_warning(config)  # a graded recording ran over the suite's budget
+    return checks, (warnings_from(checks) + first_reply_warnings(checks)
+                    + health_warnings(config.get("harness_health")) + ([over] if over else []))
 
 
 def _cause(error: str | None) -> str:
@@ -117,17 +120,29 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
         "tool_calls": checks.get("tool_calls"),
         "judge_verdicts": checks.get("judge_verdicts"),
         "time_split_s": checks.get("time_s"),
+        "harness_health": (info.get("config") or {}).get("harness_health"),
         **_summary_attrs(frame, info),
         "harness_error_causes": harness_error_causes(errors),
         "priced": priced,
         "total_cost_usd": total_cost,
         "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,
+        **_evaluation_attrs(checks.get("evaluation_spend"), total_cost if priced else None),
         "price_table_version": info.get("price_table_version"),
         "price_table_date": info.get("price_table_date"),
         # Imported runs say how the source's results were counted (e.g. null results as failures).
         "import_policy": (info.get("config") or {}).get("import_policy"),
     })
     return frame
+
+
+def _evaluation_attrs(spend: dict[str, Any] | None, agent_cost: float | None) -> dict[str, Any]:
+    """Evaluation spend (judge graders, tier-2 localization, judged dimensions) beside the agent's:
+    `evaluation_cost_usd` (None: unpriced or not recorded) and `run_cost_usd`, agent + evaluation."""
+    if not spend:  # a run stored before evaluation spend was recorded: unknown, not $0
+        return {"evaluation_spend": None, "evaluation_cost_usd": None, "run_cost_usd": None}
+    usd = spend.get("usd")
+    return {"evaluation_spend": spend, "evaluation_cost_usd": usd,
+            "run_cost_usd": agent_cost + usd if agent_cost is not None and usd is not None else None}
 
 
 def counts_table(counts: pl.DataFrame, info: dict[str, Any]) -> pd.DataFrame:

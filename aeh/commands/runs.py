@@ -21,6 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     add_db(parser)
 
 
+def _stalled(config: dict[str, object]) -> str:
+    health = config.get("harness_health")
+    if not isinstance(health, dict) or not health.get("stalled"):
+        return ""
+    return f" STALLED ({health.get('stall_s', 0)} s of harness stall: timings doubtful)"
+
+
 def main(args: argparse.Namespace) -> int:
     from aeh.store import open_store  # heavy: loaded on first use (polars)
 
@@ -28,5 +35,5 @@ def main(args: argparse.Namespace) -> int:
         for info in store.runs():
             print(f"{info.run_id}  {info.created_at}  {info.suite:<12} {info.adapter:<11} "
                   f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}"
-                  + (_HINTS.get(info.status) or ""))
+                  + (_HINTS.get(info.status) or "") + _stalled(info.config))
     return EXIT_OK

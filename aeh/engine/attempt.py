@@ -60,6 +60,8 @@ class AttemptSetup:
     """Callable (task, workspace) the suite uses to lay out a workspace (coding fixtures)."""
     eager_workspaces: bool = False
     """Make every attempt's workspace up front (kept workspaces: one directory per attempt to look at)."""
+    health: Any = None
+    """The run's `HarnessHealth` (event-loop stalls), or None when nothing watches the loop."""
 
 
 def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> LazyWorkspace:
@@ -87,6 +89,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
     seed = attempt_seed(setup.run_seed, task.id, attempt)
     recorder = SpanRecorder(setup.run_id, task.id, attempt, setup.sinks)
     budget = BudgetTracker(task.budget)
+    budget.health = setup.health  # the loop's stalls are not the agent's time
     started = time.monotonic()
     outcome = AgentOutcome(status="harness_error", error="attempt did not start")
     faults: FaultSource | None = None
@@ -100,7 +103,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
                 registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
                 resources=setup.resources, faults=faults,
                 golden=setup.goldens.get(task.golden) if task.golden else None,
-                connections=setup.connections,
+                connections=setup.connections, health=setup.health,
             )
             outcome = await _run_agent(setup.adapter, task, ctx, recorder)
         except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
@@ -114,6 +117,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             secrets=list(setup.secrets),
         )
         agent_s, queue_s = budget.agent_s, budget.queue_s  # before grading: not the agent's time
+        stall_s = budget.harness_s()
         grading_started = time.monotonic()
         grade_ctx = GradeContext(task=task, trace=trace, workspace=workspace.path,
                                  resources=setup.resources, suite_root=setup.suite_root,
@@ -127,6 +131,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         if graded.grader_crash and status != "harness_error":
             status, error = "harness_error", graded.grader_crash
         success = graded.success and status != "harness_error"
+        if not success and status != "harness_error" and (stalled := _stalled_tool_call(tool_calls)):
+            status, error = "harness_error", stalled  # the harness's stall, not the agent's failure
         bucket = classify_failure(success=success, status=status, tool_calls=tool_calls,
                                   final_output=outcome.final_output, judge_unparseable=graded.judge_unparseable)
         original = _stored_verdict(setup.adapter, task.id, attempt) if status != "harness_error" else None
@@ -141,6 +147,7 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
         root.set(success=success, status=status, failure_bucket=bucket.value if bucket else None,
                  **{"aeh.time.agent_s": round(agent_s, 6), "aeh.time.queue_s": round(queue_s, 6),
                     "aeh.time.grading_s": round(grading_s, 6),
+                    "aeh.time.stall_s": round(stall_s, 6),
                     "aeh.time.wall_s": round(time.monotonic() - started, 6)})
         if not success:
             root.fail(error or (bucket.value if bucket else "failed"))
@@ -156,6 +163,14 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
     if status != "harness_error":  # a broken harness says nothing about the trajectory
         record.dimension_scores = _score(record, task, setup, recorder)
     return record, list(recorder.spans)
+
+
+def _stalled_tool_call(tool_calls: list[Any]) -> str | None:
+    """The cause of a failed attempt when one of its tool calls timed out during a harness stall."""
+    for call in tool_calls:
+        if call.error_kind == "harness_stall":
+            return f"tool {call.name}: {call.error}"
+    return None
 
 
 def _score(record: Attempt, task: Task, setup: AttemptSetup, recorder: SpanRecorder) -> list[dict[str, Any]]:
@@ -182,16 +197,27 @@ async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder
         try:
             outcome = await run_on_agent_clock(adapter.run(task, ctx), ctx.budget, task.budget.timeout_s)
         except BudgetExceeded as exc:
-            outcome = AgentOutcome(status="budget_exhausted", error=exc.reason)
+            outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(exc.reason, ctx.budget))
         except TimeoutError:
             ctx.budget.exhausted = f"timeout_s={task.budget.timeout_s} exceeded"
-            outcome = AgentOutcome(status="budget_exhausted", error=ctx.budget.exhausted)
+            outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(ctx.budget.exhausted, ctx.budget))
         except Exception as exc:  # an adapter crash must not kill the run
             outcome = AgentOutcome(status="harness_error", error=_describe(exc))
         span.set(status=outcome.status, final_output=outcome.final_output)
+        if outcome.status == "budget_exhausted" and ctx.budget.before_first_reply:
+            span.set(**{"aeh.budget.before_first_reply": True})
         if outcome.status in ("budget_exhausted", "harness_error"):
             span.fail(outcome.error or outcome.status)
     return outcome
+
+
+#: How the stored error of an attempt cut off before the model server ever answered it ends.
+BEFORE_FIRST_REPLY = "waiting for the model server's first reply (it never answered this attempt)"
+
+
+def _exhausted(reason: str, budget: BudgetTracker) -> str:
+    """The budget reason, naming a server that never answered (not the agent's slowness)."""
+    return f"{reason} {BEFORE_FIRST_REPLY}" if budget.before_first_reply else reason
 
 
 async def run_on_agent_clock(coro: Any, budget: BudgetTracker, timeout_s: float) -> Any:

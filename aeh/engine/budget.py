@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from aeh.models import Budget
 
@@ -36,6 +37,13 @@ class BudgetTracker:
         self.queue_s = 0.0
         """Time the agent spent waiting for the model server rather than working: a client-side
         wait for a connection slot, plus queueing the server reports (`timings`)."""
+        self.stall_s = 0.0
+        """Time the harness lost inside the agent's tool calls (a stalled event loop, a wait for a
+        worker thread): measured by the engine and given back to the agent's clock."""
+        self.health: Any = None
+        """The run's `HarnessHealth` (event-loop stalls), when the engine watches the loop."""
+        self.before_first_reply = False
+        """A model request was cut off before the server had answered any of this attempt's."""
         self._waiting_since: float | None = None
         self.enforced = True
         """False while a recording is replayed: its steps, tokens and cost are counted but never
@@ -45,10 +53,17 @@ class BudgetTracker:
 
     @property
     def elapsed_s(self) -> float:
-        """The agent's time: wall-clock since the start minus time queued (see `queue_s`)."""
+        """The agent's time: wall-clock since the start minus time queued (see `queue_s`) and
+        harness stalls — the run's event-loop stalls since the start (`health`), or the stall given
+        back inside tool calls (`stall_s`) when that is more."""
         now = time.monotonic()
         waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
-        return max(0.0, now - self.started - self.queue_s - waiting)
+        return max(0.0, now - self.started - self.queue_s - self.harness_s(now) - waiting)
+
+    def harness_s(self, now: float | None = None) -> float:
+        """Time the harness or the machine took from the agent since its clock started."""
+        loop = self.health.stalled_during(self.started, now) if self.health is not None else 0.0
+        return max(loop, self.stall_s)
 
     @property
     def agent_s(self) -> float:
@@ -80,6 +95,11 @@ class BudgetTracker:
         """Add queueing measured after the fact (e.g. a server's reported timings)."""
         if seconds > 0:
             self.queue_s += seconds
+
+    def add_stall(self, seconds: float) -> None:
+        """Give the agent's clock back time the harness lost during a tool call."""
+        if seconds > 0:
+            self.stall_s += seconds
 
     def _exceed(self, reason: str) -> None:
         if not self.enforced:

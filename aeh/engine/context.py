@@ -14,14 +14,15 @@ import inspect
 import random
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh.engine.budget import BudgetTracker
-from aeh.engine.toolthreads import run_in_worker
+from aeh.engine._health import STALL_S, HarnessHealth
+from aeh.engine.budget import BudgetExceeded, BudgetTracker
+from aeh.engine.toolthreads import WorkerTiming, start_in_worker
 from aeh.models import GoldenTrace, Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
@@ -45,7 +46,7 @@ def _is_async(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
 
 
-async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
+async def _invoke(fn: Any, args: Any, env: ToolEnv, timing: WorkerTiming | None = None) -> Any:
     """Call a tool: async ones on the loop, sync ones in a worker thread (see toolthreads).
 
     A tool that calls `sys.exit` raises SystemExit, which would end the whole run (or the
@@ -54,7 +55,7 @@ async def _invoke(fn: Any, args: Any, env: ToolEnv) -> Any:
     with _exit_is_failure():
         if _is_async(fn):
             return await fn(args, env)
-        result = await run_in_worker(fn, args, env)
+        result = await start_in_worker(fn, args, env, timing=timing)
         if inspect.isawaitable(result):  # a sync wrapper around an async tool
             result = await result
         return result
@@ -75,6 +76,31 @@ def _exit_is_failure() -> Iterator[None]:
         raise RuntimeError(f"the tool called sys.exit({exc.code!r})") from None
 
 
+#: Most stall given back to one tool call: 20 × its timeout, within these bounds (seconds).
+STALL_CAP_MIN_S = 5.0
+STALL_CAP_MAX_S = 60.0
+
+
+class _HarnessStall(Exception):
+    """A tool timed out while the harness itself was stalled: a harness error, not the agent's."""
+
+
+def _time_attributes(span: SpanHandle, given_back: float, timing: WorkerTiming | None) -> None:
+    """A tool span's health figures: stall given back, worker-thread wait, CPU used by the call."""
+    attrs: dict[str, Any] = {}
+    if given_back:
+        attrs["aeh.tool.stall_s"] = round(given_back, 4)
+    if timing is not None:
+        attrs["aeh.tool.worker_queue_s"] = round(timing.queue_s, 5)
+        if time.monotonic() - timing.submitted > 0.01:  # a slow call: did it wait for a CPU? (a file read)
+            attrs["aeh.tool.cpu_wait_s"] = round(timing.runqueue_wait_s(), 5)
+        cpu = timing.cpu_so_far()
+        if cpu is not None:
+            attrs["aeh.tool.cpu_s"] = round(cpu, 5)
+    if attrs:
+        span.set(**attrs)
+
+
 class AttemptContext:
     """Everything one attempt of one task may use."""
 
@@ -93,6 +119,7 @@ class AttemptContext:
         faults: FaultSource | None = None,
         golden: GoldenTrace | None = None,
         connections: Any = None,
+        health: HarnessHealth | None = None,
     ) -> None:
         self.task = task
         self.attempt = attempt
@@ -108,6 +135,8 @@ class AttemptContext:
         self.golden = golden
         self.connections = connections
         """The run's `ConnectionLimits` (per-endpoint request slots), or None for no limit."""
+        self.health = health
+        """The run's event-loop monitor (`aeh.engine._health`), or None when nothing watches."""
         self.tool_calls: list[ToolCall] = []
         self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
 
@@ -161,11 +190,14 @@ class AttemptContext:
         start = time.monotonic()
         try:
             if spec.blocking or _is_async(spec.fn):
-                result = await asyncio.wait_for(_invoke(spec.fn, parsed, self._env), spec.timeout_s)
+                result = await self._within_timeout(spec.fn, parsed, spec.timeout_s, start, span)
             else:
                 result = _call_inline(spec.fn, parsed, self._env)
                 if inspect.isawaitable(result):  # a sync wrapper around an async tool
                     result = await asyncio.wait_for(result, spec.timeout_s)
+        except _HarnessStall as exc:
+            return ToolCall(name=name, args=args, error_kind="harness_stall", error=str(exc),
+                            latency_s=time.monotonic() - start)
         except TimeoutError:
             return ToolCall(name=name, args=args, error_kind="timeout",
                             error=f"tool timed out after {spec.timeout_s}s",
@@ -181,6 +213,53 @@ class AttemptContext:
                             error=f"{type(exc).__name__}: {exc}", latency_s=time.monotonic() - start)
         return ToolCall(name=name, args=args, result=jsonable(result),
                         latency_s=time.monotonic() - start)
+
+    async def _within_timeout(self, fn: Any, parsed: Any, timeout_s: float, start: float,
+                              span: SpanHandle) -> Any:
+        """The tool's result within `timeout_s` of the time it had — not of the wall clock.
+
+        Time the harness lost during the call (its event loop stalled, or the call waited for a
+        worker thread or a CPU) is given back: the deadline moves by the stall measured, as often
+        as new stall is measured, up to 20 × the timeout (within STALL_CAP_MIN_S..STALL_CAP_MAX_S).
+        A timeout with no new stall is the tool's (TimeoutError); one still stalled past the cap is
+        the harness's (_HarnessStall). See docs/reliability.md, "Machine load".
+        """
+        timing = None if _is_async(fn) else WorkerTiming()
+        call = asyncio.ensure_future(_invoke(fn, parsed, self._env, timing))
+        deadline, given_back = start + timeout_s, 0.0
+        cap = min(max(20 * timeout_s, STALL_CAP_MIN_S), STALL_CAP_MAX_S)
+        try:
+            while True:
+                done, _ = await asyncio.wait({call}, timeout=max(0.0, deadline - time.monotonic()))
+                if done:
+                    return call.result()
+                owed = self._stall_since(start, timing) - given_back
+                if owed < STALL_S:
+                    raise TimeoutError
+                if given_back + owed > cap:
+                    if self.health is not None:
+                        self.health.stall_timeouts += 1
+                    raise _HarnessStall(
+                        f"tool timed out after {timeout_s}s while the harness stalled "
+                        f"{given_back + owed:.2f} s (machine load or a blocked event loop): not the agent's")
+                given_back += owed
+                deadline += owed
+        finally:
+            if not call.done():
+                call.cancel()  # abandons a sync tool's thread (see toolthreads)
+            elif given_back and not call.cancelled() and call.exception() is None and self.health is not None:
+                self.health.extended_timeouts += 1
+            self.budget.add_stall(given_back)  # not the agent's time either
+            if timing is not None and self.health is not None:
+                self.health.note_worker_queue(timing.queue_s)
+            _time_attributes(span, given_back, timing)
+
+    def _stall_since(self, start: float, timing: WorkerTiming | None) -> float:
+        """Harness time lost since `start`: the loop's stalls, or — if longer — the call's wait for a
+        worker thread plus its thread's wait for a CPU (the machine's load)."""
+        loop = self.health.stalled_during(start) if self.health is not None else 0.0
+        thread = timing.queue_s + timing.runqueue_wait_s() if timing is not None else 0.0
+        return max(loop, thread)
 
     async def _inject(self, name: str, args: dict[str, Any], fault: str, timeout_s: float) -> ToolCall:
         self.recorder.event(f"fault:{fault}", "faults", status="error", tool=name, error_kind=fault)
@@ -223,4 +302,15 @@ class AttemptContext:
             **({"cost_source": "recorded"} if recorded else {}),
         })
         self.budget.add_usage(model, tokens_in, tokens_out, cost)
+        return cost
+
+    def record_cut_off_usage(self, span: SpanHandle, model: str | None, tokens_in: int) -> float | None:
+        """Price a model call cut off in flight: `tokens_in` estimated from the request (the server
+        reported nothing), no output counted; marked `usage_estimated`. Caps are not enforced here:
+        the attempt is already ending."""
+        cost = self.prices.price(model, tokens_in, 0)
+        span.set(**{"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": 0,
+                    "cost_usd": cost, "priced": cost is not None, "usage_estimated": True})
+        with suppress(BudgetExceeded):
+            self.budget.add_usage(model, tokens_in, 0, cost)
         return cost

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from aeh.engine._spend import EvaluationSpend
 from aeh.grading.judge import judge_error_kind
 from aeh.grading.shadow import SHADOW_KIND
 from aeh.models import Attempt, Span
@@ -70,6 +71,9 @@ class RunFidelity:
         self.agent_s = 0.0
         self.queue_s = 0.0
         self.grading_s = 0.0
+        self.spend = EvaluationSpend()
+        self.first_reply_exhausted = 0
+        """Attempts whose budget ran out before the model server ever answered them."""
 
     def add(self, attempt: Attempt, spans: list[Span]) -> None:
         self.attempts += 1
@@ -78,7 +82,10 @@ class RunFidelity:
         self.agent_s += attempt.agent_s or 0.0
         self.queue_s += attempt.queue_s or 0.0
         self.grading_s += attempt.grading_s or 0.0
+        self.spend.add_spans(spans)
         for span in spans:
+            if span.name == "agent" and span.attributes.get("aeh.budget.before_first_reply"):
+                self.first_reply_exhausted += 1
             if span.category != "model" or span.name != "model:call":
                 continue
             self._add_model_span(span)
@@ -139,6 +146,8 @@ class RunFidelity:
             },
             "time_s": {"agent": round(self.agent_s, 3), "queue": round(self.queue_s, 3),
                        "grading": round(self.grading_s, 3)},
+            "evaluation_spend": self.spend.summary(),
+            "first_reply_exhausted": self.first_reply_exhausted,
         }
         out["warnings"] = warnings_from(out)
         return out

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from aeh._version import __version__
+from aeh.engine._health import HarnessHealth
 from aeh.engine._heartbeat import Heartbeat
 from aeh.engine._retention import prune_workspaces
+from aeh.engine._spend import merged_spend
 from aeh.engine._workspaces import clean_stale_workspaces, make_work_root, release_work_root
 from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
@@ -170,6 +172,8 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
     fidelity = RunFidelity(options.fault_profile)
     skip = done | outside
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
+    health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
+    earlier = (dict(info.config.get("live_checks") or {}), info.config.get("harness_health"))
     status = "failed"
     try:
         if options.executor is not None:
@@ -181,9 +185,11 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
                 setup = build_attempt_setup(suite, adapter, prices, options, run_id=info.run_id, seed=seed,
                                             work_root=work_root, resources=dict(resources or {}), sinks=sinks)
+                setup.health = health
                 await _run_local(setup, _pending(tasks, info.attempts, skip), options, collector)
+        await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
-            info.config["live_checks"] = fidelity.summary()
+            _store_checks(info, fidelity, health, earlier)
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
@@ -200,13 +206,19 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             f"stored; once the store takes writes again, finish it with `aeh run --resume {info.run_id}`"
         ) from exc
     finally:
+        health.cancel()
         # Interrupted or failed: still store every attempt that finished (nothing lost on Ctrl-C).
         writer.close(raise_errors=False)
         heartbeat.stop()
         info.status = status  # type: ignore[assignment]
         info.finished_at = _now()
+        unfinished: dict[str, Any] = {}
+        if status != "finished":  # what the finished part spent and suffered, for the resumed run to add to
+            with contextlib.suppress(Exception):
+                _store_checks(info, fidelity, health, earlier)
+                unfinished = {"config": info.config}
         try:
-            store.update_run(info.run_id, status=status, finished_at=info.finished_at)
+            store.update_run(info.run_id, status=status, finished_at=info.finished_at, **unfinished)
         except StoreError:
             if status == "finished":
                 raise
@@ -221,6 +233,33 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: Price
             prune_workspaces(work_root.parent, options.workspace_retention)
     progress.run_finished(info)
     return info
+
+
+def _store_checks(info: RunInfo, fidelity: RunFidelity, health: HarnessHealth,
+                  earlier: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+    """Put the run's live checks and harness health into its config; a resumed run adds its
+    evaluation spend, never-answered attempts and stalls to `earlier` (the stored part's checks
+    and health, as they were when this part started)."""
+    before, before_health = earlier
+    checks = fidelity.summary()
+    checks["evaluation_spend"] = merged_spend(before.get("evaluation_spend"), checks["evaluation_spend"])
+    checks["first_reply_exhausted"] += before.get("first_reply_exhausted") or 0
+    info.config["live_checks"] = checks
+    info.config["harness_health"] = _merged_health(before_health, health.summary())
+
+
+def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
+    """A resumed run keeps the stalls of its earlier part: counts add up, maxima stay maxima."""
+    if not before:
+        return now
+    out = dict(now)
+    for key in ("stall_s", "stalls", "extended_tool_timeouts", "stall_tool_timeouts"):
+        out[key] = round((before.get(key) or 0) + (now.get(key) or 0), 3)
+    for key in ("max_loop_lag_s", "worker_queue_max_s", "load_average_max"):
+        values = [v for v in (before.get(key), now.get(key)) if v is not None]
+        out[key] = max(values) if values else None
+    out["stalled"] = bool(before.get("stalled") or now.get("stalled"))
+    return out
 
 
 def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions, *,

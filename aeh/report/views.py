@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._format import judge_verdicts_text, suite_interval_text
+from aeh.analysis._format import evaluation_cost_text, judge_verdicts_text, suite_interval_text
 from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
@@ -126,6 +126,17 @@ def run_header(table: pd.DataFrame) -> Any:
     judge = a.get("judge_verdicts") or {}
     if judge.get("attempted") or judge.get("automatic"):
         fields.append(("judge verdicts", judge_verdicts_text(judge)))
+    evaluation = evaluation_cost_text(a)
+    if evaluation:
+        fields.append(("cost: agent / evaluation", f"agent {_money(a.get('total_cost_usd'))} · {evaluation} "
+                                                    "(evaluation is the harness's spend, not in cost per success)"))
+    health = a.get("harness_health") or {}
+    if health:
+        fields.append(("harness health", f"loop stalls {health.get('stall_s', 0):g} s (longest "
+                                         f"{health.get('max_loop_lag_s', 0):g} s), "
+                                         f"{health.get('extended_tool_timeouts', 0)} tool timeouts extended, "
+                                         f"{health.get('stall_tool_timeouts', 0)} stall harness errors, "
+                                         f"load average up to {health.get('load_average_max')}"))
     rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
                    f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
     parts.append(f'<table id="run-metadata">{rows}</table>')

@@ -49,6 +49,10 @@ TOOL_TIMEOUT_S = 0.3
 #: A query still running after this is stopped inside SQLite (its worker thread would otherwise
 #: spin on after the tool's timeout, a recursive CTE forever).
 SQL_MAX_SECONDS = 1.0
+#: The fixture HTTP client's own timeout is only a backstop: the engine enforces TOOL_TIMEOUT_S on
+#: http_get and gives back time the harness stalled (machine load), which an httpx timeout of
+#: TOOL_TIMEOUT_S would not — under load it turned the fixture server's slowness into tool errors.
+HTTP_CLIENT_TIMEOUT_S = 10.0
 _MAX_READ_CHARS = 64_000
 _MAX_ROWS = 200
 
@@ -231,7 +235,7 @@ async def http_get(args: HttpGetArgs, env: ToolEnv) -> Any:
     url = base + path + (f"?{parts.query}" if parts.query else "")
     client: httpx.AsyncClient | None = env.resources.get("http_client")
     if client is None:  # a caller that built resources by hand: a client just for this call
-        async with httpx.AsyncClient(timeout=TOOL_TIMEOUT_S, trust_env=False) as own:
+        async with httpx.AsyncClient(timeout=HTTP_CLIENT_TIMEOUT_S, trust_env=False) as own:
             response = await own.get(url)
     else:
         response = await client.get(url)
@@ -354,7 +358,7 @@ async def lifespan() -> AsyncIterator[dict[str, Any]]:
     server = FixtureServer().start()
     # One client per run, built here so its setup cost is never counted against a tool's
     # (short) timeout; trust_env=False keeps proxy settings from rerouting loopback calls.
-    client = httpx.AsyncClient(timeout=TOOL_TIMEOUT_S, trust_env=False)
+    client = httpx.AsyncClient(timeout=HTTP_CLIENT_TIMEOUT_S, trust_env=False)
     try:
         yield {"http_base_url": server.base_url, "http_port": server.port, "http_client": client}
     finally:

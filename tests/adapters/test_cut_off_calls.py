@@ -1,0 +1,51 @@
+"""A model call cut off at the budget still cost its prompt, and a server that never answered is
+named as such — not a plain budget_exhausted charged silently to the agent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from adapters_support import MODEL, calc_task
+
+from aeh.analysis import format_run_table
+from aeh.engine.attempt import BEFORE_FIRST_REPLY
+from aeh.pricing import load_price_table
+from aeh.testing.openai_server import Reply
+
+
+def test_a_call_cut_off_before_the_first_reply_counts_its_prompt_and_names_the_server(server, run_live):
+    srv = server([Reply.text("126", delay_s=5.0)])
+    res = run_live(srv, [calc_task(timeout_s=0.5)], attempts=2)
+    attempt = res.attempt()
+    assert attempt.status == "budget_exhausted" and attempt.failure_bucket == "budget_exhausted"
+    assert attempt.error.endswith(BEFORE_FIRST_REPLY)
+    # The server read the prompt: estimated from the request, priced, counted in the attempt.
+    call = res.model_spans()[0].attributes
+    assert call["usage_estimated"] and call["aeh.usage.cut_off"] and call["aeh.model.before_first_reply"]
+    assert call["gen_ai.usage.input_tokens"] > 50 and call["gen_ai.usage.output_tokens"] == 0
+    expected = load_price_table().price(MODEL, call["gen_ai.usage.input_tokens"], 0)
+    assert call["cost_usd"] == pytest.approx(expected) and expected > 0
+    assert attempt.tokens_in == call["gen_ai.usage.input_tokens"]
+    assert attempt.cost_usd == pytest.approx(expected)
+    assert res.table.attrs["total_cost_usd"] > 0
+    # Named in the run's checks and warnings, with the advice.
+    assert res.table.attrs["live_checks"]["first_reply_exhausted"] == 2
+    warning = next(w for w in res.table.attrs["warnings"] if w.startswith("MODEL SERVER NEVER ANSWERED"))
+    assert "2 of 2 attempts" in warning and "--max-connections" in warning
+    assert "MODEL SERVER NEVER ANSWERED" in format_run_table(res.table)
+
+
+def test_a_call_cut_off_after_earlier_replies_is_a_plain_budget_exhaustion(server, run_live):
+    calc = Reply.tool_calls([("calculator", {"expression": "(17 + 25) * 3"})], prompt_tokens=80)
+    srv = server([calc, Reply.text("126", delay_s=5.0)])
+    res = run_live(srv, [calc_task(timeout_s=1.0)])
+    attempt = res.attempt()
+    assert attempt.status == "budget_exhausted" and BEFORE_FIRST_REPLY not in attempt.error
+    first, cut = res.model_spans()
+    assert first.attributes["gen_ai.usage.input_tokens"] == 80 and not first.attributes.get("usage_estimated")
+    assert cut.attributes["aeh.usage.cut_off"] and not cut.attributes["aeh.model.before_first_reply"]
+    assert attempt.tokens_in == 80 + cut.attributes["gen_ai.usage.input_tokens"]
+    assert "first_reply_exhausted" in res.table.attrs["live_checks"]
+    assert not any(w.startswith("MODEL SERVER NEVER ANSWERED") for w in res.table.attrs["warnings"])
+    assert json.dumps(cut.attributes)  # stored attributes stay JSON
