@@ -1,6 +1,6 @@
 """The trajectory gate's same-agent false-alarm rate (A/A) and its power, by simulation.
 
-    .venv/bin/python benchmarks/gate_dimensions.py [--pairs 400] [--pool 40] [--seeds 3] [--write]
+    .venv/bin/python benchmarks/gate_dimensions.py [--pairs 350] [--pool 40] [--seeds 3] [--write]
 
 Pools: each mock profile (strong, degraded, loopy) runs `core` (32 tasks) and `smoke` (5 tasks)
 once per seed with `--pool` attempts per task; every attempt is scored by aeh's own six scorers.
@@ -199,7 +199,7 @@ def rate_text(k: int, trials: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=400, help="pairs per setting and seed")
+    ap.add_argument("--pairs", type=int, default=350, help="pairs per setting and seed")
     ap.add_argument("--pool", type=int, default=40, help="mock attempts per task per profile and seed")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--write", action="store_true", help="record the table in benchmarks/RESULTS.md")
