@@ -48,3 +48,18 @@ def test_terminal_bench_suite_rates(tb_pair: tuple[str, str, str], tb_pair_exclu
 def test_power_plans_quoted(rate: float, drop: float, n_tasks: int, phrase: str) -> None:
     n = int(aeh.power(rate, drop=drop, n_tasks=n_tasks)["attempts_needed"].iloc[0])
     assert phrase.format(n=n) in " ".join(DOC.split())
+
+
+def _signed(x: float, digits: int) -> str:
+    return f"{x:+.{digits}f}".replace("-", "−")
+
+
+def test_compare_suite_row_quoted(tb_pair: tuple[str, str, str]) -> None:
+    from aeh.analysis import SUITE_ROW
+
+    db, opus, sonnet = tb_pair
+    frame = aeh.compare(opus, sonnet, db=db)
+    suite = frame[frame.task_id == SUITE_ROW].iloc[0]
+    quoted = (f"delta **{_signed(suite.delta, 4)}**, SE {suite.se:.3f}, 95% CI "
+              f"[{_signed(suite.delta_low, 3)}, {_signed(suite.delta_high, 3)}]")
+    assert quoted in " ".join(DOC.split())
