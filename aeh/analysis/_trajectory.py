@@ -314,6 +314,8 @@ class GateResult:
     #: level and size of the per-task family (task × dimension bands + newly-failing tests)
     family_alpha: float = math.nan
     family_size: int = 0
+    #: task bands left untested: the baseline (saved before) has no per-attempt scores
+    untested_bands: int = 0
 
     @property
     def regressed(self) -> bool:
@@ -348,6 +350,9 @@ class GateResult:
             lines.append("  newly failing tasks:")
             lines += [f"    {f.line()}" for f in self.failing]
         lines.append(f"  success rate: {self.success_verdict.headline}")
+        if self.untested_bands:
+            lines.append(f"  note: {self.untested_bands} task bands not tested — the baseline has no per-attempt "
+                         "scores; re-save it with `aeh baseline save`")
         w = self.worst()
         if w is not None and w[2] < 0:
             lines.append(f"  worst: task {w[0]}, {w[1]} {w[2]:+.3f}")
@@ -479,7 +484,9 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
                for (t, p), qt in zip(candidates, q[len(raw):], strict=True) if qt < fdr]
     verdict = regression_gate(rows, fdr=fdr, suite_alpha=GATE_SUCCESS_SUITE_ALPHA)
     result = GateResult(base, run_id, suite_findings, task_findings, [f.task_id for f in failing], verdict,
-                        failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q))
+                        failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
+                        untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
+                                           for f in raw))
     dims = sorted({f.dimension for f in suite_findings + task_findings if f.regressed})
     if dims:
         result.reasons.append("dimension(s) cleared their noise band: " + ", ".join(dims))

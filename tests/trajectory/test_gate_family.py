@@ -102,3 +102,15 @@ def test_family_q_keeps_untested_out() -> None:
 
 def test_newly_failing_line_without_dimensions() -> None:
     assert NewlyFailing("t", 1.0, 0.5, None, math.nan, 0.0, 0.0).line() == "t: 1.000 -> 0.500"
+
+
+def test_a_baseline_without_scores_says_its_task_bands_went_untested() -> None:
+    frame = pd.DataFrame([("t0", a, "loop_detection", 1.0) for a in range(5)],
+                         columns=["task_id", "attempt", "dimension", "score"])
+    counts = {"t0": {"successes": 5, "attempts": 5}}
+    base = baseline_from_frame(frame, counts)
+    assert gate_frame(base, frame, counts).untested_bands == 0
+    for dims in base["tasks"]["t0"]["dimensions"].values():
+        del dims["scores"]  # a baseline saved before the scores were kept
+    result = gate_frame(base, frame, counts)
+    assert result.untested_bands == 2 and "2 task bands not tested" in result.text()
