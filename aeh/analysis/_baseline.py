@@ -34,6 +34,8 @@ class BaselineSummary(BaseModel):
     mean: Score
     sd: Spread
     n: Count
+    #: the per-attempt scores the per-task band tests rank (absent in baselines saved before them)
+    scores: list[Score] | None = None
 
 
 class BaselineTask(BaseModel):

@@ -7,7 +7,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pandas as pd
 
 from aeh._version import __version__
 from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
+from aeh.analysis._gate_family import NewlyFailing, family_q
 from aeh.analysis._validity import (
     CANNOT_JUDGE,
     MIN_SHARED_TASKS,
@@ -36,7 +37,15 @@ from aeh.grading.scorers import (
     score_attempt,
 )
 from aeh.models import Attempt, GoldenTrace, Task
-from aeh.stats import ScoreSummary, TaskCounts, noise_band, regression_gate, summarize_scores, two_sample_test
+from aeh.stats import (
+    ScoreSummary,
+    TaskCounts,
+    drop_p_values,
+    noise_band,
+    regression_gate,
+    summarize_scores,
+    two_sample_test,
+)
 from aeh.store import Store, redactor_for_run, using_store
 from aeh.suite._locate import reload_run_suite
 
@@ -44,13 +53,16 @@ __all__ = [
     "BASELINE_FORMAT",
     "DEFAULT_OVERALL_THRESHOLD",
     "DEFAULT_THRESHOLD",
+    "GATE_SUCCESS_SUITE_ALPHA",
     "BaselineMismatchError",
     "load_baseline",
     "GateFinding",
     "GateResult",
+    "NewlyFailing",
     "baseline_from_frame",
     "build_baseline",
     "gate_frame",
+    "gate_summaries",
     "gate",
     "save_baseline",
     "score_run",
@@ -60,6 +72,11 @@ __all__ = [
 
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_OVERALL_THRESHOLD = 0.03
+#: The gate is the union of three rules (suite bands, the per-task family, the success-rate
+#: gate), so its success-rate part runs the paired suite test at 97.5%, not `aeh compare`'s 95%:
+#: the suite bands alone already spend most of a 5% false-alarm budget on noisy agents
+#: (benchmarks/gate_dimensions.py, docs/trajectory.md).
+GATE_SUCCESS_SUITE_ALPHA = 0.025
 OVERALL = "overall"
 
 
@@ -175,9 +192,10 @@ def summarize(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 # -- baselines -----------------------------------------------------------------------------------
 
 
-def _summary_dict(values: list[float]) -> dict[str, float | int]:
+def _summary_dict(values: list[float], keep: bool = False) -> dict[str, Any]:
     s = summarize_scores(values)
-    return {"mean": s.mean, "sd": s.sd, "n": s.n}
+    # a task's own scores go along: its band check is a rank test on them (the suite's is not)
+    return {"mean": s.mean, "sd": s.sd, "n": s.n, **({"scores": [round(v, 6) for v in values]} if keep else {})}
 
 
 def _summaries(frame: pd.DataFrame) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -188,7 +206,8 @@ def _summaries(frame: pd.DataFrame) -> tuple[dict[str, dict[str, Any]], dict[str
         for d, s in dims.items():
             per_task[t][d].append(s)
             per_dim[d].append(s)
-    return ({t: {d: _summary_dict(v) for d, v in sorted(dims.items())} for t, dims in sorted(per_task.items())},
+    return ({t: {d: _summary_dict(v, keep=True) for d, v in sorted(dims.items())}
+             for t, dims in sorted(per_task.items())},
             {d: _summary_dict(v) for d, v in sorted(per_dim.items())})
 
 
@@ -255,7 +274,12 @@ def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -
 
 @dataclass(frozen=True)
 class GateFinding:
-    """One dimension (or `overall`) of the suite or of one task: baseline vs candidate."""
+    """One dimension (or `overall`) of the suite or of one task: baseline vs candidate.
+
+    A task's finding also carries the one-sided p-value of its drop and its q-value over the
+    gate's whole family of per-task tests; `significant` is q < the family's level. Suite
+    findings follow the threshold-and-band rule alone (p and q stay nan).
+    """
 
     task_id: str | None
     dimension: str
@@ -263,6 +287,9 @@ class GateFinding:
     new: float
     band: float
     threshold: float
+    p: float = math.nan
+    q: float = math.nan
+    significant: bool = True
 
     @property
     def delta(self) -> float:
@@ -270,7 +297,7 @@ class GateFinding:
 
     @property
     def regressed(self) -> bool:
-        return -self.delta > self.threshold and -self.delta > self.band
+        return -self.delta > self.threshold and -self.delta > self.band and self.significant
 
 
 @dataclass
@@ -284,6 +311,13 @@ class GateResult:
     reasons: list[str] = field(default_factory=list)
     #: Why there is no verdict (`aeh.analysis._validity`): when non-empty the gate cannot judge.
     cannot_judge: list[Refusal] = field(default_factory=list)
+    #: the newly failing tasks with their overall score change and worst dimension
+    failing: list[NewlyFailing] = field(default_factory=list)
+    #: level and size of the per-task family (task × dimension bands + newly-failing tests)
+    family_alpha: float = math.nan
+    family_size: int = 0
+    #: task bands left untested: the baseline (saved before) has no per-attempt scores
+    untested_bands: int = 0
 
     @property
     def regressed(self) -> bool:
@@ -322,9 +356,13 @@ class GateResult:
         for f in hit:
             lines.append(f"  task {f.task_id}: {f.dimension} {f.base:.3f} -> {f.new:.3f} "
                          f"({f.delta:+.3f} ±{f.band:.3f})")
-        for t in self.newly_failing:
-            lines.append(f"  newly failing: {t}")
+        if self.failing:
+            lines.append("  newly failing tasks:")
+            lines += [f"    {f.line()}" for f in self.failing]
         lines.append(f"  success rate: {self.success_verdict.headline}")
+        if self.untested_bands:
+            lines.append(f"  note: {self.untested_bands} task bands not tested — the baseline has no per-attempt "
+                         "scores; re-save it with `aeh baseline save`")
         w = self.worst()
         if w is not None and w[2] < 0:
             lines.append(f"  worst: task {w[0]}, {w[1]} {w[2]:+.3f}")
@@ -348,11 +386,12 @@ class GateResult:
             out.append(f"| {f.dimension} | {f.base:.3f} | {f.new:.3f} | {f.delta:+.3f} | ±{f.band:.3f} | {verdict} |")
         hit = [f for f in self.tasks if f.regressed]
         if hit:
-            out += ["", "**Task-level regressions** (each task against its own band):", ""]
+            out += ["", f"**Task-level regressions** (each task against its own band, Benjamini–Hochberg "
+                        f"over {self.family_size} per-task tests):", ""]
             out += [f"- `{f.task_id}`: {f.dimension} {f.base:.3f} → {f.new:.3f} ({f.delta:+.3f}, band ±{f.band:.3f})"
                     for f in hit]
-        if self.newly_failing:
-            out += ["", "**Newly failing tasks:** " + ", ".join(f"`{t}`" for t in self.newly_failing)]
+        if self.failing:
+            out += ["", "**Newly failing tasks:**", ""] + [f"- `{f.line()}`" for f in self.failing]
         out += ["", f"**Success rate:** {self.success_verdict.headline}"]
         w = self.worst()
         if w is not None and w[2] < 0:
@@ -378,16 +417,26 @@ def _compare(task: str | None, base: dict[str, Any], new: dict[str, Any], thresh
     return out
 
 
+def _with_p(findings: list[GateFinding], base: dict[str, Any],
+            new_tasks: dict[str, dict[str, Any]]) -> list[GateFinding]:
+    """Each task finding with the one-sided p-value of its drop. A baseline saved without the
+    per-attempt scores (before they were kept) leaves its task findings untested (p nan)."""
+    a = [base["tasks"][str(f.task_id)]["dimensions"][f.dimension].get("scores") or [] for f in findings]
+    b = [new_tasks[str(f.task_id)][f.dimension].get("scores") or [] for f in findings]
+    return [replace(f, p=p) for f, p in zip(findings, drop_p_values(a, b), strict=True)]
+
+
 def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: Any = None, *,
          threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
          fdr: float = 0.05, suite: Any = None, allow_unfinished: bool = False,
          min_tasks: int = MIN_SHARED_TASKS) -> GateResult:
     """Compare a run (default: the newest) against a committed baseline.
 
-    A hard regression is: a dimension (or `overall`) of the suite or of one task dropping by more
-    than its threshold *and* its noise band; a task that passed in the baseline (majority of
-    attempts) now failing (majority) with an exact test p < 0.05; or the success-rate gate of
-    `aeh compare` (per-task exact tests + BH, paired suite test) run on the stored counts.
+    A hard regression is: a dimension (or `overall`) of the suite dropping by more than its
+    threshold *and* its noise band; the same for one task, when its drop is also significant
+    after Benjamini–Hochberg at `fdr` over the whole per-task family; a task that passed in the
+    baseline (majority of attempts) now failing (majority), significant in the same family (exact
+    test); or the success-rate gate of `aeh compare` run on the stored counts.
     A baseline from another suite hash raises BaselineMismatchError; a malformed baseline or an
     out-of-range threshold raises (exit 2). A run that is not a valid measurement (harness errors
     over the limit, unfinished unless `allow_unfinished`) or fewer than `min_tasks` tasks shared
@@ -428,15 +477,24 @@ def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict
                threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
                fdr: float = 0.05) -> GateResult:
     """The gate on already-scored attempts (`frame`: task_id, attempt, dimension, score) and
-    success counts (task → successes, attempts); `gate` and the benchmarks share it."""
-    full = run_id
+    success counts (task → successes, attempts); `gate` and the tests share it."""
     new_tasks, new_dims = _summaries(frame)
+    return gate_summaries(base, new_tasks, new_dims, counts, run_id, threshold=threshold,
+                          overall_threshold=overall_threshold, fdr=fdr)
+
+
+def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], new_dims: dict[str, dict[str, Any]],
+                   counts: dict[str, dict[str, int]], run_id: str = "?", *, threshold: float = DEFAULT_THRESHOLD,
+                   overall_threshold: float = DEFAULT_OVERALL_THRESHOLD, fdr: float = 0.05) -> GateResult:
+    """The gate on the candidate's summaries (task → dimension → mean/sd/n, and per dimension),
+    shaped like a baseline's; the benchmarks call it on simulated summaries."""
     suite_findings = _compare(None, base["dimensions"], new_dims, threshold, overall_threshold)
-    task_findings: list[GateFinding] = []
+    raw: list[GateFinding] = []
     for t, entry in sorted(base["tasks"].items()):
         if t in new_tasks:
-            task_findings += _compare(t, entry["dimensions"], new_tasks[t], threshold, overall_threshold)
-    rows, newly_failing = [], []
+            raw += _compare(t, entry["dimensions"], new_tasks[t], threshold, overall_threshold)
+    raw = _with_p(raw, base, new_tasks)
+    rows, candidates = [], []
     for t, entry in sorted(base["tasks"].items()):
         k_a, n_a = int(entry["successes"]), int(entry["attempts"])
         c = counts.get(t)
@@ -444,15 +502,35 @@ def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict
             continue
         k_b, n_b = c["successes"], c["attempts"]
         rows.append(TaskCounts(t, k_a, n_a, k_b, n_b))
-        if n_b and k_a / n_a >= 0.5 > k_b / n_b and two_sample_test(k_a, n_a, k_b, n_b) < 0.05:
-            newly_failing.append(t)
-    verdict = regression_gate(rows, fdr=fdr)
-    result = GateResult(base, full, suite_findings, task_findings, newly_failing, verdict)
+        if n_b:
+            # every task asked "passing → failing?" is in the family; one that was not passing
+            # before, or is not failing now, answers no (p = 1)
+            flips = k_a / n_a >= 0.5 > k_b / n_b
+            candidates.append((t, two_sample_test(k_a, n_a, k_b, n_b) if flips else 1.0))
+    q = family_q([f.p for f in raw] + [p for _, p in candidates], fdr)
+    task_findings = [replace(f, q=qf, significant=qf < fdr) for f, qf in zip(raw, q, strict=False)]
+    failing = [_newly_failing(t, p, qt, base, new_tasks, task_findings)
+               for (t, p), qt in zip(candidates, q[len(raw):], strict=True) if qt < fdr]
+    verdict = regression_gate(rows, fdr=fdr, suite_alpha=GATE_SUCCESS_SUITE_ALPHA)
+    result = GateResult(base, run_id, suite_findings, task_findings, [f.task_id for f in failing], verdict,
+                        failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
+                        untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
+                                           for f in raw))
     dims = sorted({f.dimension for f in suite_findings + task_findings if f.regressed})
     if dims:
         result.reasons.append("dimension(s) cleared their noise band: " + ", ".join(dims))
-    if newly_failing:
-        result.reasons.append("previously passing task(s) now failing: " + ", ".join(newly_failing))
+    if failing:
+        result.reasons.append("previously passing task(s) now failing: " + ", ".join(result.newly_failing))
     if verdict.regressed:
         result.reasons.append("success rate: " + verdict.headline)
     return result
+
+
+def _newly_failing(task: str, p: float, q: float, base: dict[str, Any], new_tasks: dict[str, dict[str, Any]],
+                   findings: list[GateFinding]) -> NewlyFailing:
+    before = base["tasks"][task]["dimensions"].get(OVERALL, {}).get("mean", math.nan)
+    after = new_tasks.get(task, {}).get(OVERALL, {}).get("mean", math.nan)
+    own = [f for f in findings if f.task_id == task and f.dimension != OVERALL]
+    worst = min(own, key=lambda f: f.delta) if own else None
+    return NewlyFailing(task, float(before), float(after), worst.dimension if worst else None,
+                        worst.delta if worst else math.nan, p, q)

@@ -1,7 +1,14 @@
 """Statistics for aeh: rates and intervals, regression tests, agreement, power, calibration."""
 
 from ._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa
-from ._bands import BAND_FLOOR, BAND_SIGMAS, ScoreSummary, noise_band, summarize_scores
+from ._bands import (
+    BAND_FLOOR,
+    BAND_SIGMAS,
+    ScoreSummary,
+    drop_p_values,
+    noise_band,
+    summarize_scores,
+)
 from ._calibration import GateSimResult, SimResult, simulate_aa, simulate_drop, simulate_gate
 from ._compare import (
     PAIRED_DIFF_METHOD,
@@ -43,6 +50,7 @@ __all__ = [
     "BAND_FLOOR",
     "BAND_SIGMAS",
     "ScoreSummary",
+    "drop_p_values",
     "noise_band",
     "summarize_scores",
     "SUITE_ALPHA",

@@ -1,4 +1,5 @@
-"""Noise bands for score differences: how far a mean may move before the move is real."""
+"""Noise bands for score differences: how far a mean may move before the move is real, and the
+one-sided rank test a task's band check carries when many of them are read at once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["BAND_FLOOR", "BAND_SIGMAS", "ScoreSummary", "noise_band", "summarize_scores"]
+import numpy as np
+from scipy import stats
+
+__all__ = ["BAND_FLOOR", "BAND_SIGMAS", "ScoreSummary", "drop_p_values", "noise_band",
+           "summarize_scores"]
 
 #: Both fixed on purpose: a gate whose tolerance can be quietly widened is no gate.
 BAND_SIGMAS = 2.0
@@ -34,3 +39,27 @@ def noise_band(a: ScoreSummary, b: ScoreSummary) -> float:
         return math.inf
     se = math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n)
     return max(BAND_FLOOR, BAND_SIGMAS * se)
+
+
+def drop_p_values(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> list[float]:
+    """One-sided p-value, for each pair of samples, that the scores in b are lower than in a:
+    the Mann–Whitney rank test (``scipy.stats.mannwhitneyu``, tie-corrected normal
+    approximation), one vectorised call per sample size. A rank test, because attempt scores
+    are bounded and bimodal (mostly 1.0, now and then far lower): a t-test reads five bad
+    attempts with a small spread as near-certain evidence. nan with fewer than 2 scores on a
+    side; 1.0 when every score on both sides is tied (nothing moved)."""
+    if len(a) != len(b):
+        raise ValueError("a and b must pair up")
+    out = [math.nan] * len(a)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if len(x) >= 2 and len(y) >= 2:
+            groups.setdefault((len(x), len(y)), []).append(i)
+    for idx in groups.values():
+        xs = np.array([a[i] for i in idx], dtype=float)
+        ys = np.array([b[i] for i in idx], dtype=float)
+        with np.errstate(all="ignore"):
+            p = stats.mannwhitneyu(xs, ys, alternative="greater", axis=1, method="asymptotic").pvalue
+        for i, v in zip(idx, np.atleast_1d(p), strict=True):
+            out[i] = 1.0 if math.isnan(v) else float(v)
+    return out

@@ -118,9 +118,12 @@ def simulate_gate(
     seed: int,
     fdr: float = 0.05,
     suite_alpha: float = SUITE_ALPHA,
+    run_sd: float = 0.0,
 ) -> GateSimResult:
     """Simulate A ~ Bin(n, base) vs B ~ Bin(n, new) per task and run the full gate
-    (the same ``regression_gate`` that ``aeh compare`` uses)."""
+    (the same ``regression_gate`` that ``aeh compare`` uses). With ``run_sd``, every run's
+    rates are shifted together by one N(0, run_sd) draw (clipped to [0, 1]): the day, load or
+    model update that moves a whole run."""
     base = np.asarray(base_rates, dtype=float)
     new = np.asarray(new_rates, dtype=float)
     if base.shape != new.shape or base.ndim != 1 or base.size == 0:
@@ -133,8 +136,9 @@ def simulate_gate(
     start = time.perf_counter()
     gate = task_level = suite_level = false_task = dropped_flagged = 0
     for _ in range(trials):
-        k_a = rng.binomial(n, base)
-        k_b = rng.binomial(n, new)
+        shift_a, shift_b = rng.normal(0.0, run_sd, 2) if run_sd > 0 else (0.0, 0.0)
+        k_a = rng.binomial(n, np.clip(base + shift_a, 0, 1))
+        k_b = rng.binomial(n, np.clip(new + shift_b, 0, 1))
         rows = [TaskCounts(t, int(a), n, int(b), n) for t, a, b in zip(ids, k_a, k_b, strict=False)]
         verdict = regression_gate(rows, fdr=fdr, suite_alpha=suite_alpha)
         flags = np.array([c.regressed for c in verdict.tasks])

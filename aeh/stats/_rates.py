@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 SUITE_RATE_METHOD = (
-    "mean of per-task rates; t-interval on SE across tasks (Miller 2024), clipped to [0,1]"
+    "mean of per-task rates; SE across tasks (Miller 2024); Wilson interval at the effective "
+    "number of tasks with t(T-1) critical value (Kott-Carr)"
 )
 SUITE_RATE_DEGENERATE_METHOD = (
     "mean of per-task rates; every task scored the same, so the SE across tasks is 0 and a "
@@ -131,9 +132,13 @@ class SuiteRate:
 
 
 def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
-    """Mean of per-task rates; interval mean +/- t_{T-1} * sd(ddof=1)/sqrt(T), clipped.
+    """Mean of per-task rates m, SE = sd(ddof=1)/sqrt(T), and the Wilson interval for m at the
+    effective sample size m(1 - m)/SE² with the t_{T-1} critical value (Kott & Carr 1997).
 
-    Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). When every task has the
+    Tasks are the unit (clusters), per Miller 2024 (arXiv:2411.00640). The plain t-interval
+    m ± t·SE undercovers when most rates sit near 1 (0.92 for 10 tasks of a strong agent; its
+    SE is smallest exactly when the sample missed the weak tasks); the Wilson form bends toward
+    the middle as Wilson does for k/n (docs/statistics.md has the coverage). When every task has the
     same rate the spread is 0 and the t-interval would collapse to a point, so the interval is
     then Wilson's with each task as one observation. With one task there is no spread across
     tasks: the SE and interval are nan and the method says a suite interval needs ≥ 2 tasks
@@ -154,7 +159,8 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
         # Treat each task as one observation, as Wilson does for attempts at the extremes.
         low, high = proportion_confint(mean * t_count, t_count, alpha=alpha, method="wilson")
         return SuiteRate(mean, se, float(low), float(high), t_count, SUITE_RATE_DEGENERATE_METHOD)
-    half = float(stats.t.ppf(1 - alpha / 2, df=t_count - 1)) * se
-    low = float(np.clip(mean - half, 0.0, 1.0))
-    high = float(np.clip(mean + half, 0.0, 1.0))
-    return SuiteRate(mean, se, low, high, t_count, SUITE_RATE_METHOD)
+    n_eff = mean * (1 - mean) / se ** 2
+    # Wilson's z replaced by t_{T-1}: the level whose normal quantile is that t value
+    alpha_t = float(2 * stats.norm.sf(stats.t.ppf(1 - alpha / 2, df=t_count - 1)))
+    low, high = proportion_confint(mean * n_eff, n_eff, alpha=alpha_t, method="wilson")
+    return SuiteRate(mean, se, float(np.clip(low, 0, 1)), float(np.clip(high, 0, 1)), t_count, SUITE_RATE_METHOD)

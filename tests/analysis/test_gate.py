@@ -38,7 +38,7 @@ def test_cli_fails_a_suite_collapse_no_single_task_shows(smoke_collapse, capsys:
     out = capsys.readouterr().out
     assert "VERDICT: REGRESSED at the suite level" in out
     assert "task level: no task regressed significantly" in out
-    assert "suite level: REGRESSED" in out and "97.5% CI" in out and "98% CI" not in out
+    assert "suite level: REGRESSED" in out and "95% CI" in out and "95.0% CI" not in out
     assert "per task, this design can only detect drops of ≥" in out and "at n = 5" in out
     frame = aeh.compare(strong, degraded, db=db)
     v = frame.attrs["verdict"]

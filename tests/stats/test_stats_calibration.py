@@ -1,4 +1,6 @@
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,6 +43,16 @@ def test_real_drop_detected(record_property):
     record_property("drop_per_task_detection", r.per_task_detection)
     record_property("drop_false_flag_rate", r.false_flag_rate)
     assert r.detection_rate > 0.8
+    # docs/statistics.md quotes the 4,000-trial figures of this setting; 400 trials must agree
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "statistics.md").read_text().split())
+    quoted = re.search(r"seed 13, 4,000 trials\) \| at least one dropped task flagged in \*\*([\d.]+)\*\* of trials; "
+                       r"per-task detection \*\*([\d.]+)\*\*; trials with a false flag on an unchanged task "
+                       r"\*\*([\d.]+)\*\*", doc)
+    assert quoted, "the 4-of-32 row of docs/statistics.md"
+    for measured, figure in zip((r.detection_rate, r.per_task_detection, r.false_flag_rate), quoted.groups(),
+                                strict=True):
+        p = float(figure)
+        assert abs(measured - p) <= 3 * math.sqrt(p * (1 - p) / TRIALS) + 1e-9, (measured, figure)
 
 
 def test_simulation_is_seeded():

@@ -104,22 +104,33 @@ def test_pass_k_table_is_monotone_in_k_for_random_counts():
             assert len({r["tasks"] for r in rows}) == 1
 
 
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's closed form, written out: the check on statsmodels' call."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
 def test_suite_rate_hand_example():
-    # mean 0.5; sd(ddof=1) = sqrt(0.2/3) = 0.2582; se = 0.1291; t_{3,.975} = 3.1824
+    # mean 0.5; sd(ddof=1) = sqrt(0.2/3) = 0.2582; se = 0.1291; t_{3,.975} = 3.1824;
+    # effective tasks 0.25 / se² = 15; Wilson for 0.5 at n = 15 with z = 3.1824
     s = suite_rate([0.2, 0.4, 0.6, 0.8])
     assert s.mean == pytest.approx(0.5)
     assert s.se == pytest.approx(0.129099, abs=1e-6)
-    assert s.low == pytest.approx(0.5 - 3.182446 * 0.129099, abs=1e-5)
-    assert s.high == pytest.approx(0.5 + 3.182446 * 0.129099, abs=1e-5)
+    low, high = _wilson(0.5, 15.0, 3.182446)
+    assert (s.low, s.high) == (pytest.approx(low, abs=1e-5), pytest.approx(high, abs=1e-5))
+    assert s.low == pytest.approx(0.1826, abs=1e-4)
     assert s.n_tasks == 4
-    assert s.method == SUITE_RATE_METHOD and "Miller" in s.method
+    assert s.method == SUITE_RATE_METHOD and "Miller" in s.method and "Wilson" in s.method
 
 
-def test_suite_rate_clipped_and_small():
+def test_suite_rate_stays_inside_0_1_and_small():
     s = suite_rate([1.0, 1.0, 0.8])
-    # mean .9333, se = .11547/sqrt(3) = .066667, t_{2} = 4.3027 -> high 1.22 clipped
-    assert s.high == 1.0
-    assert s.low == pytest.approx(0.933333 - 4.302653 * 0.066667, abs=1e-5)
+    # mean .9333, se = .066667, n_eff = .9333 * .0667 / .0044 = 14, t_{2} = 4.3027: the upper
+    # bound stays below 1 without clipping, the lower bends toward the middle
+    low, high = _wilson(0.933333, 0.933333 * 0.066667 / 0.066667 ** 2, 4.302653)
+    assert s.high == pytest.approx(high, abs=1e-4) and s.high < 1.0
+    assert s.low == pytest.approx(low, abs=1e-4)
     one = suite_rate([0.6])
     assert one.mean == 0.6 and math.isnan(one.se) and math.isnan(one.low)
     assert suite_rate([]).n_tasks == 0
