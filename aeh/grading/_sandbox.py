@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["Sandbox", "probe_sandbox", "sandbox_for"]
+__all__ = ["Sandbox", "probe_sandbox", "sandbox_for", "try_command"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Sandbox:
         return [*self.prefix, *argv]
 
 
-def _try(argv: list[str]) -> str | None:
+def try_command(argv: list[str]) -> str | None:
     """None when `argv + [true]` runs; else a short reason."""
     try:
         proc = subprocess.run([*argv, "true"], capture_output=True, text=True, timeout=10)
@@ -57,7 +57,7 @@ def probe_sandbox() -> Sandbox:
         return Sandbox("unavailable")
     reasons = []
     for argv in ([unshare, "--net"], [unshare, "-rn"]):
-        reason = _try(argv)
+        reason = try_command(argv)
         if reason is None:
             return Sandbox("unshare", tuple(argv))
         reasons.append(f"{' '.join(argv[1:])}: {reason}")

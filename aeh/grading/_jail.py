@@ -1,0 +1,91 @@
+"""Filesystem and process confinement for code aeh runs on the agent's behalf (bubblewrap).
+
+The same jail serves the solver (confined to its workspace) and graded code (its tests mounted
+read-only): the whole filesystem read-only, the temp dirs and every path in `hidden` replaced by
+empty tmpfs, `writable` paths bound back read-write, `read_only` ones bound read-only on top,
+its own PID namespace (every process it starts dies with it) and `--die-with-parent` (it dies
+with aeh). One probe per process (cached); the mode string is recorded like `grading_sandbox`:
+
+    bwrap                   confined (argv prefix from `Jail.wrap`)
+    unavailable             no `bwrap` on this machine (Debian: `apt-get install bubblewrap`)
+    disabled                turned off on purpose
+    fallback-off:<reason>   `bwrap` exists but would not start here; nothing is confined
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aeh.grading._sandbox import try_command
+
+__all__ = ["Jail", "probe_jail", "jail_for"]
+
+
+@dataclass(frozen=True)
+class Jail:
+    mode: str
+    binary: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.mode == "bwrap"
+
+    def wrap(self, argv: list[str], *, cwd: Path, writable: Iterable[Path] = (),
+             read_only: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> list[str]:
+        """`argv` run inside the jail with `cwd` as its working directory (unchanged if inactive)."""
+        if not self.active or self.binary is None:
+            return list(argv)
+        prefix = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
+                  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for path in _masks(hidden):
+            prefix += ["--tmpfs", str(path)]
+        for path in writable:
+            prefix += ["--bind", str(path), str(path)]
+        for path in read_only:
+            prefix += ["--ro-bind", str(path), str(path)]
+        return [*prefix, "--chdir", str(cwd), *argv]
+
+
+def _masks(hidden: Iterable[Path]) -> list[Path]:
+    """The temp dirs plus `hidden`, existing directories only, parents before children."""
+    found = {Path("/tmp"), Path(tempfile.gettempdir()), *(Path(p) for p in hidden)}
+    real = {p.resolve() for p in found if p.is_dir()}
+    # A tmpfs over a parent already hides its children; mounting both would undo nothing but costs.
+    keep = [p for p in real if not any(q != p and p.is_relative_to(q) for q in real)]
+    return sorted(keep, key=lambda p: len(p.parts))
+
+
+@functools.lru_cache(maxsize=1)
+def probe_jail() -> Jail:
+    """bubblewrap when it runs here (probed once), else an honest fallback label."""
+    if not sys.platform.startswith("linux"):
+        return Jail("unavailable")
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return Jail("unavailable")
+    probe = Jail("bwrap", binary).wrap([], cwd=Path(os.sep))
+    reason = try_command(probe)
+    if reason is not None:
+        return Jail("fallback-off:" + reason.replace("\n", " "))
+    return Jail("bwrap", binary)
+
+
+def jail_for(enabled: bool) -> Jail:
+    """`disabled` when turned off, else the probed backend."""
+    return probe_jail() if enabled else Jail("disabled")
+
+
+def repository_dirs(path: Path) -> list[Path]:
+    """`.git` directories of the checkouts holding `path`: their objects hold every file too."""
+    found = []
+    for parent in [path.resolve(), *path.resolve().parents]:
+        if (parent / ".git").is_dir():
+            found.append(parent / ".git")
+    return found
