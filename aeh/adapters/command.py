@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
 from aeh.grading._sandbox import probe_sandbox
@@ -45,7 +46,7 @@ class CommandAdapter:
     def __init__(self, model: str | None = None, *, solver: str = "noop", label: str | None = None,
                  price_in: float | None = None, price_out: float | None = None,
                  sandbox_solver: bool = False, timeout_s: float | None = None,
-                 output_cap_bytes: int = OUTPUT_CAP_BYTES) -> None:
+                 output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True) -> None:
         if not isinstance(solver, str) or not solver.strip():
             raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
         if (price_in is None) != (price_out is None):
@@ -64,6 +65,10 @@ class CommandAdapter:
         self.timeout_s = None if timeout_s is None else float(timeout_s)
         self.output_cap = int(output_cap_bytes)
         self._sandbox: Any = None
+        self.confine_solver = bool(confine_solver)
+        self._jail = solver_jail(self.confine_solver and not self.builtin)
+        # Only the ceiling copies the fixture's reference: it alone is handed the answer key.
+        self.uses_answer_key = self.builtin == "reference"
 
     def preflight(self) -> None:
         if self.sandbox_solver and not self.builtin:
@@ -75,7 +80,8 @@ class CommandAdapter:
     def run_config(self) -> dict[str, Any]:
         return {"solver": self.solver, "solver_label": self.label, "solver_role": self.role,
                 "cost_provenance": "none (built-in solver)" if self.builtin else "solver-reported",
-                "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off"}
+                "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off",
+                "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         coding = task.metadata.get("coding")
@@ -86,7 +92,11 @@ class CommandAdapter:
             self._usage(ctx, None, builtin=True)
             return AgentOutcome(final_output="noop", status="answered")
         if self.builtin == "reference":
-            root = Path(ctx.resources["coding_suite_root"]) / coding["fixture"] / "reference"
+            key = ctx.answer_key
+            suite = key.resources.get("coding_suite_root") or key.suite_root if key is not None else None
+            if suite is None:
+                raise AdapterError("the reference solver needs the suite's fixtures (no answer key was given)")
+            root = Path(suite) / coding["fixture"] / "reference"
             for rel in coding["entry_files"]:
                 target = ctx.workspace / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -104,7 +114,8 @@ class CommandAdapter:
                "AEH_TASK_ID": task.id, "AEH_ATTEMPT": str(ctx.attempt), "AEH_SEED": str(ctx.seed),
                "AEH_WORKSPACE": str(ctx.workspace),
                "AEH_ENTRY_FILES": json.dumps(task.metadata["coding"]["entry_files"])}
-        argv = ["/bin/sh", "-c", self.solver]
+        argv = confined_argv(["/bin/sh", "-c", self.solver], self._jail, workspace=ctx.workspace,
+                             writable=[usage_dir], hide=list(ctx.private_paths))
         if self.sandbox_solver:
             if self._sandbox is None:
                 self.preflight()
@@ -112,7 +123,8 @@ class CommandAdapter:
         try:
             with ctx.recorder.span("solver:command", "tools", command=self.solver, label=self.label,
                                    workspace=str(ctx.workspace), timeout_s=timeout,
-                                   network="denied" if self.sandbox_solver else "allowed") as span:
+                                   network="denied" if self.sandbox_solver else "allowed",
+                                   confinement=self._jail.mode) as span:
                 result = await _run_capped(argv, ctx.workspace, env, timeout, self.output_cap)
                 span.set(exit_code=result["exit_code"], timed_out=result["timed_out"],
                          stdout=result["stdout"], stderr=result["stderr"],

@@ -83,9 +83,31 @@ def jail_for(enabled: bool) -> Jail:
 
 
 def repository_dirs(path: Path) -> list[Path]:
-    """`.git` directories of the checkouts holding `path`: their objects hold every file too."""
-    found = []
+    """The git directories of the checkouts holding `path`: their objects hold every file too.
+
+    A worktree's `.git` is a file naming its git dir, whose `commondir` names the shared one.
+    """
+    found: list[Path] = []
     for parent in [path.resolve(), *path.resolve().parents]:
-        if (parent / ".git").is_dir():
-            found.append(parent / ".git")
+        dot = parent / ".git"
+        if dot.is_dir():
+            found.append(dot)
+        elif dot.is_file():
+            found += _linked_git_dirs(dot)
     return found
+
+
+def _linked_git_dirs(dot: Path) -> list[Path]:
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    gitdir = (dot.parent / text.removeprefix("gitdir:").strip()).resolve()
+    found = [gitdir] if gitdir.is_dir() else []
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return found
+    return found + ([common] if common.is_dir() else [])

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from coding_support import SHIPPED, grader_evidence, mini_suite, run_coding
 
+import aeh
+
 pytestmark = pytest.mark.slow  # every test grades through pytest subprocesses
 
 #: Appended to the seed's dedup.py: at exit, forge a JUnit file and a passing record on every
@@ -86,10 +88,13 @@ def suite(tmp_path: Path) -> Path:
     return mini_suite(tmp_path / "suite", ("csv_dedup",))
 
 
-def _append_solver(tmp_path: Path, code: str) -> str:
-    payload = tmp_path / "payload.py"
-    payload.write_text(code)
-    return f'cat "{payload}" >> dedup.py'
+def _append_solver(code: str) -> str:
+    """A solver that appends `code` to dedup.py (inline: a confined solver sees no outside file)."""
+    assert "AEH_EOF" not in code
+    return f"cat >> dedup.py <<'AEH_EOF'\n{code}\nAEH_EOF"
+
+
+CONFINED = {"confine_solver": True}
 
 
 def _only(db: Path, table) -> dict:
@@ -99,7 +104,7 @@ def _only(db: Path, table) -> dict:
 
 
 def test_an_atexit_hook_cannot_forge_the_results(suite, tmp_path, db):
-    table = run_coding(suite, db, _append_solver(tmp_path, ATEXIT_FORGER))
+    table = run_coding(suite, db, _append_solver(ATEXIT_FORGER), adapter_options=CONFINED)
     ev = _only(db, table)
     assert table["successes"].tolist() == [0]
     assert (ev["public_total"], ev["hidden_total"]) == SIZES, ev
@@ -109,7 +114,7 @@ def test_an_atexit_hook_cannot_forge_the_results(suite, tmp_path, db):
 
 
 def test_overwriting_hidden_tests_during_collection_is_tampering(suite, tmp_path, db):
-    table = run_coding(suite, db, _append_solver(tmp_path, COLLECTION_OVERWRITER))
+    table = run_coding(suite, db, _append_solver(COLLECTION_OVERWRITER), adapter_options=CONFINED)
     ev = _only(db, table)
     assert table["successes"].tolist() == [0]
     assert ev["hidden"] != "1/1" and ev["hidden_total"] == SIZES[1], ev
@@ -124,7 +129,8 @@ def test_overwriting_hidden_tests_during_collection_is_tampering(suite, tmp_path
 
 def test_a_daemonized_child_of_the_graded_code_is_killed(suite, tmp_path, db):
     started = time.monotonic()
-    table = run_coding(suite, db, _append_solver(tmp_path, DAEMON), keep_workspaces=True, work_dir=tmp_path / "ws")
+    table = run_coding(suite, db, _append_solver(DAEMON), keep_workspaces=True, work_dir=tmp_path / "ws",
+                       adapter_options=CONFINED)
     assert time.monotonic() - started < 60, "grading waited for a daemon of the graded code"
     ev = _only(db, table)
     assert table["successes"].tolist() == [0]
@@ -138,45 +144,60 @@ def test_a_daemonized_child_of_the_graded_code_is_killed(suite, tmp_path, db):
     assert beat.stat().st_size == size, "a process started by the graded code outlived the grading"
 
 
-#: Lists and prints every grading folder and hidden test it can find near its workspace.
+#: Lists and prints every grading folder and hidden test it can find near its workspace, into
+#: `seen.txt` in its own workspace (kept for the test to read).
 LOOK_GRADING = ('{{ ls -R ../*.grading ../../*/*.grading "{ws}" 2>/dev/null; cat ../*.grading/tests_hidden/*.py '
-                '2>/dev/null; find "{ws}" -path "*tests_hidden*" 2>/dev/null; }} > "{seen}/$AEH_TASK_ID-$AEH_ATTEMPT"; true')
-#: Also the suite's own directory, the temp dir and earlier runs' folders.
+                '2>/dev/null; find "{ws}" -path "*tests_hidden*" 2>/dev/null; }} > seen.txt; true')
+#: Also the suite's own directory, the git objects, the temp dir and earlier runs' folders.
 LOOK_SUITE = ('{{ ls -R "{suite}/$AEH_TASK_ID" "${{TMPDIR:-/tmp}}" 2>/dev/null; '
               'cat "{suite}/$AEH_TASK_ID/tests_hidden/"*.py "{suite}/$AEH_TASK_ID/reference/"*.py 2>/dev/null; '
-              'find / -xdev -path "*tests_hidden*" -name "test_hidden_dedup.py" 2>/dev/null | head; }} '
-              '> "{seen}/$AEH_TASK_ID-$AEH_ATTEMPT"; true')
+              'git -C "{repo}" show HEAD:suites/coding/csv_dedup/reference/dedup.py 2>/dev/null; '
+              'find "${{TMPDIR:-/tmp}}" -maxdepth 8 -name "test_hidden_dedup.py" 2>/dev/null | head; }} > seen.txt; true')
 
 
-def _seen(seen: Path, count: int) -> list[str]:
-    listings = sorted(seen.iterdir())
+def _seen(table, count: int) -> list[str]:
+    root = Path(table.attrs["run"]["config"]["workspace_root"])
+    listings = sorted(root.glob("*/*/seen.txt"))
     assert len(listings) == count
     return [p.read_text() for p in listings]
 
 
 def test_no_solver_reads_another_attempts_or_an_earlier_runs_grading_folder(suite, tmp_path, db):
-    seen = tmp_path / "seen"
-    seen.mkdir()
     ws = tmp_path / "ws"
     run_coding(suite, db, "reference", attempts=2, concurrency=1, work_dir=ws, keep_workspaces=True)
-    run_coding(suite, db, LOOK_GRADING.format(ws=ws, seen=seen), attempts=2, concurrency=1, seed=2,
-               work_dir=ws, keep_workspaces=True)
-    for text in _seen(seen, 2):
+    # Unconfined on purpose: the grading folders must be safe even where no jail runs.
+    table = run_coding(suite, db, LOOK_GRADING.format(ws=ws), attempts=2, concurrency=1, seed=2,
+                       work_dir=ws, keep_workspaces=True)
+    for text in _seen(table, 2):
         assert "test_hidden" not in text and "tests_hidden" not in text, text[:2000]
+        assert "tests_public" in text, "the probe did not see the grading folders at all"
     kept = [p for p in ws.rglob("*") if "hidden" in p.name]
     assert kept == [], "hidden tests were kept where a later solver can read them"
 
 
-def test_a_confined_solver_cannot_read_the_suite_or_the_temp_dir(suite, tmp_path, db):
-    seen = tmp_path / "seen"
-    seen.mkdir()
-    table = run_coding(suite, db, LOOK_SUITE.format(suite=suite, seen=seen), work_dir=tmp_path / "ws")
+@pytest.mark.parametrize("where", ["copy", "shipped"])
+def test_a_confined_solver_cannot_read_the_suite_or_the_temp_dir(where, suite, tmp_path, db):
+    # The shipped suite lives in a git checkout: its objects hold the reference too.
+    root = suite if where == "copy" else SHIPPED
+    table = run_coding(root, db, LOOK_SUITE.format(suite=root, repo=root), work_dir=tmp_path / "ws",
+                       keep_workspaces=True, adapter_options=CONFINED, tasks=["csv_dedup"])
     mode = table.attrs["run"]["config"]["solver_confinement"]
     ev = next(iter(grader_evidence(db, table.attrs["run_id"]).values()))
     if mode != "bwrap":
         assert mode == "unavailable" or mode.startswith("fallback-off:"), mode
         pytest.skip(f"solver confinement here: {mode} (the suite stays readable, and the run says so)")
-    (text,) = _seen(seen, 1)
+    (text,) = _seen(table, 1)
     assert "test_hidden" not in text and "tests_hidden" not in text, text[:2000]
     assert "def dedupe_csv" not in text, "the confined solver read the reference"
     assert ev["hidden_passed"] < ev["hidden_total"]
+    spans = aeh.spans(table.attrs["run_id"], db=db)
+    assert "bwrap" in [a.get("confinement") for a in aeh.span_attributes(spans)]
+
+
+def test_unconfined_the_same_probe_does_read_the_suite(suite, tmp_path, db):
+    """The probe above can fail: without the jail it finds the reference."""
+    table = run_coding(SHIPPED, db, LOOK_SUITE.format(suite=SHIPPED, repo=SHIPPED), work_dir=tmp_path / "ws",
+                       keep_workspaces=True, tasks=["csv_dedup"])
+    assert table.attrs["run"]["config"]["solver_confinement"] == "disabled"
+    (text,) = _seen(table, 1)
+    assert "def dedupe_csv" in text
