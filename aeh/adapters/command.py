@@ -2,14 +2,16 @@
 
 The command runs in the attempt's workspace (seed/ + tests_public/ + PROMPT.md), with the prompt
 also in `$AEH_PROMPT` and the files it is expected to change in `$AEH_ENTRY_FILES` (a JSON
-list), in its own process group so a timeout kills it and every child. Its stdout and stderr
+list), in its own process group so a timeout kills it and every child, and — where bubblewrap
+runs — confined to its workspace (`_confine`: the suite, its reference and hidden tests, other
+workspaces and the temp dirs are out of its sight). Its stdout and stderr
 (each capped) become a span and `<workspace>.transcript.txt`. A solver may
 report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`); with
 `price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
 way the figures are marked `solver-reported`: they come from the process under evaluation.
 
 Two built-in solvers need no command: `noop` (changes nothing: the floor) and `reference`
-(copies the fixture's reference entry files: the ceiling).
+(copies the fixture's reference entry files: the ceiling; the only one handed the answer key).
 """
 
 from __future__ import annotations
