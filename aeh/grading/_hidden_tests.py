@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fnmatch
 import functools
 import hashlib
@@ -30,7 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,7 +39,7 @@ from pydantic import Field
 
 from aeh.grading._jail import Jail, probe_jail
 from aeh.grading._sandbox import Sandbox, sandbox_for
-from aeh.grading._verdict import PLUGIN, VerdictPipe, plugin_dir, read_verdict
+from aeh.grading._verdict import PLUGIN, Verdict, VerdictPipe, plugin_dir, read_verdict
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult
 
@@ -115,21 +116,16 @@ def build_grading_dir(fixture: Path, dest: Path, entry_files: list[str], source:
 
 
 @dataclass
-class TestRun:
-    """Per-set counts of one pytest run: {set: (passed, total)}, plus failing test ids."""
+class TestRun(Verdict):
+    """Per-set counts of one pytest run: {set: (passed, total)}, plus failing test ids, and the
+    tampering found (`Verdict`), with how the run went."""
 
-    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
-    failing: list[str] = field(default_factory=list)
-    collection_errors: list[str] = field(default_factory=list)
     timed_out: bool = False
     returncode: int | None = None
     output: str = ""
     sandbox: str = "disabled"
     isolation: str = "disabled"
     """The jail the tests ran in (`bwrap`, or why not): see `_jail`."""
-    finished: bool = False
-    tamper: list[str] = field(default_factory=list)
-    """Why the result cannot be trusted (forged results, changed tests); empty when it can."""
 
     def all_passed(self, name: str) -> bool:
         k, n = self.counts.get(name, (0, 0))
@@ -222,10 +218,10 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
         shutil.rmtree(plugins, ignore_errors=True)
         _set_writable(workdir, sets, True)
     verdict = read_verdict(data, complete or run.timed_out, run.returncode, sets, expected or {})
-    run.counts, run.failing, run.collection_errors = verdict.counts, verdict.failing, verdict.collection_errors
-    run.finished = verdict.finished
-    if not run.timed_out:  # a run stopped at the timeout disagrees with nothing
-        run.tamper += verdict.tamper
+    for f in dataclasses.fields(Verdict):
+        setattr(run, f.name, getattr(verdict, f.name))
+    if run.timed_out:  # a run stopped at the timeout disagrees with nothing
+        run.tamper = []
     for name in sets:
         run.tamper += _changes(name, before[name], tree_digests(workdir / name))
     return run

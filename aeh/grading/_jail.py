@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from aeh.grading._sandbox import try_command
+from aeh.grading._sandbox import linux_binary, try_command
 
 __all__ = ["Jail", "probe_jail", "jail_for"]
 
@@ -44,7 +43,15 @@ class Jail:
             return list(argv)
         prefix = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for path in _masks(hidden):
+        temp = _masks([Path("/tmp"), Path(tempfile.gettempdir())])
+        # Python itself may live in a temp dir (a throwaway venv): bound back before the rest is hidden.
+        runtime = [p for p in _runtime_dirs() if _under(p, temp)]
+        masks = [p for p in _masks(hidden) if p not in temp and (not _under(p, temp) or _under(p, runtime))]
+        for path in temp:
+            prefix += ["--tmpfs", str(path)]
+        for path in runtime:
+            prefix += ["--ro-bind", str(path), str(path)]
+        for path in masks:
             prefix += ["--tmpfs", str(path)]
         for path in writable:
             prefix += ["--bind", str(path), str(path)]
@@ -53,11 +60,22 @@ class Jail:
         return [*prefix, "--chdir", str(cwd), *argv]
 
 
-def _masks(hidden: Iterable[Path]) -> list[Path]:
-    """The temp dirs plus `hidden`, existing directories only, parents before children."""
-    found = {Path("/tmp"), Path(tempfile.gettempdir()), *(Path(p) for p in hidden)}
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path.is_relative_to(r) for r in roots)
+
+
+def _runtime_dirs() -> list[Path]:
+    """Where this interpreter and its packages are (the jailed command runs the same Python)."""
+    found = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
+             *(Path(p) for p in sys.path if p)}
     real = {p.resolve() for p in found if p.is_dir()}
-    # A tmpfs over a parent already hides its children; mounting both would undo nothing but costs.
+    return sorted((p for p in real if not any(q != p and p.is_relative_to(q) for q in real)),
+                  key=lambda p: len(p.parts))
+
+
+def _masks(hidden: Iterable[Path]) -> list[Path]:
+    """Existing directories of `hidden`, parents only (a tmpfs over a parent hides its children)."""
+    real = {Path(p).resolve() for p in hidden if Path(p).is_dir()}
     keep = [p for p in real if not any(q != p and p.is_relative_to(q) for q in real)]
     return sorted(keep, key=lambda p: len(p.parts))
 
@@ -65,9 +83,7 @@ def _masks(hidden: Iterable[Path]) -> list[Path]:
 @functools.lru_cache(maxsize=1)
 def probe_jail() -> Jail:
     """bubblewrap when it runs here (probed once), else an honest fallback label."""
-    if not sys.platform.startswith("linux"):
-        return Jail("unavailable")
-    binary = shutil.which("bwrap")
+    binary = linux_binary("bwrap")
     if binary is None:
         return Jail("unavailable")
     probe = Jail("bwrap", binary).wrap([], cwd=Path(os.sep))

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["Sandbox", "probe_sandbox", "sandbox_for", "try_command"]
+__all__ = ["Sandbox", "linux_binary", "probe_sandbox", "sandbox_for", "try_command"]
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,15 @@ def try_command(argv: list[str]) -> str | None:
     return (reason[-1] if reason else f"exit {proc.returncode}")[:200]
 
 
+def linux_binary(name: str) -> str | None:
+    """The path of `name` on Linux (namespaces are Linux's), else None."""
+    return shutil.which(name) if sys.platform.startswith("linux") else None
+
+
 @functools.lru_cache(maxsize=1)
 def probe_sandbox() -> Sandbox:
     """The best network-denial backend this process can use (probed once)."""
-    if not sys.platform.startswith("linux"):
-        return Sandbox("unavailable")
-    unshare = shutil.which("unshare")
+    unshare = linux_binary("unshare")
     if unshare is None:
         return Sandbox("unavailable")
     reasons = []

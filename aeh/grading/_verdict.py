@@ -80,6 +80,8 @@ class VerdictPipe:
 
 @dataclass
 class Verdict:
+    """Per-set (passed, total), failing test ids and why the result cannot be trusted (if it cannot)."""
+
     counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     failing: list[str] = field(default_factory=list)
     collection_errors: list[str] = field(default_factory=list)
