@@ -37,7 +37,7 @@ from typing import IO, Any
 
 from pydantic import Field
 
-from aeh.grading._jail import Jail, probe_jail
+from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
 from aeh.grading._sandbox import Sandbox, sandbox_for
 from aeh.grading._verdict import PLUGIN, Verdict, VerdictPipe, plugin_dir, read_verdict
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
@@ -196,8 +196,13 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
     try:
         inner = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN,
                  "--continue-on-collection-errors", *sets]
-        argv = sandbox.wrap(jail.wrap(inner, cwd=workdir, writable=[workdir],
-                                      read_only=[*(workdir / s for s in sets), plugins]))
+        if jail.active:
+            inner = jail.wrap(inner, cwd=workdir, writable=[workdir], read_only=[*(workdir / s for s in sets), plugins])
+        else:  # no jail: still a PID namespace where unshare can make one
+            prefix = pid_namespace_prefix()
+            inner = [*prefix, *inner]
+            run.isolation += "; pid namespace: " + ("unshare" if prefix else "none")
+        argv = sandbox.wrap(inner)
         env = {**_env(), "PYTHONPATH": str(plugins), **pipe.env}
         with tempfile.TemporaryFile(prefix="aeh-pytest-") as out:
             proc = subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from aeh.grading._sandbox import linux_binary, try_command
 
-__all__ = ["Jail", "probe_jail", "jail_for"]
+__all__ = ["Jail", "jail_for", "pid_namespace_prefix", "probe_jail", "repository_dirs"]
 
 
 @dataclass(frozen=True)
@@ -127,3 +127,16 @@ def _linked_git_dirs(dot: Path) -> list[Path]:
     except OSError:
         return found
     return found + ([common] if common.is_dir() else [])
+
+
+@functools.lru_cache(maxsize=1)
+def pid_namespace_prefix() -> tuple[str, ...]:
+    """Where bubblewrap does not run: `unshare` into a PID namespace of its own (with a user
+    namespace when not root), so every process graded code starts dies with it; () if neither works."""
+    unshare = linux_binary("unshare")
+    if unshare is None:
+        return ()
+    for argv in ([unshare, "--pid", "--fork", "--kill-child"], [unshare, "-r", "--pid", "--fork", "--kill-child"]):
+        if try_command(argv) is None:
+            return tuple(argv)
+    return ()

@@ -9,6 +9,7 @@ plus a daemonized child of the graded code, which must not outlive the grading.
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -16,6 +17,9 @@ import pytest
 from coding_support import SHIPPED, grader_evidence, mini_suite, run_coding
 
 import aeh
+from aeh.grading._hidden_tests import build_grading_dir, run_tests
+from aeh.grading._jail import Jail, pid_namespace_prefix
+from aeh.grading._sandbox import sandbox_for
 
 pytestmark = pytest.mark.slow  # every test grades through pytest subprocesses
 
@@ -201,3 +205,23 @@ def test_unconfined_the_same_probe_does_read_the_suite(suite, tmp_path, db):
     assert table.attrs["run"]["config"]["solver_confinement"] == "disabled"
     (text,) = _seen(table, 1)
     assert "def dedupe_csv" in text
+
+
+def test_without_bwrap_a_pid_namespace_still_ends_the_daemon(tmp_path):
+    if not pid_namespace_prefix():
+        pytest.skip("unshare cannot make a PID namespace here")
+    fixture = SHIPPED / "csv_dedup"
+    workspace = tmp_path / "ws"
+    shutil.copytree(fixture / "seed", workspace)
+    (workspace / "dedup.py").write_text((fixture / "seed" / "dedup.py").read_text() + DAEMON)
+    work = tmp_path / "grade"
+    build_grading_dir(fixture, work, ["dedup.py"], workspace)
+    started = time.monotonic()
+    run = run_tests(work, 60, sandbox_for(False), jail=Jail("unavailable"))
+    assert time.monotonic() - started < 60
+    assert run.isolation == "unavailable; pid namespace: unshare"
+    beat = work / "daemon.beat"
+    assert beat.is_file(), run.output
+    size = beat.stat().st_size
+    time.sleep(1.0)
+    assert beat.stat().st_size == size, "the daemon outlived the grading"
