@@ -39,7 +39,7 @@ from pydantic import Field
 
 from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
 from aeh.grading._sandbox import Sandbox, sandbox_for
-from aeh.grading._verdict import PLUGIN, Verdict, VerdictPipe, plugin_dir, read_verdict
+from aeh.grading._verdict import Verdict, VerdictPipe, plugin_dir, read_verdict
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult
 
@@ -191,10 +191,10 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
     run = TestRun(sandbox=sandbox.mode, isolation=jail.mode)
     before = {name: tree_digests(workdir / name) for name in sets}
     _set_writable(workdir, sets, False)
-    plugins = plugin_dir()
+    plugins, plugin = plugin_dir()
     pipe = VerdictPipe()
     try:
-        inner = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN,
+        inner = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin,
                  "--continue-on-collection-errors", *sets]
         if jail.active:
             inner = jail.wrap(inner, cwd=workdir, writable=[workdir], read_only=[*(workdir / s for s in sets), plugins])

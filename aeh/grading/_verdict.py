@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import shutil
 import tempfile
@@ -27,11 +28,16 @@ PLUGIN = "_aeh_verdict"
 _TAMPER_SHOWN = 20
 
 
-def plugin_dir() -> Path:
-    """A fresh directory holding the plugin as `_aeh_verdict.py` (the caller removes it)."""
+def plugin_dir() -> tuple[Path, str]:
+    """(a fresh directory holding the plugin, its module name; the caller removes the directory).
+
+    The name is new each time: no file in the graded directory (which comes first on sys.path)
+    can be named to stand in for it.
+    """
     where = Path(tempfile.mkdtemp(prefix="aeh-plugin-"))
-    shutil.copyfile(Path(__file__).with_name("_verdict_plugin.py"), where / f"{PLUGIN}.py")
-    return where
+    name = f"{PLUGIN}_{secrets.token_hex(8)}"
+    shutil.copyfile(Path(__file__).with_name("_verdict_plugin.py"), where / f"{name}.py")
+    return where, name
 
 
 class VerdictPipe:
