@@ -95,7 +95,7 @@ class CommandAdapter:
             return AgentOutcome(final_output="noop", status="answered")
         if self.builtin == "reference":
             key = ctx.answer_key
-            suite = key.resources.get("coding_suite_root") or key.suite_root if key is not None else None
+            suite = (key.resources.get("coding_suite_root") or key.suite_root) if key is not None else None
             if suite is None:
                 raise AdapterError("the reference solver needs the suite's fixtures (no answer key was given)")
             root = Path(suite) / coding["fixture"] / "reference"

@@ -20,8 +20,8 @@ from typing import Any
 from aeh.models import GoldenTrace, Span, Task
 from aeh.trace import SpanSink
 
-__all__ = ["GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task", "routed",
-           "uses_answer_key"]
+__all__ = ["GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task", "private_paths",
+           "routed", "uses_answer_key"]
 
 #: Resources for graders only: where the fixtures (with reference/ and hidden tests) live, and
 #: grading switches.
@@ -56,6 +56,13 @@ def agent_task(task: Task) -> Task:
         "expect_decline": False, "expected_tools": None, "forbidden_tools": [], "optimal_steps": None,
         "acceptable_terminal_states": None, "invariants": [], "metadata": metadata,
     })
+
+
+def private_paths(suite_root: Path | None, work_root: Path) -> tuple[Path, ...]:
+    """What an adapter's processes must not read: the suite, this run's workspace root and the
+    other runs' roots beside it (`aeh-…`: kept workspaces and grading folders of earlier runs)."""
+    siblings = sorted(work_root.parent.glob("aeh-2*")) if work_root.parent.is_dir() else []
+    return tuple(p for p in (suite_root, work_root, *siblings) if p is not None)
 
 
 def agent_resources(resources: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aeh.engine._agent_view import AnswerKey, agent_resources, agent_task, routed, uses_answer_key
+from aeh.engine._agent_view import (
+    AnswerKey,
+    agent_resources,
+    agent_task,
+    private_paths,
+    routed,
+    uses_answer_key,
+)
 from aeh.engine.adapter import Adapter
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext, FaultSource
@@ -90,12 +97,11 @@ def _agent_context(setup: AttemptSetup, task: Task, attempt: int, seed: int, wor
     if uses_answer_key(setup.adapter):
         key = AnswerKey(task=task, golden=setup.goldens.get(task.golden) if task.golden else None,
                         suite_root=setup.suite_root, resources=dict(setup.resources))
-    private = tuple(p for p in (setup.suite_root, setup.work_root) if p is not None)
     return AttemptContext(
         task=task if key is not None else agent_task(task), attempt=attempt, seed=seed, workspace=workspace,
         registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
         resources=agent_resources(setup.resources), faults=faults, connections=setup.connections,
-        answer_key=key, private_paths=private,
+        answer_key=key, private_paths=private_paths(setup.suite_root, setup.work_root),
     )
 
 

@@ -43,7 +43,7 @@ class Jail:
             return list(argv)
         prefix = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        temp = _masks([Path("/tmp"), Path(tempfile.gettempdir())])
+        temp = _masks([Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir())])
         # Python itself may live in a temp dir (a throwaway venv): bound back before the rest is hidden.
         runtime = [p for p in _runtime_dirs() if _under(p, temp)]
         masks = [p for p in _masks(hidden) if p not in temp and (not _under(p, temp) or _under(p, runtime))]
