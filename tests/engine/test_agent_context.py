@@ -89,7 +89,8 @@ def _answers(suite: Any) -> list[str]:
     return [t for t in texts if t and len(t) >= 12]
 
 
-@pytest.mark.parametrize("suite_name", ["core", "smoke", "coding"])
+@pytest.mark.parametrize("suite_name", ["core", "smoke",
+                                        pytest.param("coding", marks=pytest.mark.slow)])  # grades via pytest
 def test_no_grading_material_is_reachable_from_the_adapter(suite_name, tmp_path, db):
     suite = load_suite(str(REPO / "suites" / suite_name))
     capture = Capture(_answers(suite))
