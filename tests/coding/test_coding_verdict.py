@@ -105,3 +105,20 @@ def test_run_notes_say_when_a_solver_was_unconfined(mode, warned):
         assert lines == []
     else:
         assert lines and ("WARNING" in lines[0]) is warned
+
+
+def test_no_solver_confinement_is_a_command_adapter_flag():
+    import argparse
+
+    from aeh.commands._coding_options import add_run_arguments, run_options
+    from aeh.errors import ConfigError
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--adapter")
+    parser.add_argument("--keep-workspaces", action="store_true")
+    add_run_arguments(parser)
+    adapter_options, _ = run_options(parser.parse_args(["--adapter", "command", "--solver", "true",
+                                                        "--no-solver-confinement"]))
+    assert adapter_options["confine_solver"] is False
+    with pytest.raises(ConfigError, match="--no-solver-confinement"):
+        run_options(parser.parse_args(["--adapter", "mock", "--no-solver-confinement"]))
