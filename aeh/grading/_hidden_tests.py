@@ -28,6 +28,7 @@ import hashlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ HIDDEN_PATTERNS = ("test_hidden*", "tests_hidden")
 SETS = ("tests_public", "tests_hidden")
 _FAILING_SHOWN = 20
 _OUTPUT_CHARS = 4000
+_MAX_HASHED_BYTES = 16 * 1024 * 1024
 
 
 class HiddenTestsConfig(GraderConfig):
@@ -141,11 +143,30 @@ def _env() -> dict[str, str]:
 
 
 def tree_digests(root: Path) -> dict[str, str]:
-    """{relative path: SHA-256} of every file under `root`, caches included: nothing may write there."""
+    """{relative path: digest} of everything under `root`, caches included: nothing may write there.
+
+    Regular files by SHA-256 of their bytes; links by their target and anything else (a FIFO, a
+    device node) by its type, never opened: graded code may have left one to hang the reader.
+    """
     if not root.is_dir():
         return {}
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() or p.is_symlink()}
+    found: dict[str, str] = {}
+    for top, dirs, files in os.walk(root, followlinks=False):
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]:
+            path = Path(top) / name
+            found[str(path.relative_to(root))] = _digest(path)
+    return dict(sorted(found.items()))
+
+
+def _digest(path: Path) -> str:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return "link:" + os.readlink(path)
+    if not stat.S_ISREG(info.st_mode):
+        return f"special:{stat.S_IFMT(info.st_mode):o}"
+    if info.st_size > _MAX_HASHED_BYTES:  # no test file is this big; its size is evidence enough
+        return f"size:{info.st_size}"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _changes(name: str, before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -219,7 +240,7 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
             run.output = _tail(out)
         data, complete = pipe.result(wait_s=2.0)
     finally:
-        pipe.close_child_end()
+        pipe.close()
         shutil.rmtree(plugins, ignore_errors=True)
         _set_writable(workdir, sets, True)
     verdict = read_verdict(data, complete or run.timed_out, run.returncode, sets, expected or {})

@@ -78,10 +78,17 @@ class VerdictPipe:
         self.close_child_end()
         self._thread.join(wait_s)
         closed = not self._thread.is_alive()
+        self.close()
+        return b"".join(self._chunks), closed and self._size <= MAX_VERDICT_BYTES
+
+    def close(self) -> None:
+        """Stop reading and close both ends (again: a no-op)."""
+        self.close_child_end()
         self._stop.set()
         self._thread.join()
-        os.close(self._read)
-        return b"".join(self._chunks), closed and self._size <= MAX_VERDICT_BYTES
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
 
 
 @dataclass

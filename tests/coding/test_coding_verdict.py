@@ -122,3 +122,20 @@ def test_no_solver_confinement_is_a_command_adapter_flag():
     assert adapter_options["confine_solver"] is False
     with pytest.raises(ConfigError, match="--no-solver-confinement"):
         run_options(parser.parse_args(["--adapter", "mock", "--no-solver-confinement"]))
+
+
+def test_hashing_never_opens_what_graded_code_may_leave(tmp_path):
+    from aeh.grading._hidden_tests import _changes, tree_digests
+
+    base = tmp_path / "tests_hidden"
+    base.mkdir()
+    (base / "test_hidden_a.py").write_text("def test_a():\n    pass\n")
+    before = tree_digests(base)
+    os.mkfifo(base / "pipe")
+    (base / "zero").symlink_to("/dev/zero")
+    (base / "loop").symlink_to(base, target_is_directory=True)
+    after = tree_digests(base)  # returns: neither the FIFO nor /dev/zero is read
+    assert after["zero"] == "link:/dev/zero" and after["pipe"].startswith("special:")
+    assert sorted(_changes("tests_hidden", before, after)) == [
+        "tests_hidden/loop created during the run", "tests_hidden/pipe created during the run",
+        "tests_hidden/zero created during the run"]
