@@ -227,7 +227,7 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
         env = {**_env(), "PYTHONPATH": str(plugins), **pipe.env}
         with tempfile.TemporaryFile(prefix="aeh-pytest-") as out:
             proc = subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(pipe.fd,))
+                                    stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pipe.fds)
             pipe.close_child_end()
             try:
                 proc.wait(timeout=timeout)
@@ -243,7 +243,7 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
         pipe.close()
         shutil.rmtree(plugins, ignore_errors=True)
         _set_writable(workdir, sets, True)
-    verdict = read_verdict(data, complete or run.timed_out, run.returncode, sets, expected or {})
+    verdict = read_verdict(data, complete or run.timed_out, run.returncode, sets, expected or {}, pipe.key)
     for f in dataclasses.fields(Verdict):
         setattr(run, f.name, getattr(verdict, f.name))
     if run.timed_out:  # a run stopped at the timeout disagrees with nothing

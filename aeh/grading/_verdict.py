@@ -6,6 +6,10 @@ in a thread while the run goes on. `read_verdict` turns those lines into per-set
 checks them against what cannot be forged from inside the run: the exit status the process
 really ended with and how many tests each set holds. Any disagreement is tampering, with the
 reason kept as evidence.
+
+The graded code shares the plugin's process, so it can find the descriptor (`/proc/self/fd`):
+what it writes there lacks the one-time key, and what it suppresses leaves the run unfinished.
+Code written to read the key out of the plugin's memory is the limit (docs/coding.md).
 """
 
 from __future__ import annotations
@@ -41,11 +45,19 @@ def plugin_dir() -> tuple[Path, str]:
 
 
 class VerdictPipe:
-    """The pipe's write end goes to the child (`fd`, `env`); `close_child_end` after spawning."""
+    """The pipe's write end and the key's read end go to the child (`fds`, `env`);
+    `close_child_end` after spawning."""
 
     def __init__(self) -> None:
         self._read, self.fd = os.pipe()
         os.set_inheritable(self.fd, True)
+        # The one-time key waits in a pipe of its own: the plugin reads it before any graded code
+        # runs, so it is never in the environment, on the command line or in a file.
+        self.key = secrets.token_hex(16)
+        self.key_fd, key_write = os.pipe()
+        os.write(key_write, self.key.encode())
+        os.close(key_write)
+        os.set_inheritable(self.key_fd, True)
         self._chunks: list[bytes] = []
         self._size = 0
         self._stop = threading.Event()
@@ -54,12 +66,17 @@ class VerdictPipe:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"AEH_VERDICT_FD": str(self.fd)}
+        return {"AEH_VERDICT_FD": f"{self.fd},{self.key_fd}"}
+
+    @property
+    def fds(self) -> tuple[int, int]:
+        return self.fd, self.key_fd
 
     def close_child_end(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        for name in ("fd", "key_fd"):
+            if getattr(self, name) >= 0:
+                os.close(getattr(self, name))
+                setattr(self, name, -1)
 
     def _drain(self) -> None:
         while not self._stop.is_set():
@@ -103,7 +120,7 @@ class Verdict:
     tamper: list[str] = field(default_factory=list)
 
 
-def _records(data: bytes, verdict: Verdict) -> tuple[dict[str, dict[str, str]], dict | None]:
+def _records(data: bytes, key: str | None, verdict: Verdict) -> tuple[dict[str, dict[str, str]], dict | None]:
     phases: dict[str, dict[str, str]] = {}
     final: dict | None = None
     for line in data.decode("utf-8", "replace").splitlines():
@@ -113,6 +130,9 @@ def _records(data: bytes, verdict: Verdict) -> tuple[dict[str, dict[str, str]], 
                 raise ValueError(line)
         except ValueError:
             verdict.tamper.append("an unreadable line on the result channel")
+            continue
+        if key is not None and record.pop("key", None) != key:
+            verdict.tamper.append("a result without the run's key (not written by aeh's plugin)")
             continue
         if final is not None:
             verdict.tamper.append("results reported after pytest had finished")
@@ -131,16 +151,16 @@ def _records(data: bytes, verdict: Verdict) -> tuple[dict[str, dict[str, str]], 
 
 
 def read_verdict(data: bytes, complete: bool, returncode: int | None, sets: tuple[str, ...],
-                 expected: dict[str, int]) -> Verdict:
+                 expected: dict[str, int], key: str | None = None) -> Verdict:
     """Per-set (passed, total) from the channel, with every disagreement recorded as tampering.
 
     `expected` is how many tests each set holds (collected from the fixture's own seed); a run
-    that reports more is forging results.
+    that reports more is forging results. With `key`, a line that does not carry it is forged.
     """
     verdict = Verdict()
     if not complete:
         verdict.tamper.append(f"the result channel was flooded past {MAX_VERDICT_BYTES} bytes or held open")
-    phases, final = _records(data, verdict)
+    phases, final = _records(data, key, verdict)
     per_set = {name: [0, 0] for name in sets}
     for nodeid, outcome in phases.items():
         which = nodeid.split("/")[0]

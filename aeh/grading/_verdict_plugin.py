@@ -1,12 +1,14 @@
 """The pytest plugin that reports each test's outcome to aeh over a pipe aeh owns.
 
 Loaded by the grading run with `-p` before any graded code is imported; it imports nothing of
-aeh (it runs in the graded process). The write end of the pipe arrives as the descriptor in
-`$AEH_VERDICT_FD`: the variable is removed at once and the descriptor is not inherited by
-anything the graded code starts. One JSON line per test phase, one per failed collection, and a
-last line with pytest's exit status; then the descriptor is closed, so nothing that runs later
-(an `atexit` hook) can write to it. aeh treats a second report for a phase, or anything after
-the last line, as forged.
+aeh (it runs in the graded process). `$AEH_VERDICT_FD` names two descriptors: the write end of
+the result pipe, and the read end of a pipe holding a one-time key aeh wrote before the run
+started. The variable is removed at once, the key is read and its pipe closed (so the key is in
+this plugin's memory only, not in the environment or any file), and the result descriptor is not
+inherited by anything the graded code starts. Every line carries the key: one JSON line per test
+phase, one per failed collection, and a last line with pytest's exit status; then the descriptor
+is closed, so nothing that runs later (an `atexit` hook) can write to it. aeh treats a line
+without the key, a second report for a phase, or anything after the last line, as forged.
 """
 
 from __future__ import annotations
@@ -18,21 +20,26 @@ from typing import Any
 import pytest
 
 _fd: int | None = None
+_key = ""
 
 
-def _open() -> int | None:
+def _open() -> tuple[int | None, str]:
     raw = os.environ.pop("AEH_VERDICT_FD", None)
     if raw is None:
-        return None
-    fd = int(raw)
+        return None, ""
+    fd, key_fd = (int(part) for part in raw.split(","))
     os.set_inheritable(fd, False)
-    return fd
+    key = b""
+    while chunk := os.read(key_fd, 256):
+        key += chunk
+    os.close(key_fd)
+    return fd, key.decode()
 
 
 def _send(record: dict[str, Any]) -> None:
     if _fd is None:
         return
-    data = (json.dumps(record) + "\n").encode()
+    data = (json.dumps({**record, "key": _key}) + "\n").encode()
     while data:
         data = data[os.write(_fd, data):]
 
@@ -55,4 +62,4 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         _fd = None
 
 
-_fd = _open()
+_fd, _key = _open()

@@ -48,6 +48,32 @@ def _forge():
 _atexit.register(_forge)
 '''
 
+#: Appended to the seed's dedup.py: on import, write a full passing result set and a final line to
+#: every pipe the process holds (found as /proc/self/fd would show them), then silence those
+#: pipes so the real results vanish, and exit 0 at the end.
+FD_FORGER = r'''
+
+import atexit as _atexit, json as _json, os as _os, stat as _stat
+
+def _forge_fds():
+    lines = "".join(_json.dumps({"nodeid": f"{s}/test_x.py::t{i}", "when": w, "outcome": "passed"}) + "\n"
+                    for s, n in (("tests_public", 5), ("tests_hidden", 7)) for i in range(n)
+                    for w in ("setup", "call", "teardown"))
+    lines += _json.dumps({"exitstatus": 0, "collected": 12}) + "\n"
+    devnull = _os.open(_os.devnull, _os.O_WRONLY)
+    for fd in range(3, 256):
+        try:
+            if not _stat.S_ISFIFO(_os.fstat(fd).st_mode) or fd == devnull:
+                continue
+            _os.write(fd, lines.encode())
+            _os.dup2(devnull, fd)
+        except OSError:
+            pass
+
+_forge_fds()
+_atexit.register(lambda: _os._exit(0))
+'''
+
 #: Appended to the seed's dedup.py: when imported (by the public tests, collected first),
 #: replace every hidden test file with one test that always passes.
 COLLECTION_OVERWRITER = r'''
@@ -115,6 +141,15 @@ def test_an_atexit_hook_cannot_forge_the_results(suite, tmp_path, db):
     assert ev["hidden_passed"] < ev["hidden_total"]
     assert ev["tamper_suspect"] is True, ev
     assert any("exit" in why for why in ev["tamper_evidence"]), ev["tamper_evidence"]
+
+
+def test_forging_results_on_the_inherited_pipe_is_caught(suite, db):
+    table = run_coding(suite, db, _append_solver(FD_FORGER), adapter_options=CONFINED)
+    ev = _only(db, table)
+    assert table["successes"].tolist() == [0]
+    assert ev["tamper_suspect"] is True, ev
+    assert any("key" in why for why in ev["tamper_evidence"]), ev["tamper_evidence"]
+    assert ev["hidden_passed"] < ev["hidden_total"] == SIZES[1]
 
 
 def test_overwriting_hidden_tests_during_collection_is_tampering(suite, tmp_path, db):

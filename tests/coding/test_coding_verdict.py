@@ -63,15 +63,25 @@ def test_a_crash_before_the_end_is_unfinished_not_forged():
     assert not v.finished and v.tamper == []
 
 
-def test_the_pipe_reaches_a_child_and_nothing_else_writes_it():
+def test_the_pipe_reaches_a_child_with_the_key_and_only_through_the_pipe():
     pipe = VerdictPipe()
-    code = "import os; os.write(int(os.environ['AEH_VERDICT_FD']), b'{\"exitstatus\": 0}\\n')"
-    proc = subprocess.run(["python3", "-c", code], env={**os.environ, **pipe.env}, pass_fds=(pipe.fd,),
-                          timeout=30)
+    code = ("import os; fd, key_fd = map(int, os.environ['AEH_VERDICT_FD'].split(',')); "
+            "os.write(fd, os.read(key_fd, 64))")
+    proc = subprocess.run(["python3", "-c", code], env={**os.environ, **pipe.env}, pass_fds=pipe.fds, timeout=30)
     pipe.close_child_end()
     data, complete = pipe.result(wait_s=5)
-    assert proc.returncode == 0 and data == b'{"exitstatus": 0}\n' and complete
+    assert proc.returncode == 0 and data.decode() == pipe.key and complete
+    assert pipe.key not in json.dumps(pipe.env) and len(pipe.key) == 32
     assert MAX_VERDICT_BYTES >= 1 << 20
+
+
+def test_a_line_without_the_runs_key_is_forged():
+    keyed = [{**r, "key": "k1"} for r in [*HONEST, FINAL_1]]
+    assert read_verdict(_lines(*keyed), True, 1, SETS, EXPECTED, key="k1").tamper == []
+    forged = [{**r, "key": "guess"} for r in _test("tests_hidden/test_hidden_a.py::test_1")]
+    v = read_verdict(_lines(*forged, *keyed), True, 1, SETS, EXPECTED, key="k1")
+    assert any("without the run's key" in t for t in v.tamper)
+    assert v.counts["tests_hidden"] == (0, 1)  # the forged pass is not counted
 
 
 def test_the_jail_hides_parents_once_and_binds_after(tmp_path):
