@@ -2,7 +2,9 @@
 
 The command runs in the attempt's workspace (seed/ + tests_public/ + PROMPT.md), with the prompt
 also in `$AEH_PROMPT` and the files it is expected to change in `$AEH_ENTRY_FILES` (a JSON
-list), in its own process group so a timeout kills it and every child. Its stdout and stderr
+list), in its own process group so a timeout kills it and every child, and — where bubblewrap
+runs — confined to its workspace (`_confine`: the suite, its reference and hidden tests, other
+workspaces and the temp dirs are out of its sight). Its stdout and stderr
 (each capped) become a span and `<workspace>.transcript.txt`. A solver may
 report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`); with
 `price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
@@ -14,7 +16,7 @@ start-up) is a harness error with its exit status and stderr tail (`_solver_fail
 wrong answer: a run where that happens on every attempt is not a valid measurement (exit 3).
 
 Two built-in solvers need no command: `noop` (changes nothing: the floor) and `reference`
-(copies the fixture's reference entry files: the ceiling).
+(copies the fixture's reference entry files: the ceiling; the only one handed the answer key).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
@@ -51,7 +54,7 @@ class CommandAdapter:
     def __init__(self, model: str | None = None, *, solver: str = "noop", label: str | None = None,
                  price_in: float | None = None, price_out: float | None = None,
                  sandbox_solver: bool = False, timeout_s: float | None = None,
-                 output_cap_bytes: int = OUTPUT_CAP_BYTES) -> None:
+                 output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True) -> None:
         if not isinstance(solver, str) or not solver.strip():
             raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
         if (price_in is None) != (price_out is None):
@@ -70,6 +73,10 @@ class CommandAdapter:
         self.timeout_s = None if timeout_s is None else float(timeout_s)
         self.output_cap = int(output_cap_bytes)
         self._sandbox: Any = None
+        self.confine_solver = bool(confine_solver)
+        self._jail = solver_jail(self.confine_solver and not self.builtin)
+        # Only the ceiling copies the fixture's reference: it alone is handed the answer key.
+        self.uses_answer_key = self.builtin == "reference"
 
     def preflight(self) -> None:
         if self.sandbox_solver and not self.builtin:
@@ -81,7 +88,8 @@ class CommandAdapter:
     def run_config(self) -> dict[str, Any]:
         return {"solver": self.solver, "solver_label": self.label, "solver_role": self.role,
                 "cost_provenance": "none (built-in solver)" if self.builtin else "solver-reported",
-                "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off"}
+                "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off",
+                "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         coding = task.metadata.get("coding")
@@ -92,7 +100,11 @@ class CommandAdapter:
             self._usage(ctx, None, builtin=True)
             return AgentOutcome(final_output="noop", status="answered")
         if self.builtin == "reference":
-            root = Path(ctx.resources["coding_suite_root"]) / coding["fixture"] / "reference"
+            key = ctx.answer_key
+            suite = (key.resources.get("coding_suite_root") or key.suite_root) if key is not None else None
+            if suite is None:
+                raise AdapterError("the reference solver needs the suite's fixtures (no answer key was given)")
+            root = Path(suite) / coding["fixture"] / "reference"
             for rel in coding["entry_files"]:
                 target = ctx.workspace / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +123,8 @@ class CommandAdapter:
                "AEH_WORKSPACE": str(ctx.workspace),
                "AEH_ENTRY_FILES": json.dumps(task.metadata["coding"]["entry_files"])}
         before = workspace_fingerprint(ctx.workspace)
-        argv = ["/bin/sh", "-c", self.solver]
+        argv = confined_argv(["/bin/sh", "-c", self.solver], self._jail, workspace=ctx.workspace,
+                             writable=[usage_dir], hide=list(ctx.private_paths))
         if self.sandbox_solver:
             if self._sandbox is None:
                 self.preflight()
@@ -119,7 +132,8 @@ class CommandAdapter:
         try:
             with ctx.recorder.span("solver:command", "tools", command=self.solver, label=self.label,
                                    workspace=str(ctx.workspace), timeout_s=timeout,
-                                   network="denied" if self.sandbox_solver else "allowed") as span:
+                                   network="denied" if self.sandbox_solver else "allowed",
+                                   confinement=self._jail.mode) as span:
                 result = await _run_capped(argv, ctx.workspace, env, timeout, self.output_cap)
                 span.set(exit_code=result["exit_code"], timed_out=result["timed_out"],
                          stdout=result["stdout"], stderr=result["stderr"],

@@ -91,6 +91,8 @@ class MockAdapter:
     """`--adapter mock`; choose a profile with `--model mock-strong`, `mock-degraded` or `mock-loopy`."""
 
     name = "mock"
+    uses_answer_key = True
+    """It plays the task's plan or golden trace back: the engine hands it the answer key."""
 
     def __init__(self, model: str | None = None, profile: str | None = None, **options: Any) -> None:
         chosen = profile or (model.removeprefix("mock-") if model else "strong")
@@ -122,8 +124,9 @@ class MockAdapter:
     def _steps(self, task: Task, ctx: AttemptContext) -> list[PlanStep]:
         if task.plan:
             return list(task.plan)
-        if ctx.golden is not None:
-            return [PlanStep(tool=s.tool, args=s.args) for s in ctx.golden.steps]
+        golden = ctx.answer_key.golden if ctx.answer_key is not None else None
+        if golden is not None:
+            return [PlanStep(tool=s.tool, args=s.args) for s in golden.steps]
         return []
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:

@@ -25,6 +25,8 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--price-in", type=float, help="USD per million input tokens, applied to solver-reported usage")
     g.add_argument("--price-out", type=float, help="USD per million output tokens, applied to solver-reported usage")
     g.add_argument("--sandbox-solver", action="store_true", help="deny the solver the network (local solvers)")
+    g.add_argument("--no-solver-confinement", action="store_true",
+                   help="let the solver read the whole machine (recorded as solver_confinement: disabled)")
     g.add_argument("--solver-timeout", type=float, help="seconds before the solver's process group is killed")
     g.add_argument("--no-grading-sandbox", action="store_true",
                    help="run graded code WITH network (recorded on the run as grading_sandbox: disabled)")
@@ -45,11 +47,13 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
         adapter_options = {k: v for k, v in solver_flags.items() if v is not None}
         if args.sandbox_solver:
             adapter_options["sandbox_solver"] = True
+        if args.no_solver_confinement:
+            adapter_options["confine_solver"] = False
         if args.workspace_retention is None and not args.keep_workspaces:
             options["workspace_retention"] = DEFAULT_RETENTION
-    elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver:
-        raise ConfigError("--solver, --label, --price-in/--price-out, --solver-timeout and --sandbox-solver "
-                          "belong to --adapter command")
+    elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver or args.no_solver_confinement:
+        raise ConfigError("--solver, --label, --price-in/--price-out, --solver-timeout, --sandbox-solver and "
+                          "--no-solver-confinement belong to --adapter command")
     if args.workspace_retention is not None:
         options["workspace_retention"] = args.workspace_retention
     if args.no_grading_sandbox:
@@ -66,6 +70,10 @@ def run_notes(table: Any) -> list[str]:
     lines = [f"grading sandbox: {mode}" + ("" if mode == "unshare" else
                                             "  (WARNING: graded code ran with the network available)"),
              f"hidden set sha256: {config.get('hidden_sha256')}"]
+    confinement = config.get("solver_confinement")
+    if confinement and not confinement.startswith("none"):
+        lines.append(f"solver confinement: {confinement}" + ("" if confinement == "bwrap" else
+                     "  (WARNING: the solver could read the suite, its reference/ and hidden tests)"))
     if config.get("workspace_root"):
         lines.append(f"workspaces kept in {config['workspace_root']}")
     return lines + _ceiling_note(table, config)

@@ -11,6 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aeh.engine._agent_view import (
+    AnswerKey,
+    agent_resources,
+    agent_task,
+    private_paths,
+    routed,
+    uses_answer_key,
+)
 from aeh.engine.adapter import Adapter
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext, FaultSource
@@ -84,10 +92,32 @@ def _prepare_workspace(setup: AttemptSetup, task: Task, attempt: int) -> LazyWor
     return workspace
 
 
+def _agent_context(setup: AttemptSetup, task: Task, attempt: int, seed: int, workspace: LazyWorkspace,
+                   recorder: SpanRecorder, budget: BudgetTracker, faults: FaultSource | None) -> AttemptContext:
+    """The adapter's context: its task without grading material, unless it plays answers back."""
+    key = None
+    if uses_answer_key(setup.adapter):
+        key = AnswerKey(task=task, golden=setup.goldens.get(task.golden) if task.golden else None,
+                        suite_root=setup.suite_root, resources=dict(setup.resources))
+    return AttemptContext(
+        task=task if key is not None else agent_task(task), attempt=attempt, seed=seed, workspace=workspace,
+        registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
+        resources=agent_resources(setup.resources), faults=faults, connections=setup.connections,
+        answer_key=key, private_paths=private_paths(setup.suite_root, setup.work_root),
+        health=setup.health,
+    )
+
+
 async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[Attempt, list[Span]]:
     """Run, grade and classify one attempt. Never raises for agent or adapter trouble."""
+    with routed(setup.sinks) as sinks:
+        return await _run_attempt(setup, task, attempt, sinks)
+
+
+async def _run_attempt(setup: AttemptSetup, task: Task, attempt: int,
+                       sinks: list[SpanSink]) -> tuple[Attempt, list[Span]]:
     seed = attempt_seed(setup.run_seed, task.id, attempt)
-    recorder = SpanRecorder(setup.run_id, task.id, attempt, setup.sinks)
+    recorder = SpanRecorder(setup.run_id, task.id, attempt, sinks)
     budget = BudgetTracker(task.budget)
     budget.health = setup.health  # the loop's stalls are not the agent's time
     started = time.monotonic()
@@ -98,14 +128,8 @@ async def run_attempt(setup: AttemptSetup, task: Task, attempt: int) -> tuple[At
             workspace = _prepare_workspace(setup, task, attempt)
             if setup.fault_factory is not None:
                 faults = setup.fault_factory(task, attempt_seed(setup.run_seed, task.id, attempt, "faults"))
-            ctx = AttemptContext(
-                task=task, attempt=attempt, seed=seed, workspace=workspace,
-                registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
-                resources=setup.resources, faults=faults,
-                golden=setup.goldens.get(task.golden) if task.golden else None,
-                connections=setup.connections, health=setup.health,
-            )
-            outcome = await _run_agent(setup.adapter, task, ctx, recorder)
+            ctx = _agent_context(setup, task, attempt, seed, workspace, recorder, budget, faults)
+            outcome = await _run_agent(setup.adapter, ctx.task, ctx, recorder)
         except Exception as exc:  # workspace or fixture trouble is the harness's, not the agent's
             outcome = AgentOutcome(status="harness_error", error=_describe(exc))
             workspace = LazyWorkspace(setup.work_root / task.id / str(attempt))

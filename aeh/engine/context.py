@@ -1,5 +1,9 @@
 """The context an adapter receives: traced, fault-wrapped tools, a seeded RNG, the budget.
 
+It holds the task as the agent may see it (`_agent_view.agent_task`): no graders, goldens,
+references or expected answers are reachable from it, except through `answer_key` for the
+adapters that play answers back on purpose.
+
 Adapters never touch a tool directly. Every call goes through `AttemptContext.call_tool`, which
 checks the allowlist, validates arguments, injects faults, enforces the step budget, times the
 call and records it as a `tools` span — so what the report says happened is what happened.
@@ -20,10 +24,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh.engine._agent_view import AnswerKey
 from aeh.engine._health import STALL_S, HarnessHealth
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.toolthreads import WorkerTiming, start_in_worker
-from aeh.models import GoldenTrace, Task, ToolCall
+from aeh.models import Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 from aeh.tools.workspace import LazyWorkspace, workspace_path
@@ -117,9 +122,10 @@ class AttemptContext:
         prices: PriceTable,
         resources: dict[str, Any] | None = None,
         faults: FaultSource | None = None,
-        golden: GoldenTrace | None = None,
         connections: Any = None,
         health: HarnessHealth | None = None,
+        answer_key: AnswerKey | None = None,
+        private_paths: tuple[Path, ...] = (),
     ) -> None:
         self.task = task
         self.attempt = attempt
@@ -132,11 +138,16 @@ class AttemptContext:
         self.prices = prices
         self.resources = dict(resources or {})
         self.faults = faults
-        self.golden = golden
         self.connections = connections
         """The run's `ConnectionLimits` (per-endpoint request slots), or None for no limit."""
         self.health = health
         """The run's event-loop monitor (`aeh.engine._health`), or None when nothing watches."""
+        self.answer_key = answer_key
+        """Grading material, only for adapters that declare `uses_answer_key` (the mock, the
+        reference solver); None for every other adapter, which sees only its task."""
+        self.private_paths = tuple(private_paths)
+        """Paths an adapter's processes must not be able to read (the suite directory, the run's
+        workspace root); the command adapter hides them from its solver."""
         self.tool_calls: list[ToolCall] = []
         self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
 

@@ -2,9 +2,13 @@
 
 A fresh directory is built from the fixture's intact `seed/`, overlaid with ONLY the agent's
 versions of the task's entry files, plus `tests_public/` and `tests_hidden/` copied from the
-fixture. Both sets run in one pytest subprocess (junit XML counts each), in its own process
-group with a timeout, under the network sandbox. Whatever the agent did to the tests in its
-workspace changes nothing here; test files it created that look like hidden tests only raise
+fixture. Both sets run in one pytest subprocess, in its own process group with a timeout,
+under the network sandbox and (where bubblewrap runs) a jail: its own PID namespace, the test
+copies mounted read-only. Each test's outcome comes back over a pipe only aeh holds
+(`_verdict`), checked against the exit status the process really ended with; the test copies
+are hashed before and after the run. Any disagreement or change is tampering: recorded as
+evidence, never counted as passing. Whatever the agent did to the tests in its workspace
+changes nothing here; test files it created that look like hidden tests only raise
 `tamper_suspect`.
 
     - kind: hidden_tests
@@ -16,35 +20,40 @@ workspace changes nothing here; test files it created that look like hidden test
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import fnmatch
 import functools
 import hashlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import Field
 
 from aeh.errors import Problem
+from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
 from aeh.grading._preflight import grading_interpreter, install_command, module_importable, preflight_check
 from aeh.grading._sandbox import Sandbox, sandbox_for
+from aeh.grading._verdict import Verdict, VerdictPipe, plugin_dir, read_verdict
 from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, Task
 
 __all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",
-           "hidden_sha256", "run_tests"]
+           "hidden_sha256", "run_tests", "tree_digests"]
 
 #: File or directory names that look like hidden tests; none may ever be in a workspace.
 HIDDEN_PATTERNS = ("test_hidden*", "tests_hidden")
 SETS = ("tests_public", "tests_hidden")
 _FAILING_SHOWN = 20
 _OUTPUT_CHARS = 4000
+_MAX_HASHED_BYTES = 16 * 1024 * 1024
 
 
 class HiddenTestsConfig(GraderConfig):
@@ -110,16 +119,16 @@ def build_grading_dir(fixture: Path, dest: Path, entry_files: list[str], source:
 
 
 @dataclass
-class TestRun:
-    """Per-set counts of one pytest run: {set: (passed, total)}, plus failing test ids."""
+class TestRun(Verdict):
+    """Per-set counts of one pytest run: {set: (passed, total)}, plus failing test ids, and the
+    tampering found (`Verdict`), with how the run went."""
 
-    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
-    failing: list[str] = field(default_factory=list)
-    collection_errors: list[str] = field(default_factory=list)
     timed_out: bool = False
     returncode: int | None = None
     output: str = ""
     sandbox: str = "disabled"
+    isolation: str = "disabled"
+    """The jail the tests ran in (`bwrap`, or why not): see `_jail`."""
 
     def all_passed(self, name: str) -> bool:
         k, n = self.counts.get(name, (0, 0))
@@ -134,25 +143,53 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _parse_junit(path: Path, run: TestRun) -> None:
-    per_set: dict[str, list[int]] = {name: [0, 0] for name in SETS}
-    for case in ET.parse(path).iter("testcase"):
-        classname, name = case.get("classname") or "", case.get("name") or ""
-        ident = classname or name
-        which = ident.split(".")[0]
-        if which not in per_set:
+def tree_digests(root: Path) -> dict[str, str]:
+    """{relative path: digest} of everything under `root`, caches included: nothing may write there.
+
+    Regular files by SHA-256 of their bytes; links by their target and anything else (a FIFO, a
+    device node) by its type, never opened: graded code may have left one to hang the reader.
+    """
+    if not root.is_dir():
+        return {}
+    found: dict[str, str] = {}
+    for top, dirs, files in os.walk(root, followlinks=False):
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]:
+            path = Path(top) / name
+            found[str(path.relative_to(root))] = _digest(path)
+    return dict(sorted(found.items()))
+
+
+def _digest(path: Path) -> str:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return "link:" + os.readlink(path)
+    if not stat.S_ISREG(info.st_mode):
+        return f"special:{stat.S_IFMT(info.st_mode):o}"
+    if info.st_size > _MAX_HASHED_BYTES:  # no test file is this big; its size is evidence enough
+        return f"size:{info.st_size}"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _changes(name: str, before: dict[str, str], after: dict[str, str]) -> list[str]:
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    found = [f"{name}/{k} changed during the run" for k in changed]
+    found += [f"{name}/{k} removed during the run" for k in sorted(before.keys() - after.keys())]
+    found += [f"{name}/{k} created during the run" for k in sorted(after.keys() - before.keys())]
+    return found
+
+
+def _set_writable(workdir: Path, sets: tuple[str, ...], writable: bool) -> None:
+    """Mode bits on the test copies: read-only for the run (a jail also mounts them read-only)."""
+    for name in sets:
+        base = workdir / name
+        if not base.is_dir():
             continue
-        failed = any(child.tag in ("failure", "error") for child in case)
-        skipped = any(child.tag == "skipped" for child in case)
-        if not classname:  # a module that failed to collect: its tests never ran
-            run.collection_errors.append(name)
-            continue
-        per_set[which][1] += 1
-        if failed or skipped:
-            run.failing.append(f"{classname}::{name}")
-        else:
-            per_set[which][0] += 1
-    run.counts = {k: (v[0], v[1]) for k, v in per_set.items()}
+        for p in [base, *base.rglob("*")]:
+            if p.is_symlink():
+                continue
+            dir_mode, file_mode = (0o755, 0o644) if writable else (0o555, 0o444)
+            with contextlib.suppress(OSError):
+                p.chmod(dir_mode if p.is_dir() else file_mode)
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
@@ -162,30 +199,58 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         pass
 
 
-def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, ...] = SETS) -> TestRun:
-    """Run the given test dirs of `workdir` in ONE pytest subprocess; count each set from junit."""
-    run = TestRun(sandbox=sandbox.mode)
-    with tempfile.TemporaryDirectory(prefix="aeh-junit-") as tmp:
-        junit = Path(tmp) / "junit.xml"
-        argv = sandbox.wrap([grading_interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "--continue-on-collection-errors", f"--junitxml={junit}", *sets])
-        proc = subprocess.Popen(argv, cwd=workdir, env=_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            out, _ = proc.communicate()
-            run.timed_out = True
-        finally:
-            _kill_group(proc)  # nothing the graded code started outlives the grading
-        run.returncode = proc.returncode
-        run.output = out.decode("utf-8", "replace")[-_OUTPUT_CHARS:]
-        if junit.is_file() and not run.timed_out:
+def _tail(fh: IO[bytes]) -> str:
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(max(0, size - _OUTPUT_CHARS))
+    return fh.read().decode("utf-8", "replace")[-_OUTPUT_CHARS:]
+
+
+def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, ...] = SETS, *,
+              jail: Jail | None = None, expected: dict[str, int] | None = None) -> TestRun:
+    """Run the given test dirs of `workdir` in ONE pytest subprocess and read each test's outcome
+    from a pipe only the parent holds; the tests are read-only and hashed before and after."""
+    jail = probe_jail() if jail is None else jail
+    run = TestRun(sandbox=sandbox.mode, isolation=jail.mode)
+    before = {name: tree_digests(workdir / name) for name in sets}
+    _set_writable(workdir, sets, False)
+    plugins, plugin = plugin_dir()
+    pipe = VerdictPipe()
+    try:
+        inner = [grading_interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin,
+                 "--continue-on-collection-errors", *sets]
+        if jail.active:
+            inner = jail.wrap(inner, cwd=workdir, writable=[workdir], read_only=[*(workdir / s for s in sets), plugins])
+        else:  # no jail: still a PID namespace where unshare can make one
+            prefix = pid_namespace_prefix()
+            inner = [*prefix, *inner]
+            run.isolation += "; pid namespace: " + ("unshare" if prefix else "none")
+        argv = sandbox.wrap(inner)
+        env = {**_env(), "PYTHONPATH": str(plugins), **pipe.env}
+        with tempfile.TemporaryFile(prefix="aeh-pytest-") as out:
+            proc = subprocess.Popen(argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True, pass_fds=pipe.fds)
+            pipe.close_child_end()
             try:
-                _parse_junit(junit, run)
-            except ET.ParseError:
-                pass
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                run.timed_out = True
+            finally:
+                _kill_group(proc)  # nothing the graded code started outlives the grading
+                proc.wait()
+            run.returncode = proc.returncode
+            run.output = _tail(out)
+        data, complete = pipe.result(wait_s=2.0)
+    finally:
+        pipe.close()
+        shutil.rmtree(plugins, ignore_errors=True)
+        _set_writable(workdir, sets, True)
+    verdict = read_verdict(data, complete or run.timed_out, run.returncode, sets, expected or {}, pipe.key)
+    for f in dataclasses.fields(Verdict):
+        setattr(run, f.name, getattr(verdict, f.name))
+    if run.timed_out:  # a run stopped at the timeout disagrees with nothing
+        run.tamper = []
+    for name in sets:
+        run.tamper += _changes(name, before[name], tree_digests(workdir / name))
     return run
 
 
@@ -209,6 +274,8 @@ def _expected_counts(fixture: str) -> dict[str, int]:
 
 def _fill_counts(fixture: Path, run: TestRun) -> None:
     """A set that did not run (timeout, crash, import error) counts 0 of its real size."""
+    for name in SETS:
+        run.counts.setdefault(name, (0, 0))
     short = [name for name in SETS if run.counts.get(name, (0, 0))[1] == 0 or run.collection_errors]
     if not short:
         return
@@ -249,11 +316,13 @@ async def hidden_tests(cfg: HiddenTestsConfig, ctx: GradeContext) -> GraderResul
 def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sandbox) -> GraderResult:
     tamper = hidden_like_files(workspace)
     sha = hidden_sha256(fixture)
+    expected = _expected_counts(str(fixture.resolve()))
+    # Outside the workspace root: a solver never sees another attempt's grading folder.
     grading = Path(tempfile.mkdtemp(prefix="aeh-grade-"))
     try:
         work = grading / "w"
         taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
-        run = run_tests(work, cfg.timeout_seconds, sandbox)
+        run = run_tests(work, cfg.timeout_seconds, sandbox, expected=expected)
         if _NO_PYTEST in run.output and not run.counts:
             # No test ran at all: the harness's environment failed, not the agent's code.
             raise RuntimeError(f"pytest is not importable by the grading interpreter {grading_interpreter()} — "
@@ -262,15 +331,18 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
     finally:
         kept = _keep_next_to(workspace, grading)
     (pk, pn), (hk, hn) = run.counts["tests_public"], run.counts["tests_hidden"]
+    # A result that cannot be trusted is never counted as passing.
     solved = (not run.timed_out and pn > 0 and hn > 0 and pk == pn and hk == hn
-              and not run.collection_errors)
+              and not run.collection_errors and run.finished and not run.tamper)
     evidence: dict[str, Any] = {
         "public_passed": pk, "public_total": pn, "hidden_passed": hk, "hidden_total": hn,
         "public": f"{pk}/{pn}", "hidden": f"{hk}/{hn}",
         "failing": run.failing[:_FAILING_SHOWN], "failing_count": len(run.failing),
         "collection_errors": run.collection_errors, "timed_out": run.timed_out,
-        "pytest_exit": run.returncode, "hidden_sha256": sha, "tamper_suspect": bool(tamper),
-        "tamper_files": tamper[:50], "grading_sandbox": run.sandbox, "entry_files": taken,
+        "pytest_exit": run.returncode, "run_finished": run.finished, "hidden_sha256": sha,
+        "tamper_suspect": bool(tamper or run.tamper), "tamper_files": tamper[:50],
+        "tamper_evidence": run.tamper, "grading_sandbox": run.sandbox, "grading_isolation": run.isolation,
+        "verdict_channel": "pipe", "entry_files": taken,
         "grading_dir": str(kept) if kept else None, "workspace": str(workspace),
         "transcript": str(workspace.parent / f"{workspace.name}.transcript.txt"),
     }
@@ -281,9 +353,11 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
 
 
 def _keep_next_to(workspace: Path, grading: Path) -> Path | None:
-    """Move the grading dir beside the workspace for inspection (removed with it)."""
+    """Move the grading dir beside the workspace for inspection (removed with it), without the
+    hidden tests: a later attempt's solver may be able to read it."""
     target = workspace.parent / f"{workspace.name}.grading"
     try:
+        shutil.rmtree(grading / "w" / "tests_hidden", ignore_errors=True)
         if target.exists():
             shutil.rmtree(target)
         shutil.move(str(grading / "w"), target)

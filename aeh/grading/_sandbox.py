@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["Sandbox", "probe_sandbox", "sandbox_for"]
+__all__ = ["Sandbox", "linux_binary", "probe_sandbox", "sandbox_for", "try_command"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Sandbox:
         return [*self.prefix, *argv]
 
 
-def _try(argv: list[str]) -> str | None:
+def try_command(argv: list[str]) -> str | None:
     """None when `argv + [true]` runs; else a short reason."""
     try:
         proc = subprocess.run([*argv, "true"], capture_output=True, text=True, timeout=10)
@@ -47,17 +47,20 @@ def _try(argv: list[str]) -> str | None:
     return (reason[-1] if reason else f"exit {proc.returncode}")[:200]
 
 
+def linux_binary(name: str) -> str | None:
+    """The path of `name` on Linux (namespaces are Linux's), else None."""
+    return shutil.which(name) if sys.platform.startswith("linux") else None
+
+
 @functools.lru_cache(maxsize=1)
 def probe_sandbox() -> Sandbox:
     """The best network-denial backend this process can use (probed once)."""
-    if not sys.platform.startswith("linux"):
-        return Sandbox("unavailable")
-    unshare = shutil.which("unshare")
+    unshare = linux_binary("unshare")
     if unshare is None:
         return Sandbox("unavailable")
     reasons = []
     for argv in ([unshare, "--net"], [unshare, "-rn"]):
-        reason = _try(argv)
+        reason = try_command(argv)
         if reason is None:
             return Sandbox("unshare", tuple(argv))
         reasons.append(f"{' '.join(argv[1:])}: {reason}")

@@ -35,14 +35,18 @@ def test_example_solver_fixes_through_an_openai_compatible_server(tmp_path, db, 
     with FakeOpenAIServer(_responder(suite)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        # Confined, as a user runs it: interpreter, workspace, $AEH_PROMPT, $AEH_USAGE_FILE and the
+        # loopback network must all still be there.
         table = run_coding(suite, db, SOLVER, adapter_options={"label": "fake-coder", "price_in": 1.0,
-                                                               "price_out": 4.0})
+                                                               "price_out": 4.0, "confine_solver": True})
         assert len(server.requests) == 2
         request = server.requests[0]
         assert request["model"] == "fake-coder"
         user = request["messages"][-1]["content"]
         assert "# Public tests" in user and "test_hidden" not in user
     assert table["successes"].tolist() == [1, 1]
+    assert table.attrs["run"]["config"]["solver_confinement"] in ("bwrap", "unavailable") or \
+        table.attrs["run"]["config"]["solver_confinement"].startswith("fallback-off:")
     attempts = aeh.attempts(table.attrs["run_id"], db=db)
     assert attempts["tokens_in"].tolist() == [1200, 1200] and attempts["tokens_out"].tolist() == [300, 300]
     assert attempts["cost_usd"].tolist() == pytest.approx([(1200 + 300 * 4) / 1e6] * 2)

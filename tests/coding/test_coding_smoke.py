@@ -43,7 +43,8 @@ def test_noop_floor_reference_ceiling_matrix_and_report(tmp_path):
     assert re.search(r"^noop\s+floor\s+0/8\s+0\.00", matrix, re.M)
     assert "no floor run" not in matrix
     kept = list((tmp_path / "aeh-workspaces").glob("aeh-*"))
-    assert len(kept) == 2 and all((k / "csv_dedup" / "0.grading" / "tests_hidden").is_dir() for k in kept)
+    assert len(kept) == 2 and all((k / "csv_dedup" / "0.grading" / "tests_public").is_dir() for k in kept)
+    assert not list((tmp_path / "aeh-workspaces").rglob("tests_hidden")), "hidden tests kept where solvers look"
 
     pytest.importorskip("papermill")
     _aeh(tmp_path, "report", "--run-id", ids[0], "--out", str(tmp_path / "noop.html"))
