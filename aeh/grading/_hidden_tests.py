@@ -216,10 +216,12 @@ def run_tests(workdir: Path, timeout: float, sandbox: Sandbox, sets: tuple[str, 
     plugins, plugin = plugin_dir()
     pipe = VerdictPipe()
     try:
-        inner = [grading_interpreter(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin,
+        python = grading_interpreter()
+        inner = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin,
                  "--continue-on-collection-errors", *sets]
-        if jail.active:
-            inner = jail.wrap(inner, cwd=workdir, writable=[workdir], read_only=[*(workdir / s for s in sets), plugins])
+        if jail.active:  # the grading interpreter stays reachable wherever it lives (a venv in /tmp)
+            inner = jail.wrap(inner, cwd=workdir, writable=[workdir],
+                              read_only=[*(workdir / s for s in sets), plugins, Path(python).parent])
         else:  # no jail: still a PID namespace where unshare can make one
             prefix = pid_namespace_prefix()
             inner = [*prefix, *inner]
@@ -323,10 +325,15 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
         work = grading / "w"
         taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
         run = run_tests(work, cfg.timeout_seconds, sandbox, expected=expected)
-        if _NO_PYTEST in run.output and not run.counts:
-            # No test ran at all: the harness's environment failed, not the agent's code.
-            raise RuntimeError(f"pytest is not importable by the grading interpreter {grading_interpreter()} — "
-                               f"install it: {install_command(grading_interpreter(), 'pytest')}")
+        if not run.started and not run.timed_out:
+            # The runner never reached its first hook, before any graded code is imported: the
+            # harness's environment failed (no pytest, no interpreter), not the agent's code.
+            cause = (f"pytest is not importable by the grading interpreter {grading_interpreter()} — "
+                     f"install it: {install_command(grading_interpreter(), 'pytest')}"
+                     if _NO_PYTEST in run.output else
+                     f"the test runner never started under {grading_interpreter()}: "
+                     f"{run.output.strip()[-300:] or f'exit status {run.returncode}'}")
+            raise RuntimeError(cause)
         _fill_counts(fixture, run)
     finally:
         kept = _keep_next_to(workspace, grading)

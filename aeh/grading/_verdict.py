@@ -115,6 +115,8 @@ class Verdict:
     counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     failing: list[str] = field(default_factory=list)
     collection_errors: list[str] = field(default_factory=list)
+    started: bool = False
+    """pytest reported the start of its session (before any graded code was imported)."""
     finished: bool = False
     """pytest reported its exit status (the run reached its end)."""
     tamper: list[str] = field(default_factory=list)
@@ -139,6 +141,8 @@ def _records(data: bytes, key: str | None, verdict: Verdict) -> tuple[dict[str, 
             break
         if "exitstatus" in record:
             final = record
+        elif "started" in record:
+            verdict.started = True
         elif "collect_error" in record:
             verdict.collection_errors.append(str(record["collect_error"]))
         else:

@@ -44,6 +44,10 @@ def _send(record: dict[str, Any]) -> None:
         data = data[os.write(_fd, data):]
 
 
+def pytest_sessionstart(session: Any) -> None:
+    _send({"started": True})
+
+
 def pytest_collectreport(report: Any) -> None:
     if report.failed:
         _send({"collect_error": report.nodeid})

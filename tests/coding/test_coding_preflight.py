@@ -75,6 +75,19 @@ def test_a_run_past_preflight_without_pytest_is_a_harness_error_not_a_wrong_answ
     assert table.attrs["invalid_measurement"] is True
 
 
+def test_a_test_runner_that_never_starts_is_a_harness_error_not_a_wrong_answer(suite, db, tmp_path, monkeypatch):
+    broken = tmp_path / "broken" / "python"
+    broken.parent.mkdir()
+    broken.write_text("#!/bin/sh\necho 'interpreter is broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(hidden_tests, "grading_interpreter", lambda: str(broken))
+    monkeypatch.setattr(aeh.api, "require_preflight", lambda suite: None)
+    table = run_coding(suite, db, "reference")
+    assert table["harness_errors"].tolist() == [1]
+    assert table["fail_wrong_answer"].tolist() == [0]
+    assert "the test runner never started" in table.attrs["harness_error_causes"][0]["cause"]
+
+
 def test_with_pytest_there_is_nothing_to_say(suite):
     assert preflight_problems(load_suite(str(suite))) == []
 
