@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
+from aeh._files import InputFileError, InputJsonError, load_json_file
 from aeh._version import __version__
-from aeh.errors import ConfigError
+from aeh.errors import ConfigError, Problem
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.grading.scorers import (
     DEFAULT_LOOP_N,
@@ -239,11 +240,15 @@ def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text())
+        data, _ = load_json_file(path)
+    except InputFileError as exc:
+        raise ConfigError(f"cannot read baseline {path}: {exc} — pass the file `aeh baseline save` wrote") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read baseline {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"baseline {path} is not JSON: {exc}") from exc
+        raise ConfigError(f"baseline {path} is not JSON: {exc}") from None
+    except InputJsonError as exc:
+        raise ConfigError(f"baseline {Problem.from_json_error(path, exc)}") from None
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
         raise ConfigError(f"{path} is not an aeh baseline (expected format {BASELINE_FORMAT!r}) — "
                           "write one with `aeh baseline save RUN --out FILE`")

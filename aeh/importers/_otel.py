@@ -27,7 +27,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from aeh._files import InputFileError, InputJsonError, check_json_depth, located, read_input_text, strict_decoder
 from aeh.errors import Problem, ValidationError
+from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
 from aeh.store import redactor_for_run, using_store
@@ -387,7 +389,7 @@ def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tu
 def _json_stream(text: str) -> Any:
     """One JSON document, or several back to back: JSON Lines (the collector's file exporter) or the
     pretty-printed spans the Python SDK's console exporter writes one after another."""
-    decoder = json.JSONDecoder()
+    decoder = strict_decoder()
     docs: list[Any] = []
     pos = 0
     while True:
@@ -395,7 +397,13 @@ def _json_stream(text: str) -> Any:
             pos += 1
         if pos >= len(text):
             break
-        doc, pos = decoder.raw_decode(text, pos)
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except RecursionError:
+            raise InputJsonError("nested too deeply to parse", fix="pass an OTLP JSON export") from None
+        except InputJsonError as exc:
+            raise located(text, exc) from None
+        check_json_depth(doc)
         docs.append(doc)
     return docs[0] if len(docs) == 1 else docs
 
@@ -407,15 +415,26 @@ def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
     for path in paths:
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_input_text(p)
+        except InputFileError as exc:
+            problems.append(Problem(str(p), "-", str(exc), "pass an OTLP JSON file"))
+            continue
         except OSError as exc:
-            problems.append(Problem(str(p), "-", f"cannot read: {exc}", "pass an existing OTLP JSON file"))
+            problems.append(Problem(str(p), "-", f"cannot read: {exc.strerror or exc}",
+                                    "pass an existing OTLP JSON file"))
             continue
         try:
-            out.append((str(p), _json_stream(text)))
+            document = _json_stream(text)
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(p), f"line {exc.lineno}", f"not valid JSON or JSON Lines: {exc.msg}",
                                     "pass an uncut OTLP JSON file"))
+        except InputJsonError as exc:
+            problems.append(Problem.from_json_error(p, exc))
+        else:
+            shape = otlp_problems(str(p), document)
+            problems += shape
+            if not shape:
+                out.append((str(p), document))
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     return out

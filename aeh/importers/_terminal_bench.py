@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from aeh._files import unsafe_id
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import (
     iso_to_epoch,
@@ -313,6 +314,9 @@ def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
                         "see docs/realdata.md for the results.json shape",
                     )
                 )
+        if isinstance(res.get("task_id"), str) and (why := unsafe_id(res["task_id"])) is not None:
+            problems.append(Problem(where_file, f"{where}.task_id", f"{res['task_id']!r} {why}",
+                                    "a task id names a folder: letters, digits, '-', '_' and '.'"))
         if res.get("is_resolved", "?") not in (True, False, None):
             problems.append(
                 Problem(
