@@ -62,11 +62,28 @@ def _span_problems(at: str, span: Any) -> Iterator[tuple[str, str]]:
         yield f"{at}.parentSpanId", "the span is its own parent"
 
 
+def _sdk_span_problems(at: str, doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A span as the Python SDK's console exporter writes it (`context`, `parent_id`, ISO times)."""
+    ctx = doc["context"]
+    for key in ("trace_id", "span_id"):
+        if ctx.get(key) is not None and not isinstance(ctx[key], str):
+            yield f"{at}context.{key}", f"not a string ({type(ctx[key]).__name__})"
+    for key in ("parent_id", "start_time", "end_time"):
+        if doc.get(key) is not None and not isinstance(doc[key], str):
+            yield f"{at}{key}", f"not a string ({type(doc[key]).__name__})"
+    for key in ("attributes", "status"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            yield f"{at}{key}", "not an object"
+    resource = doc.get("resource")
+    if resource is not None and not (isinstance(resource, dict) and isinstance(resource.get("attributes") or {}, dict)):
+        yield f"{at}resource", "not an object with an `attributes` object"
+    if ctx.get("span_id") and ctx.get("span_id") == doc.get("parent_id"):
+        yield f"{at}parent_id", "the span is its own parent"
+
+
 def _document_problems(at: str, doc: Any) -> Iterator[tuple[str, str]]:
     if _is_sdk_span(doc):
-        ctx = doc["context"]
-        if ctx.get("span_id") and ctx.get("span_id") == doc.get("parent_id"):
-            yield f"{at}parent_id", "the span is its own parent"
+        yield from _sdk_span_problems(at, doc)
         return
     if not isinstance(doc, dict) or "resourceSpans" not in doc:
         return  # the mapping names a document that is not OTLP traces
