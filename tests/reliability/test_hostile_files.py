@@ -14,37 +14,14 @@ import gzip
 import json
 import os
 import shutil
-import textwrap
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from aeh.cli import main
+from tests.reliability.test_malformed_inputs import SUITE_PY, TASK, Case, _invoke, check_case
 
-SUITE_PY = """
-from aeh.tools.registry import ToolRegistry
-
-tools = ToolRegistry()
-
-@tools.tool("echo")
-def echo(args, env):
-    return args
-"""
-TASK = """
-id: t1
-prompt: say hi
-tools: [echo]
-plan:
-  - {tool: echo, args: {x: 1}}
-reference_answer: hi
-graders:
-  - kind: exact
-    expected: hi
-budget: {max_steps: 4, timeout_s: 20}
-"""
 DEEP = "[" * 100_000 + "]" * 100_000
 DEEPISH = "[" * 300 + "]" * 300  # parses in Python, past the 200-level limit
 TRAJ = {"task_id": "t1", "final_output": "hi", "steps": []}
@@ -58,17 +35,6 @@ def _span(span_id: str, parent: str = "", **extra: object) -> dict[str, object]:
 
 def _otlp(*spans: dict[str, object]) -> str:
     return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
-
-
-@dataclass
-class Case:
-    id: str
-    argv: list[str]
-    expect: str
-    files: dict[str, str] = field(default_factory=dict)
-    setup: Callable[[Path], None] | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    code: int = 2
 
 
 def _suite(suite_py: str = SUITE_PY) -> dict[str, str]:
@@ -208,37 +174,12 @@ CASES = [
 ]
 
 
-def _invoke(argv: list[str]) -> int:
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 2
-    except BaseException:  # noqa: BLE001 — the point: nothing may escape as a traceback
-        pytest.fail(f"aeh {' '.join(argv)} raised:\n{traceback.format_exc()}")
-    return code
-
-
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_hostile_file_is_refused_cleanly(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    for rel, text in case.files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(textwrap.dedent(text) if rel.endswith(".py") else text)
-    if case.setup is not None:
-        case.setup(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("AEH_DB", raising=False)
-    for key, value in case.env.items():
-        monkeypatch.setenv(key, value)
-    code = _invoke(case.argv)
-    out = capsys.readouterr()
-    text = out.out + out.err
-    assert "Traceback" not in text
-    assert code == case.code, text
-    assert case.expect in text, text
+    check_case(case, tmp_path, monkeypatch, capsys)
     assert not (tmp_path / "out").exists(), f"a refused command created {sorted((tmp_path / 'out').rglob('*'))}"
-    assert list(tmp_path.rglob("*.db*")) == []
 
 
 @pytest.fixture(scope="module")
@@ -287,7 +228,7 @@ def test_hostile_label_file_is_refused_cleanly(case: tuple[str, str | None, str]
         os.symlink("/dev/zero", labels)
     before = db.read_bytes()
     monkeypatch.chdir(tmp_path)
-    code = _invoke(["review", "--run-id", run_id, "--import", str(labels), "--db", str(db)])
+    code, _ = _invoke(["review", "--run-id", run_id, "--import", str(labels), "--db", str(db)])
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
     assert code == 2, out.err
