@@ -55,18 +55,29 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         yield
         return
 
+    started = time.monotonic()
+    owner_fired = False
+
     def expired(signum: int, frame: Any) -> None:
+        nonlocal owner_fired
+        elapsed = time.monotonic() - started
+        if elapsed < seconds and not owner_fired:
+            owner_fired = True  # the alarm set before ours was due first: it is its owner's
+            signal.setitimer(signal.ITIMER_REAL, max(seconds - elapsed, 0.001))
+            if callable(previous):
+                previous(signum, frame)
+            return
         raise ImportTimedOut(seconds)
 
     previous = signal.signal(signal.SIGALRM, expired)
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
-    started = time.monotonic()
+    old_delay, old_interval = signal.getitimer(signal.ITIMER_REAL)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, old_delay) if old_delay else seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if old_delay:
+        if old_delay and not owner_fired:
             left = old_delay - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), old_interval)
 
