@@ -4,33 +4,29 @@
 `graders:` silently wins), aliases that expand past any sane size ("billion laughs": 1 KB of
 text, gigabytes once validated or dumped) and nesting deep enough to overflow Python's stack.
 `load_yaml` refuses each with a `yaml.MarkedYAMLError`, so callers that already turn YAML errors
-into `file:line` problems report them the same way. `read_text_limited` refuses what is not a
-regular file (a symlink to /dev/zero, a FIFO) or is too big, before reading a byte of it.
+into `file:line` problems report them the same way. `read_text_limited` (from `aeh._files`) refuses what is
+not a regular file (a symlink to /dev/zero, a FIFO) or is too big, before reading a byte of it.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from aeh._files import DEFAULT_MAX_INPUT_BYTES, InputFileError, read_bytes_limited, read_text_limited
+
 __all__ = ["MAX_INPUT_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "InputFileError", "YamlLimitError",
            "load_yaml", "read_bytes_limited", "read_text_limited"]
 
-#: Input files are hand-written: tasks, suites, fault profiles, price tables, label files.
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+#: Input files are hand-written: tasks, suites, fault profiles, price tables, label files
+#: (the default; `AEH_MAX_INPUT_BYTES` changes it, see `aeh._files`).
+MAX_INPUT_BYTES = DEFAULT_MAX_INPUT_BYTES
 #: Scalars, sequences and mappings after every alias is expanded.
 MAX_YAML_NODES = 200_000
 #: Nesting levels; real inputs use fewer than ten.
 MAX_YAML_DEPTH = 100
-
-
-class InputFileError(OSError):
-    """A path that is not a readable regular file of sane size."""
 
 
 class YamlLimitError(yaml.MarkedYAMLError):
@@ -38,27 +34,6 @@ class YamlLimitError(yaml.MarkedYAMLError):
 
     def __init__(self, problem: str, node: Node | None = None) -> None:
         super().__init__(problem=problem, problem_mark=node.start_mark if node is not None else None)
-
-
-def read_bytes_limited(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of a regular file no bigger than `max_bytes`; InputFileError otherwise."""
-    info = os.stat(path)  # follows symlinks: a link to /dev/zero is judged by its target
-    if stat.S_ISDIR(info.st_mode):
-        raise InputFileError(f"{path} is a directory, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise InputFileError(f"{path} is not a regular file (a device, FIFO or socket)")
-    if info.st_size > max_bytes:
-        raise InputFileError(f"{path} is {info.st_size} bytes; input files are limited to {max_bytes}")
-    with open(path, "rb") as f:
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise InputFileError(f"{path} grew past {max_bytes} bytes while being read")
-    return data
-
-
-def read_text_limited(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
-    """UTF-8 text of a regular file; UnicodeDecodeError for binary content."""
-    return read_bytes_limited(path, max_bytes).decode("utf-8")
 
 
 class _Loader(yaml.SafeLoader):

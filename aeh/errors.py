@@ -14,6 +14,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aeh._files import InputJsonError
 
 __all__ = [
     "AdapterError",
@@ -47,6 +52,11 @@ class Problem:
     def __str__(self) -> str:
         text = f"{self.file}:{self.field}: {self.message}"
         return f"{text} — {self.fix}" if self.fix else text
+
+    @classmethod
+    def from_json_error(cls, where: str | Path, exc: InputJsonError) -> Problem:
+        """The problem for JSON `aeh._files` refused (NaN, a duplicate key, nesting), at its line."""
+        return cls(f"{where}:{exc.line}" if exc.line else str(where), exc.field, exc.problem, exc.fix or "fix the JSON")
 
 
 class ValidationError(AehError):

@@ -67,6 +67,7 @@ class RunLogger(RunProgress):
         self.stream = stream or sys.stderr
         self.redactor = redactor if redactor is not None else Redactor()
         self._total = 0
+        self.run_id: str | None = None
         self._finished = 0
         self._bar = self.level == 1 and fmt == "pretty" and self.stream.isatty()
 
@@ -126,6 +127,7 @@ class RunLogger(RunProgress):
     # -- progress -------------------------------------------------------------------------
     def run_started(self, info: RunInfo, tasks: list[Task]) -> None:
         self._total = len(tasks) * info.attempts
+        self.run_id = info.run_id  # what `aeh run` names on Ctrl-C: None until the run is stored
         if self.level >= 1:
             self._emit("run_start", self.redactor.redact_plain(info.model_dump(mode="json")),
                        f"run {info.run_id}: suite {info.suite} ({len(tasks)} tasks × {info.attempts}), "

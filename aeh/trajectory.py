@@ -25,6 +25,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh._files import (
+    InputFileError,
+    InputJsonError,
+    decode_input_text,
+    loads_strict,
+    read_bytes_limited,
+)
 from aeh._formats import KINDS, looks_like, looks_like_bytes
 from aeh.errors import Problem, ValidationError
 from aeh.models import AgentStatus
@@ -136,10 +143,12 @@ def _documents(path: Path, text: str) -> list[tuple[str, Any]]:
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")) and not _is_jsonl(stripped):
         try:
-            data = json.loads(text)
+            data = loads_strict(text)
         except json.JSONDecodeError as exc:
             raise ValidationError([Problem(str(path), "-", f"not valid JSON: {exc}",
                                            "write one JSON document, or one trajectory per line")]) from None
+        except InputJsonError as exc:
+            raise ValidationError([Problem.from_json_error(path, exc)], "trajectory file") from None
         if isinstance(data, dict) and "trajectories" in data:
             data = data["trajectories"]
         items = data if isinstance(data, list) else [data]
@@ -150,10 +159,12 @@ def _documents(path: Path, text: str) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            docs.append((f"{path}:{n}", json.loads(line)))
+            docs.append((f"{path}:{n}", loads_strict(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(f"{path}:{n}", "-", f"not valid JSON: {exc.msg}",
                                     "one complete JSON object per line"))
+        except InputJsonError as exc:
+            problems.append(Problem(f"{path}:{n}", exc.field, exc.problem, exc.fix))
     if problems:
         raise ValidationError(problems, "trajectory file")
     return docs
@@ -164,8 +175,8 @@ def _is_jsonl(text: str) -> bool:
     if not first.startswith("{"):
         return False
     try:
-        json.loads(first)
-    except json.JSONDecodeError:
+        loads_strict(first)
+    except (json.JSONDecodeError, InputJsonError):
         return False
     return "\n" in text.strip()
 
@@ -174,14 +185,18 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
     """Read and validate a trajectory file (JSON Lines or JSON); every problem is listed."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = read_bytes_limited(p)
+    except InputFileError as exc:
+        raise ValidationError([Problem(str(p), "-", str(exc), "pass a trajectory file (JSON or JSON Lines)")],
+                              "trajectory file") from None
     except OSError as exc:
-        raise ValidationError([Problem(str(p), "-", f"cannot read: {exc}",
+        raise ValidationError([Problem(str(p), "-", f"cannot read: {exc.strerror or exc}",
                                        "pass the path of an existing trajectory file")]) from None
-    except UnicodeDecodeError:
-        kind = looks_like_bytes(p.read_bytes())
-        raise ValidationError([Problem(str(p), "-", "not UTF-8 text" + (f": this looks like {KINDS[kind][0]}"
-                                                                        if kind else ""),
+    try:
+        text = decode_input_text(p, raw)
+    except InputFileError as exc:
+        kind = looks_like_bytes(raw)
+        raise ValidationError([Problem(str(p), "-", str(exc) + (f": this looks like {KINDS[kind][0]}" if kind else ""),
                                        f"use {KINDS[kind][1]}" if kind else "write trajectories as JSON (UTF-8)")],
                               "trajectory file") from None
     trajectories = parse_trajectories(_documents(p, text))

@@ -1,6 +1,9 @@
 """The secret audit: every shape seeded into a suite's prompt and fixture, a tool's output and
 the agent's answer; then every sink is searched for the raw values. Zero survivors.
 
+The shapes are the 19 covered from the start and the 13 added for issue 25 (Stripe, Azure,
+header values, GitLab, Hugging Face, npm, SendGrid), taken from `tests/store/shape_table.py`.
+
 Sinks: runs.db (every table, WAL included, runs written with `db=path` and with `db=Store`),
 the trace-level jsonl log and the `steps` text log, report and trace HTML, the review export,
 a replayed run, imported label notes, an exported baseline, an OTLP export, a run graded
@@ -24,6 +27,8 @@ from aeh.errors import ConfigError
 from aeh.experiments import replay_run
 from aeh.logs import RunLogger
 from aeh.store import Store
+from tests.store.shape_table import ADDED
+from tests.store.shape_table import SHAPES as ADDED_SHAPES
 
 PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDZq1x"
 #: name -> (text seeded, the raw value that must not survive).
@@ -53,6 +58,8 @@ SHAPES: dict[str, tuple[str, str]] = {
     "run_secret": ("opal-Vector-77", "opal-Vector-77"),
     "dict_key": ("keyed.user@example.net", "keyed.user@example.net"),  # seeded as a dict key below
 }
+# The shapes issue 25 found unredacted, from the per-shape table.
+SHAPES.update({name: (text, raw) for name, (text, raw, _) in ADDED_SHAPES.items() if name in ADDED})
 RAW = {name: raw for name, (_, raw) in SHAPES.items()}
 SEEDED = "\n".join(text for name, (text, _) in SHAPES.items() if name != "dict_key")
 RUN_SECRET = RAW["run_secret"]

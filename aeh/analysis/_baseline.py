@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aeh._files import InputFileError, InputJsonError, load_json_file
 from aeh._problems import display_path
 from aeh.errors import ConfigError, Problem, ValidationError
 
@@ -110,11 +111,15 @@ def validate_baseline(data: Any, where: str = "baseline") -> Baseline:
 def load_baseline(path: str | Path) -> dict[str, Any]:
     """Read and validate a baseline file; the dict as written (the gate reads it)."""
     where = display_path(Path(path))
-    try:
-        data = json.loads(Path(path).read_text())
+    try:  # bounded: a FIFO, a device or a huge file is refused before it is read
+        data, _ = load_json_file(path)
+    except InputFileError as exc:
+        raise ConfigError(f"cannot read baseline {where}: {exc} — pass the file `aeh baseline save` wrote") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read baseline {where}: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"baseline {where} is not JSON: {exc} — {_RESAVE}") from exc
+        raise ConfigError(f"cannot read baseline {where}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"baseline {where} is not JSON: {exc} — {_RESAVE}") from None
+    except InputJsonError as exc:
+        raise ConfigError(f"baseline {Problem.from_json_error(where, exc)}") from None
     validate_baseline(data, where)
     return data

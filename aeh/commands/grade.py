@@ -27,9 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (pandas, polars, the engine)
     from aeh.analysis import format_run_table, run_table
+    from aeh.commands._new_store import check_new_run_id
     from aeh.importers._trajectory import import_trajectory_files
     from aeh.store import default_db
 
+    check_new_run_id(args.run_id)
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
                                      run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,

@@ -35,16 +35,18 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     from aeh.analysis import run_table  # heavy: loaded on first use
+    from aeh.commands._new_store import check_new_run_id, store_for_write
     from aeh.importers import importers
-    from aeh.store import open_store
 
+    check_new_run_id(args.run_id)
     importer = importers.get(args.source)
     if hasattr(importer, "cli_call"):
         paths, options = importer.cli_call(args)
     else:
         paths, options = list(args.paths), key_values(args.option, "--option")
-    # The importer writes through a store that already knows the --secret values.
-    with open_store(args.db, must_exist=False, secrets=args.secrets) as store:
+    # The importer writes through a store that already knows the --secret values; a refused
+    # import removes the store it created.
+    with store_for_write(args.db, secrets=args.secrets) as store:
         run_id = importer.import_(paths, store, run_id=args.run_id, **options)
     table = run_table(run_id, args.db)
     print(run_id)

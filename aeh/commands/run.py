@@ -134,8 +134,11 @@ def main(args: argparse.Namespace) -> int:
             ray_workers=args.ray_workers, **options,
         ))
     except KeyboardInterrupt:
-        print("aeh: interrupted — the attempts that finished are stored; finish the run with "
-              "`aeh run --resume RUN_ID` (`aeh runs` lists it as interrupted)", file=sys.stderr)
+        if logger.run_id is None:  # e.g. while suite.py was imported: no run exists to resume
+            print("aeh: interrupted before the run started; nothing was stored", file=sys.stderr)
+        else:
+            print("aeh: interrupted — the attempts that finished are stored; finish the run with "
+                  f"`aeh run --resume {logger.run_id}` (`aeh runs` lists it as interrupted)", file=sys.stderr)
         return EXIT_INTERRUPTED
     resumed = table.attrs.get("resume")
     if resumed:

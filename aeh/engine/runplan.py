@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh._files import unsafe_id
 from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
@@ -77,6 +78,8 @@ def build_run_options(
     _check_int("concurrency", concurrency, 1, MAX_CONCURRENCY, "e.g. --concurrency 4")
     if seed is not None:
         _check_int("seed", seed, 0, MAX_SEED, "a seed is stored as a 64-bit integer, e.g. --seed 7")
+    if run_id is not None and (why := unsafe_id(run_id)) is not None:
+        raise ConfigError(f"run id {run_id!r} {why} — use letters, digits, '-', '_' and '.', e.g. --run-id nightly-1")
     for name, value in (("max_connections", max_connections), ("judge_max_connections", judge_max_connections)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from aeh._files import InputFileError, InputJsonError, load_json_file
 from aeh._version import __version__
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
@@ -45,22 +46,25 @@ def iso_to_epoch(value: Any) -> float | None:
 
 
 def load_json(path: Path, what: str, fix: str | None = None) -> tuple[Any, bytes]:
-    """The parsed JSON and the raw bytes of `path`; a clean ValidationError when unreadable."""
+    """The parsed JSON and the raw bytes of `path`, read under `aeh._files`' bounds (regular
+    file, size limit, strict JSON, nesting limit); a clean ValidationError when refused."""
     try:
-        raw = path.read_bytes()
+        return load_json_file(path)
     except FileNotFoundError:
         raise ValidationError([Problem(str(path), "-", "file not found",
                                        fix or f"pass the path of an existing {what} file")], what) from None
     except IsADirectoryError:
         raise ValidationError([Problem(str(path), "-", "is a directory, not a file",
                                        f"pass the {what} file itself")], what) from None
+    except InputFileError as exc:
+        raise ValidationError([Problem(str(path), "-", str(exc), f"pass the {what} file itself")], what) from None
     except OSError as exc:
         raise ValidationError([Problem(str(path), "-", f"cannot read: {exc}",
                                        "check the path and its permissions")], what) from None
-    try:
-        return json.loads(raw), raw
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError([Problem(str(path), "-", f"not valid JSON: {exc}",
+    except InputJsonError as exc:
+        raise ValidationError([Problem.from_json_error(path, exc)], what) from None
+    except json.JSONDecodeError as exc:
+        raise ValidationError([Problem(str(path), f"line {exc.lineno}", f"not valid JSON: {exc.msg}",
                                        f"pass an uncut {what} (the file may be truncated)")], what) from None
 
 

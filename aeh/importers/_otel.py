@@ -27,8 +27,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from aeh._files import (
+    InputFileError,
+    InputJsonError,
+    check_json_depth,
+    decode_input_text,
+    located,
+    read_bytes_limited,
+    strict_decoder,
+)
 from aeh._formats import looks_like_bytes, refusal_fix
 from aeh.errors import Problem, ValidationError
+from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
 from aeh.store import redactor_for_run, using_store
@@ -449,7 +459,7 @@ def _ending(agent: dict[str, Any] | None, roots: Sequence[dict[str, Any]]) -> tu
 def _json_stream(text: str) -> Any:
     """One JSON document, or several back to back: JSON Lines (the collector's file exporter) or the
     pretty-printed spans the Python SDK's console exporter writes one after another."""
-    decoder = json.JSONDecoder()
+    decoder = strict_decoder()
     docs: list[Any] = []
     pos = 0
     while True:
@@ -457,7 +467,13 @@ def _json_stream(text: str) -> Any:
             pos += 1
         if pos >= len(text):
             break
-        doc, pos = decoder.raw_decode(text, pos)
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except RecursionError:
+            raise InputJsonError("nested too deeply to parse", fix="pass an OTLP JSON export") from None
+        except InputJsonError as exc:
+            raise located(text, exc) from None
+        check_json_depth(doc)
         docs.append(doc)
     return docs[0] if len(docs) == 1 else docs
 
@@ -469,30 +485,45 @@ def load_otlp(paths: Iterable[str | Path]) -> list[tuple[str, Any]]:
     for path in paths:
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            problems.append(Problem(str(p), "-", f"cannot read: {exc}", "pass an existing OTLP JSON file"))
+            raw = read_bytes_limited(p)
+        except InputFileError as exc:
+            problems.append(Problem(str(p), "-", str(exc), "pass an OTLP JSON file"))
             continue
-        except UnicodeDecodeError:
+        except OSError as exc:
+            problems.append(Problem(str(p), "-", f"cannot read: {exc.strerror or exc}",
+                                    "pass an existing OTLP JSON file"))
+            continue
+        if looks_like_bytes(raw) == "otlp-protobuf":  # binary OTLP: not text, but still traces
             try:
-                out.append((str(p), _from_protobuf(p)))
+                out.append((str(p), _from_protobuf(p, raw)))
             except ValidationError as exc:
                 problems.extend(exc.problems)
             continue
         try:
-            out.append((str(p), _json_stream(text)))
+            text = decode_input_text(p, raw)
+        except InputFileError as exc:
+            problems.append(Problem(str(p), "-", str(exc), "pass an OTLP JSON file (or Phoenix's span JSON)"))
+            continue
+        try:
+            document = _json_stream(text)
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(p), f"line {exc.lineno}", f"not valid JSON or JSON Lines: {exc.msg}",
                                     "pass an uncut OTLP JSON file"))
+        except InputJsonError as exc:
+            problems.append(Problem.from_json_error(p, exc))
+        else:
+            shape = otlp_problems(str(p), document)
+            problems += shape
+            if not shape:
+                out.append((str(p), document))
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     return out
 
 
-def _from_protobuf(path: Path) -> Any:
+def _from_protobuf(path: Path, raw: bytes) -> Any:
     """A binary OTLP export (ExportTraceServiceRequest) as its JSON mapping; refused when the file is
     some other binary, or when the `otel` extra's protobuf classes are not installed."""
-    raw = path.read_bytes()
     if looks_like_bytes(raw) != "otlp-protobuf":
         raise ValidationError([Problem(str(path), "-", "not UTF-8 text, and not OTLP protobuf either",
                                        "pass an OTLP JSON file (or Phoenix's span JSON)")], "OTLP file")

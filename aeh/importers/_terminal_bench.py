@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from aeh._files import unsafe_id
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import (
     iso_to_epoch,
@@ -299,6 +300,17 @@ def _trial_numbers(entries: Sequence[dict[str, Any]]) -> list[int]:
     return out
 
 
+def _is_count(value: Any) -> bool:
+    """A whole number of 0 or more, as JSON may spell it (7, 7.0, "7")."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 0
+    if isinstance(value, float):
+        return value.is_integer() and value >= 0
+    return isinstance(value, str) and value.strip().isdigit() and value.strip().isascii()
+
+
 def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
     results, raw = load_json(file, _WHAT, "pass a Terminal-Bench run directory (one that holds results.json)")
     where_file = str(file)
@@ -330,6 +342,14 @@ def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
                         "see docs/realdata.md for the results.json shape",
                     )
                 )
+        for key in ("total_input_tokens", "total_output_tokens"):
+            count = res.get(key)
+            if count is not None and not _is_count(count):
+                problems.append(Problem(where_file, f"{where}.{key}", f"{count!r} is not a token count",
+                                        "a whole number of 0 or more, or null when unknown"))
+        if isinstance(res.get("task_id"), str) and (why := unsafe_id(res["task_id"])) is not None:
+            problems.append(Problem(where_file, f"{where}.task_id", f"{res['task_id']!r} {why}",
+                                    "a task id names a folder: letters, digits, '-', '_' and '.'"))
         if res.get("is_resolved", "?") not in (True, False, None):
             problems.append(
                 Problem(
@@ -377,6 +397,10 @@ def _metadata(file: Path) -> dict[str, Any] | None:
     for candidate in candidates:
         if candidate.is_file():
             meta = load_json(candidate, _WHAT)[0]
+            if isinstance(meta, dict) and not _is_count(meta.get("n_concurrent_trials") or 1):
+                raise ValidationError([Problem(str(candidate), "n_concurrent_trials",
+                                               f"{meta['n_concurrent_trials']!r} is not a whole number",
+                                               "a whole number of 1 or more")], _WHAT)
             return meta if isinstance(meta, dict) else None
     return None
 

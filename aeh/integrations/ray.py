@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
+import signal
+import subprocess
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,13 +40,17 @@ from aeh.suite.contract import suite_lifespan
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink
 
-__all__ = ["RayExecutor", "RayWorkerError", "WorkerSpec", "price_fields", "require_ray"]
+__all__ = ["RayExecutor", "RayStartError", "RayWorkerError", "WorkerSpec", "price_fields", "require_ray"]
 
 Result = tuple[Attempt, list[Span]]
 
 
 class RayWorkerError(AehError):
     """A Ray worker could not build the run (suite, adapter) or died; the run stays resumable."""
+
+
+class RayStartError(RayWorkerError):
+    """The Ray cluster did not start (or could not be joined); nothing of it is left running."""
 
 
 def require_ray() -> None:
@@ -187,18 +195,99 @@ def price_fields(prices: PriceTable) -> dict[str, Any]:
 
 
 def _connect(ray: Any, address: str | None, workers: int | None) -> bool:
-    """Join the cluster at `address` (or RAY_ADDRESS), or start a local one; True if started here."""
+    """Join the cluster at `address` (or RAY_ADDRESS), or start a local one; True if started here.
+
+    A start that fails (Ray's raylet has 30 s to register, which a loaded machine can miss) is a
+    RayStartError, and every process the attempt left behind (GCS, raylet, workers) is stopped:
+    Ray's own `shutdown` cannot, as its node object was never made.
+    """
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
     target = address or os.environ.get("RAY_ADDRESS") or None
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if target is not None:
-        ray.init(address=target, **quiet)
-        return True
-    # A cluster of this machine only, without the dashboard's web server.
-    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+    before = _descendants()
+    try:
+        if target is not None:
+            ray.init(address=target, **quiet)
+        else:
+            # A cluster of this machine only, without the dashboard's web server.
+            ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+    except Exception as exc:  # noqa: BLE001 — Ray raises bare Exception, ConnectionError, RuntimeError …
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        left = _stop(_descendants() - before)
+        cause = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        where = f"the Ray cluster at {target}" if target else "a local Ray cluster"
+        raise RayStartError(
+            f"could not start {where}: {cause}"
+            + (f" ({left} of its processes would not stop)" if left else "; none of its processes is left running")
+            + " — retry when the machine is less loaded, start Ray yourself (`ray start --head`) and pass "
+            "--ray-address auto, or run without --executor ray; the run is stored and resumes with "
+            "`aeh run --resume RUN_ID`") from None
     return True
+
+
+def _descendants() -> set[int]:
+    """Process ids of every descendant of this process (children, their children …)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="utf-8") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    out: set[int] = set()
+    todo = [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            if pid not in out:
+                out.add(pid)
+                todo.append(pid)
+    return out
+
+
+def _stop(pids: set[int], grace_s: float = 5.0) -> int:
+    """SIGTERM `pids`, then SIGKILL what still runs after `grace_s`; how many would not go.
+
+    Ray's `Popen` objects for them are reaped through `poll()`, so they record the exit and do
+    not warn "still running" when the failed node is garbage-collected.
+    """
+    popens = {o.pid: o for o in _popens() if o.pid in pids}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace_s
+        while pids and time.monotonic() < deadline:
+            for pid in list(pids):
+                with contextlib.suppress(ChildProcessError, OSError):
+                    if pid in popens:
+                        popens[pid].poll()
+                    else:
+                        os.waitpid(pid, os.WNOHANG)  # reap our own children, or they stay zombies
+                if not _alive(pid):
+                    pids.discard(pid)
+            time.sleep(0.05)
+    for popen in _popens():  # Ray's short-lived helpers that had already exited
+        if popen.returncode is None and not _alive(popen.pid):
+            popen.poll()
+    return len(pids)
+
+
+def _popens() -> list[subprocess.Popen[Any]]:
+    return [o for o in gc.get_objects() if isinstance(o, subprocess.Popen)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _chunks(pairs: list[tuple[str, int]], size: int) -> deque[list[tuple[str, int]]]:

@@ -21,7 +21,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._yaml import read_text_limited
+from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_text
 from aeh.errors import Problem, ValidationError
 from aeh.store._migrations import migration
 from aeh.store._redact import Redactor
@@ -116,10 +116,9 @@ def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
     lines: list[tuple[int, LabelLine]] = []
     problems: list[Problem] = []
     try:
-        content = read_text_limited(path)
-    except UnicodeDecodeError:
-        return [], [Problem(str(path), "-", "is not UTF-8 text (a binary file?)",
-                            "pass the JSONL that `aeh review --export` wrote")]
+        content = read_input_text(path)
+    except InputFileError as exc:
+        return [], [Problem(str(path), "-", str(exc), "pass the JSONL that `aeh review --export` wrote")]
     except OSError as exc:
         return [], [Problem(str(path), "-", f"cannot read the file: {exc}",
                             "pass the JSONL that `aeh review --export` wrote")]
@@ -128,12 +127,12 @@ def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
             continue
         where = f"{path}:{number}"
         try:
-            data = json.loads(text)
+            data = loads_strict(text)
         except json.JSONDecodeError as exc:
             problems.append(Problem(where, "-", f"not JSON ({exc.msg})", "one JSON object per line"))
             continue
-        except RecursionError:
-            problems.append(Problem(where, "-", "JSON nested too deeply", "one flat JSON object per line"))
+        except InputJsonError as exc:
+            problems.append(Problem(where, exc.field, exc.problem, exc.fix or "one flat JSON object per line"))
             continue
         try:
             lines.append((number, LabelLine.model_validate(data)))

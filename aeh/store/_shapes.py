@@ -3,10 +3,16 @@
 Plain regular expressions, applied in order (most specific first), each guarded by a cheap
 substring test so a span payload without, say, `-----BEGIN` never pays for the PEM pattern.
 Timings per typical span payload are in `benchmarks/RESULTS.md`.
+
+The prefixed vendor keys (Stripe, GitLab, Hugging Face, npm, SendGrid) follow the rules of
+gitleaks' `config/gitleaks.toml` (MIT licence, commit b58d3f1, 2026-07-22); docs/reliability.md
+says why those few were taken over rather than the whole rule set.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable
 
@@ -50,6 +56,39 @@ _API_KEY_RE = re.compile(
     r"|AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"  # Google API key
     r")"
 )
+# A pattern of its own, with its own guards: one alternation scanning a document costs in
+# proportion to its branches, and most payloads hold none of these prefixes.
+_VENDOR_KEY_RE = re.compile(
+    r"(?:"
+    r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}"  # Stripe secret and restricted keys
+    r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab personal access token
+    r"|hf_[A-Za-z0-9]{34}(?![A-Za-z0-9])"  # Hugging Face user access token
+    r"|api_org_[A-Za-z0-9]{34}(?![A-Za-z0-9])"  # Hugging Face organisation token
+    r"|npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"  # npm access token
+    r"|SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"  # SendGrid API key
+    r")"
+)
+# Values after a name that says "this is a key": Azure storage and Service Bus connection
+# strings (`AccountKey=`, `SharedAccessKey=`), a SAS URL's `sig=`, and `X-Api-Key:` /
+# `api-key:` headers (or `api_key=` settings). The name stays, so a reader sees what was there.
+# `_QUOTE` lets the name be quoted, as in JSON or in JSON held in a string.
+_QUOTE = r"[\\\"']{0,3}"
+_NAMED_KEY_RE = re.compile(
+    r"((?i:account|shared_?access)[Kk]ey="
+    r"|(?i:(?:x-)?api[-_]?key)" + _QUOTE + r"\s*[:=]\s*" + _QUOTE +
+    r"|(?<![A-Za-z0-9_])sig=)"
+    r"([A-Za-z0-9+/%._~\-]{16,}={0,2})"
+)
+# `Authorization: <credential>` with no scheme, or a scheme that is not Bearer or Basic (their
+# own steps run first): the credential is the value's last word. 16+ characters with a digit,
+# so prose ("authorization: required for writes") survives.
+_AUTHORIZATION_RE = re.compile(
+    r"((?i:authorization)" + _QUOTE + r"\s*[:=]\s*" + _QUOTE + r"(?:[A-Za-z]{2,20} +)?)"
+    r"(?=[A-Za-z0-9._~+/\-]*[0-9])([A-Za-z0-9._~+/\-]{16,}=*)"
+)
+# `Basic <base64 of user:password>`: only when the base64 decodes to text holding a colon, so
+# "basic arithmetic" and other prose never match.
+_BASIC_RE = re.compile(r"([Bb][Aa][Ss][Ii][Cc])\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
 # `Bearer <token>`: 16+ token characters, so prose such as "bearer of bad news" survives.
 _BEARER_RE = re.compile(r"([Bb][Ee][Aa][Rr][Ee][Rr])\s+[A-Za-z0-9._~+/\-]{16,}=*")
 # Matched from the `@` outwards: scanning every word for a local part costs far more.
@@ -121,22 +160,54 @@ def _bearer(m: re.Match[str]) -> str:
     return f"{m.group(1)} {API_KEY}"
 
 
+def _keep_name(m: re.Match[str]) -> str:
+    return f"{m.group(1)}{API_KEY}"
+
+
+def _basic(m: re.Match[str]) -> str:
+    token = m.group(2)
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return m.group(0)
+    return f"{m.group(1)} {PASSWORD}" if b":" in decoded else m.group(0)
+
+
 # (cheap guard, substitution), in order. A guard is a substring every match must contain.
 _STEPS: tuple[tuple[tuple[str, ...], Callable[[str], str]], ...] = (
     (("-----BEGIN",), lambda s: _PEM_RE.sub(PRIVATE_KEY, s)),
     (("hooks.slack.com",), lambda s: _WEBHOOK_RE.sub(WEBHOOK, s)),
     (("eyJ",), _bounded(_JWT_RE, JWT)),
     (("://",), lambda s: _DSN_RE.sub(_dsn, s)),
+    # Before any step that writes `[REDACTED:api_key]`: its `api_key` would wake this guard.
+    (("ccountKey", "ccessKey", "ccountkey", "ccesskey", "CCOUNTKEY", "CCESSKEY", "sig=", "pi-key", "pi_key",
+      "pi-Key", "pi_Key", "piKey", "pikey", "PI-KEY", "PI_KEY", "PIKEY"), lambda s: _NAMED_KEY_RE.sub(_keep_name, s)),
+    # Basic before Authorization: its credential is a password, not a token.
+    (("earer", "EARER"), lambda s: _BEARER_RE.sub(_bearer, s)),
+    (("asic", "ASIC"), lambda s: _BASIC_RE.sub(_basic, s)),
+    (("uthorization", "UTHORIZATION"), lambda s: _AUTHORIZATION_RE.sub(_keep_name, s)),
     # Before the key ids: an AKIA id next to a secret key is the secret key's context.
     (("aws", "AWS", "Aws", "ecret", "ECRET", "AKIA", "ASIA"), _aws_secret),
     (("sk-", "AKIA", "ASIA", "gh", "github_pat_", "xox", "AIza"), _bounded(_API_KEY_RE, API_KEY)),
-    (("earer", "EARER"), lambda s: _BEARER_RE.sub(_bearer, s)),
+    (("k_live_", "k_test_", "k_prod_", "glpat-", "hf_", "api_org_", "npm_", "SG."), _bounded(_VENDOR_KEY_RE, API_KEY)),
     (("@",), _emails),
 )
 
 
+def _trie(words: set[str]) -> str:
+    """A regex matching any of `words`, branching one character at a time: Python's `re` tries
+    every alternative of a flat `a|b|c…` at every position, and 50 guards made that the cost."""
+    if "" in words:
+        return ""  # a shorter guard already matched: its longer siblings add nothing
+    first: dict[str, set[str]] = {}
+    for word in words:
+        first.setdefault(word[0], set()).add(word[1:])
+    parts = [re.escape(c) + _trie(rest) for c, rest in sorted(first.items())]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+
 # One search that every shape needs to hit: most strings (keys, short values) stop here.
-_ANY_RE = re.compile("|".join(re.escape(g) for guards, _ in _STEPS for g in guards))
+_ANY_RE = re.compile(_trie({g for guards, _ in _STEPS for g in guards}))
 
 
 def redact_shapes(s: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pydantic
 
 from aeh._problems import display_path, pydantic_problems, read_yaml, salvage_task
-from aeh._pyfile import import_file
+from aeh._pyfile import ImportTimedOut, import_file, import_time_limit
 from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
@@ -93,8 +93,15 @@ class DirectorySuite:
             self._problems.append(Problem(where, "(file)", "suite.py is missing",
                                           "create suite.py defining `tools = ToolRegistry()`"))
             return None
+        limit = import_time_limit()
         try:
-            return import_file(path, "aeh_suite")
+            return import_file(path, "aeh_suite", time_limit=limit)
+        except ImportTimedOut:
+            self._problems.append(Problem(where, "(import)", f"importing suite.py did not finish within {limit:g} s "
+                                          "(a loop or a blocking call at import time?)",
+                                          "do the slow work in lifespan() or in the tools, not at import; "
+                                          "AEH_SUITE_IMPORT_TIMEOUT=SECONDS raises the limit"))
+            return None
         except SystemExit as exc:  # would end the process with the suite silently "loaded"
             self._problems.append(Problem(where, "(import)", f"importing suite.py called sys.exit({exc.code!r})",
                                           "remove the sys.exit call; suite.py is imported, not run"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -329,13 +330,25 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that went away (a tool timed out, the run was stopped) is not an error to print."""
+
+    # The default listen backlog (5) resets connections when many attempts call at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset, …Aborted
+            return
+        super().handle_error(request, client_address)
+
+
 class FixtureServer:
     """The support API on 127.0.0.1 and an ephemeral port, served from a daemon thread."""
 
     def __init__(self) -> None:
         handler = type("CoreHandler", (_Handler,), {"routes": _load_routes()})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _QuietServer(("127.0.0.1", 0), handler)
         self.port: int = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},

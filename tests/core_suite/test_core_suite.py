@@ -358,3 +358,27 @@ def test_mock_runs_the_whole_suite_with_a_realistic_spread(suite: DirectorySuite
     # Degraded fails in more than one way, as a real weak agent does.
     buckets = [c for c in degraded.columns if c.startswith("fail_") and degraded[c].sum() > 0]
     assert len(buckets) >= 3
+
+
+@pytest.mark.local_http
+@pytest.mark.timeout(60)
+def test_clients_that_went_away_print_no_traceback(mod: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    # Each client sends a request and resets the connection at once (SO_LINGER 0): the server
+    # then reads or writes a dead socket, as when a tool times out or the run is stopped.
+    import struct
+
+    import httpx
+
+    server = mod.FixtureServer().start()
+    try:
+        for i in range(40):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                request = b"GET /kb/articles HTTP/1.1\r\nHost: x\r\n" + (b"\r\n" if i % 2 else b"X-Partial: ")
+                sock.sendall(request)
+        with httpx.Client(trust_env=False, timeout=5) as client:  # still serving afterwards
+            assert client.get(f"{server.base_url}/status").status_code == 200
+    finally:
+        server.stop()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err[:2000]

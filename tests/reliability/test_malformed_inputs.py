@@ -59,6 +59,8 @@ class Case:
     code: int = 2
     #: The run had started (its store holds it as failed) when the input proved bad.
     store_ok: bool = False
+    #: Environment variables set for the case (limits such as AEH_MAX_INPUT_BYTES).
+    env: dict[str, str] = field(default_factory=dict)
 
 
 def _suite(task: str = TASK, suite_py: str = SUITE_PY, **extra: str) -> dict[str, str]:
@@ -166,20 +168,27 @@ def _stores(root: Path) -> list[Path]:
     return [p for p in root.rglob("*.db*")]
 
 
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_malformed_input_is_a_clear_error(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    _write(tmp_path, case)
-    monkeypatch.chdir(tmp_path)
+def check_case(case: Case, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Write the case's files into `root`, run it there, and check exit code, message and stores."""
+    _write(root, case)
+    monkeypatch.chdir(root)
     monkeypatch.delenv("AEH_DB", raising=False)
+    for key, value in case.env.items():
+        monkeypatch.setenv(key, value)
     code, _ = _invoke(case.argv)
     out = capsys.readouterr()
     text = out.out + out.err
     assert "Traceback" not in text
     assert code == case.code, text
     assert case.expect in text, text
-    assert case.store_ok or _stores(tmp_path) == [], f"a refused command left a store behind: {_stores(tmp_path)}"
+    assert case.store_ok or _stores(root) == [], f"a refused command left a store behind: {_stores(root)}"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_malformed_input_is_a_clear_error(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    check_case(case, tmp_path, monkeypatch, capsys)
     assert not (tmp_path / "typo").exists()
 
 
