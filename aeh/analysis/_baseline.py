@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from aeh._files import InputFileError, InputJsonError, load_json_file
+from aeh._files import InputFileError, InputJsonError, decode_input_text, loads_strict, read_bytes_limited
 from aeh._problems import display_path
 from aeh.errors import ConfigError, Problem, ValidationError
 
@@ -108,18 +108,35 @@ def validate_baseline(data: Any, where: str = "baseline") -> Baseline:
         raise ValidationError(_problems(where, exc), what=f"baseline {where}") from None
 
 
+def _schema_problems(text: str, where: str) -> list[Problem]:
+    """What the schema says of a file the strict reader refused (NaN, Infinity, a duplicate key),
+    so a bad number is also named by its full field path (`dimensions.overall.sd`, not `sd`)."""
+    try:
+        loose = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    try:
+        validate_baseline(loose, where)
+    except ValidationError as exc:
+        return list(exc.problems)
+    return []
+
+
 def load_baseline(path: str | Path) -> dict[str, Any]:
     """Read and validate a baseline file; the dict as written (the gate reads it)."""
     where = display_path(Path(path))
     try:  # bounded: a FIFO, a device or a huge file is refused before it is read
-        data, _ = load_json_file(path)
+        text = decode_input_text(path, read_bytes_limited(path))
     except InputFileError as exc:
         raise ConfigError(f"cannot read baseline {where}: {exc} — pass the file `aeh baseline save` wrote") from None
     except OSError as exc:
         raise ConfigError(f"cannot read baseline {where}: {exc.strerror or exc}") from None
+    try:
+        data = loads_strict(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"baseline {where} is not JSON: {exc} — {_RESAVE}") from None
     except InputJsonError as exc:
-        raise ConfigError(f"baseline {Problem.from_json_error(where, exc)}") from None
+        raise ValidationError([Problem.from_json_error(where, exc), *_schema_problems(text, where)],
+                              what=f"baseline {where}") from None
     validate_baseline(data, where)
     return data
