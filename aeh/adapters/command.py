@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from aeh._files import load_json_file
 from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
@@ -186,11 +187,15 @@ def _short(command: str) -> str:
     return command if len(command) <= 40 else command[:37] + "..."
 
 
+#: A usage report is a few numbers; the solver (the code under evaluation) writes it, so it is read bounded.
+_USAGE_MAX_BYTES = 64 * 1024
+
+
 def _read_usage(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    try:  # strict and bounded: no FIFO, device, huge file, NaN, Infinity or duplicate key
+        data, _ = load_json_file(path, max_bytes=_USAGE_MAX_BYTES)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         out: dict[str, Any] = {}

@@ -87,8 +87,11 @@ USAGE = "printf '%s' '{usage}' > \"$AEH_USAGE_FILE\""
     ('{"tokens_in": 10, "tokens_out": 5, "cost_usd": 0.25}', None, 0.25, "solver-reported cost_usd"),
     ('{"tokens_in": 10, "tokens_out": 5}', None, None, "no price given"),
     ('not json', None, None, "unreadable usage file"),
+    ('{"tokens_in": 10, "tokens_out": 5, "cost_usd": NaN}', None, None, "NaN is not a JSON number"),
+    ('{"tokens_in": 10, "tokens_in": 99999, "tokens_out": 5}', None, None, "duplicate key"),
+    ('[' * 5000 + ']' * 5000, None, None, "unreadable usage file"),
     (None, None, None, "no usage file"),
-])
+], ids=["prices", "cost", "no-price", "not-json", "nan", "duplicate-key", "deep", "none"])
 def test_usage_ingestion_and_pricing(suite, db, usage, prices, cost, provenance):
     options = {"label": "priced"}
     if prices:
@@ -170,3 +173,10 @@ def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
         assert out_open["stdout"].strip() == "reached" and out_open["network"] == "allowed"
         assert out_closed["stdout"].strip() == "denied" and out_closed["network"] == "denied"
         assert closed.attrs["run"]["config"]["solver_sandbox"] == "unshare"
+
+
+def test_a_usage_file_past_its_size_limit_is_refused_unread(suite, db):
+    solver = "head -c 200000 /dev/zero | tr '\\0' ' ' > \"$AEH_USAGE_FILE\""
+    table = run_coding(suite, db, solver, adapter_options={"label": "huge"})
+    span = _spans(db, table.attrs["run_id"], "solver:usage")[0]
+    assert "unreadable usage file" in span["cost_provenance"] and "limit" in span["cost_provenance"]
