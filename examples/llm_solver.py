@@ -3,7 +3,7 @@
 the task's entry files.
 
     aeh run --suite coding --adapter command --label gpt-4o-mini --price-in 0.15 --price-out 0.6 \
-        --solver 'python examples/llm_solver.py --model gpt-4o-mini'
+        --solver "python $PWD/examples/llm_solver.py --model gpt-4o-mini"
 
 It runs in the attempt's workspace. It reads the task from $AEH_PROMPT, the files it may change
 from $AEH_ENTRY_FILES (a JSON list), and the public tests from tests_public/; it sends them to

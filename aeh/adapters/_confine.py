@@ -33,4 +33,6 @@ def confined_argv(argv: list[str], jail: Jail, *, workspace: Path, writable: lis
     hidden = [p for p in hide if p is not None]
     for path in list(hidden):
         hidden += repository_dirs(path)
-    return jail.wrap(argv, cwd=workspace, writable=[workspace, *writable], hidden=hidden)
+    # The folder aeh was started from stays readable (a solver script given by a path in the
+    # user's checkout), even when that checkout is in a temp dir; the suite inside it stays hidden.
+    return jail.wrap(argv, cwd=workspace, writable=[workspace, *writable], hidden=hidden, visible=[Path.cwd()])

@@ -37,15 +37,21 @@ class Jail:
         return self.mode == "bwrap"
 
     def wrap(self, argv: list[str], *, cwd: Path, writable: Iterable[Path] = (),
-             read_only: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> list[str]:
-        """`argv` run inside the jail with `cwd` as its working directory (unchanged if inactive)."""
+             read_only: Iterable[Path] = (), hidden: Iterable[Path] = (),
+             visible: Iterable[Path] = ()) -> list[str]:
+        """`argv` run inside the jail with `cwd` as its working directory (unchanged if inactive).
+
+        `visible` folders stay readable even inside a temp dir (the user's checkout holding the
+        solver's script); the temp dirs themselves are never made visible whole."""
         if not self.active or self.binary is None:
             return list(argv)
         prefix = [self.binary, "--die-with-parent", "--unshare-pid", "--new-session",
                   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         temp = _masks([Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir())])
-        # Python itself may live in a temp dir (a throwaway venv): bound back before the rest is hidden.
-        runtime = [p for p in _runtime_dirs() if _under(p, temp)]
+        # Python itself may live in a temp dir (a throwaway venv), and so may the user's checkout:
+        # bound back before the rest is hidden.
+        wanted = [*_runtime_dirs(), *(Path(p).resolve() for p in visible if Path(p).is_dir())]
+        runtime = _masks(p for p in wanted if _under(p, temp) and p not in temp)
         masks = [p for p in _masks(hidden) if p not in temp and (not _under(p, temp) or _under(p, runtime))]
         for path in temp:
             prefix += ["--tmpfs", str(path)]

@@ -260,3 +260,22 @@ def test_without_bwrap_a_pid_namespace_still_ends_the_daemon(tmp_path):
     size = beat.stat().st_size
     time.sleep(1.0)
     assert beat.stat().st_size == size, "the daemon outlived the grading"
+
+
+def test_a_checkout_in_a_temp_dir_keeps_its_solver_script_but_not_its_suite(tmp_path, db, monkeypatch):
+    """A user (or a CI job) working from a checkout under /tmp runs a solver script from it: the
+    script is reachable inside the jail, the suite beside it stays hidden."""
+    checkout = tmp_path / "checkout"
+    suite = mini_suite(checkout / "suites" / "coding", ("csv_dedup",))
+    (checkout / "tools").mkdir()
+    (checkout / "tools" / "look.sh").write_text(
+        f'{{ echo script-ran; ls "{suite}/csv_dedup"; cat "{suite}/csv_dedup/reference/"*.py; }} > seen.txt 2>&1\n')
+    monkeypatch.chdir(checkout)
+    table = run_coding(suite, db, f"sh {checkout}/tools/look.sh", work_dir=tmp_path / "ws",
+                       keep_workspaces=True, adapter_options=CONFINED)
+    if table.attrs["run"]["config"]["solver_confinement"] != "bwrap":
+        pytest.skip("no bubblewrap here")
+    assert table["harness_errors"].tolist() == [0]
+    (text,) = _seen(table, 1)
+    assert "script-ran" in text
+    assert "def dedupe_csv" not in text and "tests_hidden" not in text, text[:2000]
