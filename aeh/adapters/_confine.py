@@ -10,9 +10,18 @@ folders are built). Its own PID namespace ends every process it started when it 
 
 from __future__ import annotations
 
+import fnmatch
+import functools
+import os
 from pathlib import Path
 
+from aeh.grading._hidden_tests import HIDDEN_PATTERNS
 from aeh.grading._jail import Jail, jail_for, repository_dirs
+
+#: Folders never walked for grading material (environments and caches, not fixtures).
+_SKIP = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})
+#: A bound on the walk of the start folder (a huge tree is cut short, not walked for minutes).
+_MAX_DIRS = 20_000
 
 __all__ = ["confined_argv", "confinement_mode", "solver_jail"]
 
@@ -27,12 +36,31 @@ def confinement_mode(jail: Jail, builtin: bool) -> str:
     return "none (built-in solver)" if builtin else jail.mode
 
 
+@functools.lru_cache(maxsize=8)
+def fixture_material(root: Path) -> tuple[Path, ...]:
+    """Hidden-test folders and their fixtures' `reference/` folders under `root` (walked once).
+
+    The folder aeh was started from stays readable to the solver; any coding fixture in it (say
+    the shipped suite, while a copy of it is measured) must still not hand out its answers."""
+    found: list[Path] = []
+    for seen, (folder, dirs, _) in enumerate(os.walk(root)):
+        if seen >= _MAX_DIRS:
+            break
+        hidden = [d for d in dirs if any(fnmatch.fnmatch(d, pat) for pat in HIDDEN_PATTERNS)]
+        found += [Path(folder) / d for d in hidden]
+        if hidden and "reference" in dirs:
+            found.append(Path(folder) / "reference")
+        dirs[:] = [d for d in dirs if d not in _SKIP and d not in hidden and d != "reference"]
+    return tuple(found)
+
+
 def confined_argv(argv: list[str], jail: Jail, *, workspace: Path, writable: list[Path],
                   hide: list[Path]) -> list[str]:
     """`argv` inside the jail: read-write `workspace` + `writable`, the `hide` paths emptied."""
-    hidden = [p for p in hide if p is not None]
+    start = Path.cwd()
+    hidden = [*(p for p in hide if p is not None), *fixture_material(start)]
     for path in list(hidden):
         hidden += repository_dirs(path)
     # The folder aeh was started from stays readable (a solver script given by a path in the
     # user's checkout), even when that checkout is in a temp dir; the suite inside it stays hidden.
-    return jail.wrap(argv, cwd=workspace, writable=[workspace, *writable], hidden=hidden, visible=[Path.cwd()])
+    return jail.wrap(argv, cwd=workspace, writable=[workspace, *writable], hidden=hidden, visible=[start])

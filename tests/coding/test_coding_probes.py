@@ -226,7 +226,10 @@ def test_a_confined_solver_cannot_read_the_suite_or_the_temp_dir(where, suite, t
         assert mode == "unavailable" or mode.startswith("fallback-off:"), mode
         pytest.skip(f"solver confinement here: {mode} (the suite stays readable, and the run says so)")
     (text,) = _seen(table, 1)
-    assert "test_hidden" not in text and "tests_hidden" not in text, text[:2000]
+    # No hidden test file and no reference content: a checkout the run was started from (which
+    # stays visible, e.g. under /tmp in CI) may show its fixtures' emptied `tests_hidden/` folders
+    # by name, never what was in them.
+    assert "test_hidden" not in text, text[:2000]
     assert "def dedupe_csv" not in text, "the confined solver read the reference"
     assert ev["hidden_passed"] < ev["hidden_total"]
     spans = aeh.spans(table.attrs["run_id"], db=db)
