@@ -130,7 +130,8 @@ def read_text_limited(path: str | Path, max_bytes: int | None = None) -> str:
     return read_bytes_limited(path, max_bytes).decode("utf-8")
 
 
-def _text(path: str | Path, data: bytes) -> str:
+def decode_input_text(path: str | Path, data: bytes) -> str:
+    """`data` (read with `read_bytes_limited`) as UTF-8 text, refusing binary content by what it looks like."""
     kind = binary_kind(data)
     if kind is not None:
         raise InputFileError(f"{path} is not UTF-8 text: it looks like {kind}")
@@ -228,14 +229,9 @@ def load_json_file(path: str | Path, *, max_bytes: int | None = None,
                    max_depth: int | None = None) -> tuple[Any, bytes]:
     """The parsed JSON of a user's file and its raw bytes, read under every bound above."""
     data = read_bytes_limited(path, max_bytes)
-    return loads_strict(_text(path, data), max_depth=max_depth), data
-
-
-def decode_input_text(path: str | Path, data: bytes) -> str:
-    """`data` (read with `read_bytes_limited`) as UTF-8 text, refusing binary content by what it looks like."""
-    return _text(path, data)
+    return loads_strict(decode_input_text(path, data), max_depth=max_depth), data
 
 
 def read_input_text(path: str | Path, max_bytes: int | None = None) -> str:
     """UTF-8 text of a user's file (a BOM dropped), refusing binary content by what it looks like."""
-    return _text(path, read_bytes_limited(path, max_bytes))
+    return decode_input_text(path, read_bytes_limited(path, max_bytes))

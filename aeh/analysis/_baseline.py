@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from aeh._files import InputFileError, InputJsonError, decode_input_text, loads_strict, read_bytes_limited
+from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_text
 from aeh._problems import display_path
 from aeh.errors import ConfigError, Problem, ValidationError
 
@@ -126,7 +126,7 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     """Read and validate a baseline file; the dict as written (the gate reads it)."""
     where = display_path(Path(path))
     try:  # bounded: a FIFO, a device or a huge file is refused before it is read
-        text = decode_input_text(path, read_bytes_limited(path))
+        text = read_input_text(path)
     except InputFileError as exc:
         raise ConfigError(f"cannot read baseline {where}: {exc} — pass the file `aeh baseline save` wrote") from None
     except OSError as exc:
