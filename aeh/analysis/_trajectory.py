@@ -306,7 +306,6 @@ class GateResult:
     run_id: str
     suite: list[GateFinding]
     tasks: list[GateFinding]
-    newly_failing: list[str]
     success_verdict: Any
     reasons: list[str] = field(default_factory=list)
     #: Why there is no verdict (`aeh.analysis._validity`): when non-empty the gate cannot judge.
@@ -322,6 +321,11 @@ class GateResult:
     @property
     def regressed(self) -> bool:
         return bool(self.reasons) and not self.cannot_judge
+
+    @property
+    def newly_failing(self) -> list[str]:
+        """The names of the newly failing tasks (`failing` holds their figures)."""
+        return [f.task_id for f in self.failing]
 
     @property
     def verdict(self) -> str:
@@ -512,7 +516,7 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
     failing = [_newly_failing(t, p, qt, base, new_tasks, task_findings)
                for (t, p), qt in zip(candidates, q[len(raw):], strict=True) if qt < fdr]
     verdict = regression_gate(rows, fdr=fdr, suite_alpha=GATE_SUCCESS_SUITE_ALPHA)
-    result = GateResult(base, run_id, suite_findings, task_findings, [f.task_id for f in failing], verdict,
+    result = GateResult(base, run_id, suite_findings, task_findings, verdict,
                         failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
                         untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
                                            for f in raw))
