@@ -71,12 +71,11 @@ def _under(path: Path, roots: Iterable[Path]) -> bool:
 
 
 def _runtime_dirs() -> list[Path]:
-    """Where this interpreter and its packages are (the jailed command runs the same Python)."""
+    """Where this interpreter and its packages are (the jailed command runs the same Python),
+    parents only."""
     found = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
              *(Path(p) for p in sys.path if p)}
-    real = {p.resolve() for p in found if p.is_dir()}
-    return sorted((p for p in real if not any(q != p and p.is_relative_to(q) for q in real)),
-                  key=lambda p: len(p.parts))
+    return _masks(found)
 
 
 def _masks(hidden: Iterable[Path]) -> list[Path]:
