@@ -15,7 +15,7 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._task_totals import AGENT_BUCKETS
-from aeh.engine._health import first_reply_warnings, health_warnings
+from aeh.engine._health import health_warnings
 from aeh.engine._recorded import over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
@@ -59,8 +59,8 @@ def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, 
     checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
     config = info.get("config") or {}
     over = over_budget_warning(config)  # a graded recording ran over the suite's budget
-    return checks, (warnings_from(checks) + first_reply_warnings(checks)
-                    + health_warnings(config.get("harness_health")) + ([over] if over else []))
+    return checks, (warnings_from(checks) + health_warnings(config.get("harness_health"))
+                    + ([over] if over else []))
 
 
 def _cause(error: str | None) -> str:

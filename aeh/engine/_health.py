@@ -22,7 +22,7 @@ import os
 import time
 from typing import Any
 
-__all__ = ["STALL_S", "HarnessHealth", "first_reply_warnings", "health_warnings", "load_average"]
+__all__ = ["STALL_S", "HarnessHealth", "health_warnings", "load_average"]
 
 #: Loop lateness below this is ordinary scheduling jitter, not a stall.
 STALL_S = 0.02
@@ -163,17 +163,6 @@ class HarnessHealth:
             "load_average_start": self.load_start,
             "load_average_max": max((x for x in (self.load_max, end) if x is not None), default=None),
         }
-
-
-def first_reply_warnings(checks: dict[str, Any]) -> list[str]:
-    """The warning for attempts whose budget ran out before the model server ever answered them."""
-    n = checks.get("first_reply_exhausted") or 0
-    if not n:
-        return []
-    return [f"MODEL SERVER NEVER ANSWERED: {n} of {checks.get('attempts', n)} attempts ran out of budget "
-            "waiting for the server's first reply (budget_exhausted, but the agent never got a turn) — the "
-            "server is queueing more requests than it serves; limit requests in flight with "
-            "--max-connections N (time waiting for a slot is queue time, not the agent's)"]
 
 
 def health_warnings(health: dict[str, Any] | None) -> list[str]:

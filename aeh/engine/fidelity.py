@@ -200,7 +200,7 @@ def warnings_from(checks: dict[str, Any]) -> list[str]:
                    f"{checks.get('tool_calls', 0)} tool calls — the agent made "
                    + ("no tool call to inject into" if not checks.get("tool_calls") else "too few tool calls"))
     out += _judge_warnings(checks.get("judge_verdicts") or {})
-    return out
+    return out + _first_reply_warnings(checks)
 
 
 def _dropped_advice(choices: list[str]) -> str:
@@ -243,6 +243,17 @@ def _grammar_unfriendly(pattern: str) -> bool:
     `^T\\d{4}$` fails to parse, an unanchored `T\\d{4}` must start with ^ and end with $;
     `^T[0-9]{4}$` and `^(a|b)$` are accepted)."""
     return bool(re.search(r"\\[dDwWsS]", pattern)) or not (pattern.startswith("^") and pattern.endswith("$"))
+
+
+def _first_reply_warnings(checks: dict[str, Any]) -> list[str]:
+    """The warning for attempts whose budget ran out before the model server ever answered them."""
+    n = checks.get("first_reply_exhausted") or 0
+    if not n:
+        return []
+    return [f"MODEL SERVER NEVER ANSWERED: {n} of {checks.get('attempts', n)} attempts ran out of budget "
+            "waiting for the server's first reply (budget_exhausted, but the agent never got a turn) — the "
+            "server is queueing more requests than it serves; limit requests in flight with "
+            "--max-connections N (time waiting for a slot is queue time, not the agent's)"]
 
 
 def _judge_warnings(judge: dict[str, Any]) -> list[str]:
