@@ -118,6 +118,10 @@ def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Pat
         "id": "essay", "prompt": "Write a very long essay about the history of mathematics, in detail.",
         "tools": [], "graders": [{"kind": "contains", "substring": "Euclid"}],
         "budget": {"max_steps": 2, "timeout_s": 2.0}})
+    # Start from an idle server, so whatever is processing afterwards is this test's request.
+    idle_by = time.monotonic() + 60
+    while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < idle_by:
+        time.sleep(0.2)
     before = server_metrics(llama)
     started = time.monotonic()
     table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
@@ -126,7 +130,7 @@ def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Pat
     frame = attempts(tmp_path / "runs.db", table)
     assert frame["failure_bucket"].to_list() == ["budget_exhausted"]
     # The server notices the closed connection at its next token; on a loaded machine that can
-    # take seconds, and a slot may still be finishing an earlier test's cancelled request.
+    # take seconds.
     deadline = time.monotonic() + 30
     while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < deadline:
         time.sleep(0.1)
