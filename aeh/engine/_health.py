@@ -129,6 +129,16 @@ class HarnessHealth:
             total += max(0.0, end - max(self._due, start, last_end))
         return total
 
+    def stall_ending_at(self, end: float, slack_s: float = 0.05) -> float:
+        """The length of a stall under way at `end` or ended within `slack_s` before it: the loop
+        was late to run whatever became ready during it."""
+        if self._due is not None and end - self._due >= self.stall_s:
+            last_end = self._ends[-1] if self._ends else float("-inf")
+            return end - max(self._due, last_end)
+        if self._ends and self._ends[-1] >= end - slack_s:
+            return self._ends[-1] - self._starts[-1]
+        return 0.0
+
     def _recorded_overlap(self, start: float, end: float) -> float:
         if not self._ends or end <= start:
             return 0.0

@@ -45,6 +45,11 @@ class BudgetTracker:
         self.before_first_reply = False
         """A model request was cut off before the server had answered any of this attempt's."""
         self._waiting_since: float | None = None
+        self._model_since: float | None = None
+        self.overlapped_stall_s = 0.0
+        """Event-loop stalls not given back as harness time because something else timed that
+        stretch: a model request in flight (the server's time ran on; see `awaiting_model`) or a
+        queue wait (already in `queue_s`)."""
         self.enforced = True
         """False while a recording is replayed: its steps, tokens and cost are counted but never
         cut, since what the source did is a fact to report, not to truncate (see `recorded_s`)."""
@@ -54,16 +59,25 @@ class BudgetTracker:
     @property
     def elapsed_s(self) -> float:
         """The agent's time: wall-clock since the start minus time queued (see `queue_s`) and
-        harness stalls — the run's event-loop stalls since the start (`health`), or the stall given
-        back inside tool calls (`stall_s`) when that is more."""
+        harness stalls — the run's event-loop stalls since the start outside model requests and
+        queues (`health`, `harness_s`), or the stall given back inside tool calls (`stall_s`) when
+        that is more."""
         now = time.monotonic()
         waiting = now - self._waiting_since if self._waiting_since is not None else 0.0
         return max(0.0, now - self.started - self.queue_s - self.harness_s(now) - waiting)
 
     def harness_s(self, now: float | None = None) -> float:
-        """Time the harness or the machine took from the agent since its clock started."""
-        loop = self.health.stalled_during(self.started, now) if self.health is not None else 0.0
-        return max(loop, self.stall_s)
+        """Time the harness or the machine took from the agent since its clock started: loop
+        stalls outside model requests and connection queues (those are timed on their own)."""
+        if self.health is None:
+            return self.stall_s
+        now = time.monotonic() if now is None else now
+        loop = self.health.stalled_during(self.started, now) - self.overlapped_stall_s
+        if self._model_since is not None:
+            loop -= self.health.stalled_during(self._model_since, now)
+        elif self._waiting_since is not None:
+            loop -= self.health.stalled_during(self._waiting_since, now)
+        return max(loop, self.stall_s, 0.0)
 
     @property
     def agent_s(self) -> float:
@@ -88,8 +102,29 @@ class BudgetTracker:
         try:
             yield
         finally:
-            self.queue_s += time.monotonic() - self._waiting_since
+            end = time.monotonic()
+            self.queue_s += end - self._waiting_since
+            if self.health is not None and self._model_since is None:
+                # A stall during the wait is in queue_s already: not subtracted twice.
+                self.overlapped_stall_s += self.health.stalled_during(self._waiting_since, end)
             self._waiting_since = None
+
+    @contextlib.contextmanager
+    def awaiting_model(self) -> Iterator[None]:
+        """Mark a model request in flight. A loop stall meanwhile overlaps the server's own time,
+        which is the agent's: only a stall still under way as the reply is picked up (the loop
+        late to read it) is given back. Queueing inside (`waiting`, `add_queue`) is timed apart."""
+        if self._model_since is not None or self.health is None:
+            yield
+            return
+        self._model_since = time.monotonic()
+        try:
+            yield
+        finally:
+            end = time.monotonic()
+            inside = self.health.stalled_during(self._model_since, end)
+            self.overlapped_stall_s += max(0.0, inside - self.health.stall_ending_at(end))
+            self._model_since = None
 
     def add_queue(self, seconds: float) -> None:
         """Add queueing measured after the fact (e.g. a server's reported timings)."""

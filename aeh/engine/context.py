@@ -292,7 +292,8 @@ class AttemptContext:
     def model_call(self, model: str | None, **attributes: Any) -> Iterator[SpanHandle]:
         """Open a `model` span for one model request; report usage with `record_usage`."""
         self.budget.check_time()
-        with self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **attributes) as span:
+        with (self.budget.awaiting_model(),
+              self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **attributes) as span):
             yield span
 
     def record_usage(self, span: SpanHandle, model: str | None, tokens_in: int, tokens_out: int, *,

@@ -194,3 +194,54 @@ def test_a_resumed_run_adds_to_what_its_first_part_stored() -> None:
     assert checks["first_reply_exhausted"] == 1
     assert merged["stall_s"] == pytest.approx(2.5) and merged["stalls"] == 4 and merged["stalled"]
     assert merged["max_loop_lag_s"] == pytest.approx(0.9) and merged["extended_tool_timeouts"] == 4
+
+
+class StallsWhileTheModelWorks:
+    """A model call whose server takes 0.6 s, during which the loop also stalls 0.4 s."""
+
+    name = "stalls-in-model-call"
+    model = "mock-strong"
+
+    async def run(self, task: Task, ctx: Any) -> AgentOutcome:
+        with ctx.model_call("m"):
+            await asyncio.sleep(0.05)
+            time.sleep(0.4)  # the machine takes the loop while the server is still generating
+            await asyncio.sleep(0.2)  # the rest of the server's 0.6 s
+        await asyncio.sleep(0.05)
+        return AgentOutcome(final_output="ok")
+
+
+def test_a_stall_while_a_model_request_is_in_flight_stays_the_agents_time(db: Path) -> None:
+    table = aeh.run(EventSuite(threading.Event()), adapter=StallsWhileTheModelWorks(), attempts=1,
+                    concurrency=1, seed=1, db=db)
+    row = _attempt(db, table.attrs["run_id"])
+    assert row["agent_s"] > 0.6, row["agent_s"]  # the server's time ran on under the stall
+
+
+def _tracker_with_health() -> tuple[Any, HarnessHealth]:
+    from aeh.engine.budget import BudgetTracker
+    from aeh.models import Budget
+
+    budget = BudgetTracker(Budget())
+    health = HarnessHealth(stall_s=0.05)
+    budget.health = health
+    return budget, health
+
+
+def test_a_stall_under_way_as_the_reply_is_read_is_given_back() -> None:
+    budget, health = _tracker_with_health()
+    with budget.awaiting_model():
+        due = time.monotonic()
+        time.sleep(0.3)
+        health.note_lag(due, time.monotonic())  # the loop was late to read the reply
+    assert budget.harness_s() == pytest.approx(0.3, abs=0.05)
+
+
+def test_a_stall_during_a_queue_wait_is_not_subtracted_twice() -> None:
+    budget, health = _tracker_with_health()
+    time.sleep(0.2)
+    with budget.waiting():
+        due = time.monotonic()
+        time.sleep(0.3)
+        health.note_lag(due, time.monotonic())
+    assert budget.elapsed_s == pytest.approx(0.2, abs=0.05)
