@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from aeh._install import install_command
+
 __all__ = ["KINDS", "looks_like", "looks_like_bytes", "refusal_fix"]
 
 #: kind → (what it is, how to import it)
@@ -19,7 +21,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "tau-bench": ("τ-bench historical trajectories", "aeh import tau-bench FILE"),
     "terminal-bench": ("Terminal-Bench results", "aeh import terminal-bench PATH"),
     "otlp-protobuf": ("OTLP protobuf (binary)", "aeh import otel FILE --suite S (it reads OTLP protobuf with "
-                                                "the otel extra: pip install 'aeh[otel]')"),
+                                                "the otel extra: " + install_command("otel") + ")"),
 }
 
 

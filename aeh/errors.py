@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aeh._install import install_command
+
 if TYPE_CHECKING:
     from aeh._files import InputJsonError
 
@@ -110,5 +112,5 @@ class MissingExtraError(AehError):
         self.feature, self.extra, self.missing = feature, extra, list(missing)
         super().__init__(
             f"{feature} needs the optional '{extra}' tools ({', '.join(missing)} not installed) — "
-            f"install them with: pip install -e '.[{extra}]' in a checkout, or pip install 'aeh[{extra}]'"
+            f"install them with: {install_command(extra)}"
         )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A LangGraph graph evaluated as it is: plain-function nodes, a chat model, the suite's calculator.
 
-    pip install 'aeh[langgraph]'
+    pip install -e '.[langgraph]'        # in the aeh checkout (the distribution is aeh-harness)
     python examples/langgraph_agent.py [--db runs.db] [--attempts 3]
 
 The graph has two nodes: `plan` asks a chat model for the arithmetic expression (here

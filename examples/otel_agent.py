@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An agent instrumented with OpenTelemetry (GenAI conventions), its traces graded by aeh.
 
-    pip install 'aeh[otel]'
+    pip install -e '.[otel]'             # in the aeh checkout (the distribution is aeh-harness)
     python examples/otel_agent.py --out traces.otlp.json [--db runs.db]
     aeh import otel traces.otlp.json --suite toy_math --task-attribute eval.task_id   # the same, from the shell
 

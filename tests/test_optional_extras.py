@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import aeh._optional as optional
+from aeh._install import install_command
 from aeh.cli import main
 from aeh.errors import AehError, MissingExtraError
 
@@ -20,7 +21,7 @@ def test_require_extra_names_feature_missing_modules_and_install_command(monkeyp
         optional.require_extra("an HTML report")
     message = str(info.value)
     assert "an HTML report" in message and "papermill, seaborn" in message
-    assert "pip install 'aeh[jupyter]'" in message
+    assert install_command("jupyter") in message
     assert isinstance(info.value, AehError) and info.value.exit_code == 2
 
 

@@ -37,6 +37,7 @@ from aeh._files import (
     strict_decoder,
 )
 from aeh._formats import looks_like_bytes, refusal_fix
+from aeh._install import install_command
 from aeh.errors import Problem, ValidationError
 from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
@@ -533,7 +534,7 @@ def _from_protobuf(path: Path, raw: bytes) -> Any:
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     except ImportError:
         raise ValidationError([Problem(str(path), "-", "this looks like OTLP protobuf (binary), not OTLP JSON",
-                                       "pip install 'aeh[otel]' to read it, or write the traces with a JSON "
+                                       install_command("otel") + " to read it, or write the traces with a JSON "
                                        "exporter (the collector's `file` exporter writes OTLP JSON)")],
                               "OTLP file") from None
     try:

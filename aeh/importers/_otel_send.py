@@ -1,4 +1,4 @@
-"""Send a run's spans to an OTLP/HTTP collector through opentelemetry-sdk (extra `aeh[otel]`).
+"""Send a run's spans to an OTLP/HTTP collector through opentelemetry-sdk (extra `aeh-harness[otel]`).
 
 The spans are those of `aeh.importers._otel.run_to_otlp` (same ids, names, times and GenAI /
 `aeh.*` attributes), rebuilt as SDK `ReadableSpan`s and handed to the OTLP/HTTP (protobuf)

@@ -1,1 +1,1 @@
-"""Bridges to agent frameworks: `aeh.integrations.langgraph` (extra `aeh[langgraph]`)."""
+"""Bridges to agent frameworks: `aeh.integrations.langgraph` (extra `aeh-harness[langgraph]`)."""

@@ -1,4 +1,4 @@
-"""LangGraph / LangChain runs as aeh trajectories (extra `aeh[langgraph]`).
+"""LangGraph / LangChain runs as aeh trajectories (extra `aeh-harness[langgraph]`).
 
     from aeh.integrations.langgraph import AehCallbackHandler, graph_agent
 

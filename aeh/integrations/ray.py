@@ -9,7 +9,7 @@ writer of the store, so progress, resume, the heartbeat and Ctrl-C behave as in 
 A worker gets its share of the pending pairs in chunks of `concurrency` (one Ray call per
 chunk, not per attempt: a call costs milliseconds) and runs each chunk's attempts concurrently
 on its own event loop; a second chunk waits queued on the actor so it never idles.
-Needs the `ray` extra: `pip install 'aeh[ray]'`.
+Needs the `ray` extra: `pip install -e '.[ray]'` in a checkout, `pip install 'aeh-harness[ray]'` otherwise.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - playwright is a dev dependency
         if _required():
-            pytest.fail(f"playwright is not importable: {exc} — install aeh[dev]")
+            pytest.fail(f"playwright is not importable: {exc} — install the dev extra: bash scripts/test.sh")
         pytest.skip(f"playwright is not importable: {exc}")
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM),
