@@ -12,7 +12,7 @@ import pandas as pd
 
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
-from aeh.adapters.base import Adapter, adapters, make_adapter
+from aeh.adapters._registry import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
 from aeh.engine._resume import check_resumable, resume_mismatches

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.adapters._chat import DECLINE_TOOL
-from aeh.adapters.base import make_adapter
+from aeh.adapters._registry import make_adapter
 from aeh.engine.runplan import build_run_options
 from aeh.grading._preflight import preflight_problems
 from aeh.pricing import load_price_table

@@ -18,7 +18,7 @@ from aeh.engine.adapter import Adapter
 from aeh.engine.context import AttemptContext
 from aeh.grading import default_graders, default_invariants, default_scorers
 from aeh.grading.invariants import invariant
-from aeh.grading.registry import GradeContext, GraderConfig, grader
+from aeh.grading._registry import GradeContext, GraderConfig, grader
 from aeh.grading.scorers import DimensionScore, scorer
 from aeh.importers import Importer, importers, new_run_id, run_info, write_run
 from aeh.models import AgentOutcome, Attempt, GraderResult, InvariantVerdict, Task, TraceView

@@ -1,6 +1,6 @@
 """Adapters drive the agent under test: mock, single_shot, react, replay, command — and installed ones."""
 
-from aeh.adapters.base import Adapter, AdapterFactory, adapter_names, adapters, make_adapter
+from aeh.adapters._registry import Adapter, AdapterFactory, adapter_names, adapters, make_adapter
 from aeh.adapters.command import CommandAdapter
 from aeh.adapters.mock import MockAdapter
 from aeh.adapters.react import ReactAdapter

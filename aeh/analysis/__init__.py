@@ -12,7 +12,7 @@ from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
 from aeh.analysis._recovery import recovery_by_fault
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 from aeh.analysis._spans import span_attributes, spans
-from aeh.analysis._trajectory import (
+from aeh.analysis._dimensions import (
     BaselineMismatchError,
     GateResult,
     build_baseline,

@@ -8,7 +8,7 @@ import pandas as pd
 import polars as pl
 
 from aeh.analysis._read import run_table
-from aeh.analysis._trajectory import OVERALL, scores
+from aeh.analysis._dimensions import OVERALL, scores
 from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS

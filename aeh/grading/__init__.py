@@ -5,7 +5,7 @@ Importing this package registers the built-in grader kinds (`aeh.grading.outcome
 `aeh.graders` entry-point group.
 """
 
-from aeh.grading.registry import GradeContext, GraderConfig, GraderRegistry, default_graders, grader  # noqa: I001
+from aeh.grading._registry import GradeContext, GraderConfig, GraderRegistry, default_graders, grader  # noqa: I001
 from aeh.grading import _hidden_tests, judge_grader, outcome, workspace_graders  # noqa: F401  (register the built-in kinds)
 from aeh.grading.classify import classify_failure, unrecovered_tool_errors
 from aeh.grading.invariants import (

@@ -42,7 +42,7 @@ from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
 from aeh.grading._preflight import grading_interpreter, install_command, module_importable, preflight_check
 from aeh.grading._sandbox import Sandbox, sandbox_for
 from aeh.grading._verdict import Verdict, VerdictPipe, plugin_dir, read_verdict
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, Task
 
 __all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",

@@ -29,7 +29,7 @@ from aeh.grading.judge import (
     judge_error_kind,
     new_boundary,
 )
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, TraceView
 
 __all__ = ["JUDGE_UNPARSEABLE", "JudgeConfig", "JudgeVerdict", "is_judge_unparseable", "judge_messages",

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, fi
 from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, TIER2_PROMPT_VERSION, fence, new_boundary
 from aeh.grading.judge_grader import trace_excerpt
 from aeh.grading.pipeline import GradingOutcome
-from aeh.grading.registry import GradeContext
+from aeh.grading._registry import GradeContext
 from aeh.models import GoldenTrace, GraderResult
 
 __all__ = ["DivergenceVerdict", "GoldenDivergenceHook", "LOW_CONFIDENCE", "tier2_messages"]

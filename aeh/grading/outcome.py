@@ -14,7 +14,7 @@ from typing import Any
 import regex as regex_engine  # `re` cannot stop a runaway match; `regex` takes a timeout
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult
 
 __all__ = [

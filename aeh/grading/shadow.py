@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from aeh.grading.judge_grader import JudgeConfig, judge
 from aeh.grading.pipeline import GradingOutcome
-from aeh.grading.registry import GradeContext
+from aeh.grading._registry import GradeContext
 
 __all__ = ["SHADOW_KIND", "shadow_judge_hook", "shadow_rubric"]
 

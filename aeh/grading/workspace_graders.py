@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult
-from aeh.tools.registry import path_escape, resolve_in_workspace
+from aeh.tools._tools import path_escape, resolve_in_workspace
 
 __all__ = [
     "FileConfig",

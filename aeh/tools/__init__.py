@@ -1,7 +1,7 @@
 """Engine-side tool machinery: the registry suites fill, and fault injection."""
 
 from aeh.tools.arithmetic import evaluate_arithmetic
-from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolSpec, ToolUnavailable, WorkspaceEscape
+from aeh.tools._tools import ToolEnv, ToolInputError, ToolRegistry, ToolSpec, ToolUnavailable, WorkspaceEscape
 
 __all__ = [
     "ToolEnv",

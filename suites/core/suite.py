@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from aeh.grading.workspace_graders import QueryTooSlow, check_read_only_sql, connect_read_only, run_read_only
 from aeh.models import TraceView
 from aeh.tools.arithmetic import evaluate_arithmetic
-from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
+from aeh.tools._tools import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 
 name = "core"
 tools = ToolRegistry()

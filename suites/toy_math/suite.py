@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from aeh.grading.outcome import extract_last_number
 from aeh.models import TraceView
 from aeh.tools.arithmetic import evaluate_arithmetic
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.tools._tools import ToolEnv, ToolRegistry
 
 name = "toy_math"
 tools = ToolRegistry()

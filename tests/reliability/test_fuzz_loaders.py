@@ -32,7 +32,7 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 SUITE_PY = """
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 tools = ToolRegistry()
 

@@ -26,7 +26,7 @@ from aeh.tools.faults import (
     load_fault_profile,
     resolve_fault_profile,
 )
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 from aeh.trace import SpanRecorder
 
 CORE_FAULTS = Path(__file__).resolve().parents[2] / "suites" / "core" / "faults.yaml"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader
+from aeh.grading._registry import GradeContext, GraderConfig, grader
 from aeh.models import GraderResult
 
 
