@@ -17,6 +17,7 @@ import typing as _typing
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 
 if _typing.TYPE_CHECKING:
+    from aeh._recorded_run import RecordedRun
     from aeh._version import __version__
     from aeh.analysis import (
         agreement,
@@ -35,12 +36,11 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
-    from aeh._recorded_run import RecordedRun
     from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
     from aeh.recording import Recorder, record_step
     from aeh.suite.contract import EvalSuite
     from aeh.suite.loader import load_suite
-    from aeh.tools._tools import ToolRegistry, ToolUnavailable
+    from aeh.tools import ToolRegistry, ToolUnavailable
     from aeh.widgets import TraceBrowser
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from aeh.errors import SuiteLoadError
-from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants
 from aeh.grading._registry import GradeContext, default_graders
+from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants
 from aeh.models import PlanStep, ToolCall, TraceView
 from aeh.suite import DirectorySuite, EvalSuite, builtin, load_suite, suite_hash
 from aeh.tools._tools import ToolEnv
