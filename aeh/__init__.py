@@ -17,6 +17,7 @@ import typing as _typing
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 
 if _typing.TYPE_CHECKING:
+    from aeh._recorded_run import RecordedRun
     from aeh._version import __version__
     from aeh.analysis import (
         agreement,
@@ -35,12 +36,11 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
-    from aeh.importers._recorded_run import RecordedRun
     from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
     from aeh.recording import Recorder, record_step
     from aeh.suite.contract import EvalSuite
     from aeh.suite.loader import load_suite
-    from aeh.tools.registry import ToolRegistry, ToolUnavailable
+    from aeh.tools import ToolRegistry, ToolUnavailable
     from aeh.widgets import TraceBrowser
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
@@ -62,7 +62,7 @@ _LAZY = {
     "run_async": "aeh.api",
     "recovery_curve": "aeh.experiments",
     "TraceBrowser": "aeh.widgets",
-    "RecordedRun": "aeh.importers._recorded_run",
+    "RecordedRun": "aeh._recorded_run",
     # Light, but still loaded on first use: pydantic and the models alone take ~0.2 s to import,
     # and the version needs importlib.metadata (~0.05 s); `import aeh` stays near instant.
     "__version__": "aeh._version",
@@ -75,8 +75,8 @@ _LAZY = {
     "record_step": "aeh.recording",
     "EvalSuite": "aeh.suite.contract",
     "load_suite": "aeh.suite.loader",
-    "ToolRegistry": "aeh.tools.registry",
-    "ToolUnavailable": "aeh.tools.registry",
+    "ToolRegistry": "aeh.tools._tools",
+    "ToolUnavailable": "aeh.tools._tools",
 }
 
 

@@ -1,12 +1,14 @@
 """One registry type for every extension point: suites, graders, invariants, adapters, importers,
 commands and trajectory scorers.
 
-The shape follows papermill's engine registry: a registry object per extension point, built-ins
-registered explicitly where the registry is defined, third-party ones from an entry-point group
+The shape follows papermill's engine registry: a registry object per extension point, its
+built-ins listed in one table where the registry is defined (name → "module:object", imported
+on first use, so listing names costs no import), third-party ones from an entry-point group
 loaded on first use (and re-scanned, so a plugin installed after start-up is found too).
 
-    adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters")
-    adapters.register("mock", MockAdapter)                  # a built-in
+    adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters",
+                                                  builtins={"mock": "aeh.adapters._mock:MockAdapter"})
+    adapters.get("mock")                                    # imports aeh.adapters._mock
     adapters.get("my_agent")                                # loads `aeh.adapters` entry points
 
 An entry point names either the object itself (registered under the entry point's name) or a
@@ -18,15 +20,16 @@ Two different objects under one name is an error naming both sources, never a si
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import EntryPoint, distributions
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from aeh.errors import ConfigError
 
@@ -48,17 +51,10 @@ def _source(ep: EntryPoint) -> str:
     return f"entry point {ep.group}:{ep.name} from {name}"
 
 
-def entry_points() -> list[EntryPoint]:
-    """Every entry point of every installed distribution, the first of a name on sys.path winning."""
-    seen: set[str] = set()
-    out: list[EntryPoint] = []
-    for dist in distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-        if name in seen:
-            continue
-        seen.add(name)
-        out.extend(dist.entry_points)
-    return out
+def load_object(target: str) -> Any:
+    """The object a "package.module:attribute" string names, importing its module."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute) if attribute else importlib.import_module(module)
 
 
 _SITE_DIRS = ("site-packages", "dist-packages")
@@ -138,7 +134,8 @@ def group_entry_points(group: str, *, fresh: bool = False, recheck: bool = False
 class Registry(Generic[T]):
     """Named objects of one kind, with where each came from."""
 
-    def __init__(self, kind: str, group: str | None = None) -> None:
+    def __init__(self, kind: str, group: str | None = None, *, builtins: Mapping[str, str] | None = None,
+                 adapt: Callable[[Any], T] | None = None) -> None:
         self.kind = kind
         """What the objects are, for messages ("adapter", "grader kind" …)."""
         self.group = group
@@ -147,6 +144,16 @@ class Registry(Generic[T]):
         self._sources: dict[str, str] = {}
         self._seen: set[str] = set()
         self._loading: str | None = None
+        self._lazy: dict[str, str] = dict(builtins or {})
+        self._adapt = adapt
+
+    def _resolve(self, name: object) -> None:
+        # A built-in listed by "module:object" is imported the first time it is asked for.
+        target = self._lazy.pop(name, None) if isinstance(name, str) else None
+        if target is not None:
+            obj = load_object(target)
+            self._items[name] = self._adapt(obj) if self._adapt is not None else obj  # type: ignore[index]
+            self._sources[name] = BUILTIN  # type: ignore[index]
 
     def register(self, name: str, obj: T, *, source: str | None = None) -> T:
         """Add `obj` as `name`; returns `obj` so it can be used under a decorator.
@@ -155,6 +162,7 @@ class Registry(Generic[T]):
         that is also published as an entry point); a different object is a RegistryError.
         """
         source = source or self._loading or BUILTIN
+        self._resolve(name)
         known = self._items.get(name)
         if known is not None and known is not obj and not _same_definition(known, obj):
             raise RegistryError(
@@ -199,14 +207,18 @@ class Registry(Generic[T]):
         """Forget `name` (a plugin uninstalled while running, in tests); its entry point may load again."""
         self._items.pop(name, None)
         self._sources.pop(name, None)
+        self._lazy.pop(name, None)
         self._seen = {key for key in self._seen if not key.startswith(f"{name}=")}
 
     def get(self, name: str) -> T:
         """The object registered as `name`; KeyError when no built-in or plugin has it."""
+        self._resolve(name)
         self._look_for(name)
         return self._items[name]
 
     def __contains__(self, name: object) -> bool:
+        if name in self._lazy:
+            return True
         self._look_for(name)
         return name in self._items
 
@@ -221,14 +233,14 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         """Every registered name, sorted, after loading the entry points."""
         self.load_entry_points()
-        return sorted(self._items)
+        return sorted({*self._items, *self._lazy})
 
     def describe(self) -> dict[str, str]:
         """Name → where it came from (`builtin` or the entry point and its distribution)."""
-        return {name: self._sources[name] for name in self.names()}
+        return {name: self._sources.get(name, BUILTIN) for name in self.names()}
 
     def __repr__(self) -> str:
-        return f"Registry({self.kind!r}, group={self.group!r}, {len(self._items)} registered)"
+        return f"Registry({self.kind!r}, group={self.group!r}, {len(self._items) + len(self._lazy)} registered)"
 
 
 def _same_definition(a: object, b: object) -> bool:

@@ -12,21 +12,21 @@ import pandas as pd
 
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
-from aeh.adapters.base import Adapter, adapters, make_adapter
+from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
-from aeh.engine._resume import check_resumable, resume_mismatches
+from aeh.engine import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
-from aeh.grading._preflight import require_preflight
+from aeh.grading import require_preflight
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import load_price_table
 from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
 from aeh.store import open_store as _open_store
-from aeh.suite._locate import reload_run_suite, suite_location
+from aeh.suite import reload_run_suite, suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink

@@ -23,9 +23,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from aeh.commands import commands as _commands
-from aeh.commands import register
-from aeh.commands._exit import (
+from aeh.commands import (
     EXIT_BAD_INPUT,
     EXIT_CANNOT_JUDGE,
     EXIT_INTERRUPTED,
@@ -33,7 +31,9 @@ from aeh.commands._exit import (
     EXIT_NOT_ENOUGH_RUNS,
     EXIT_OK,
     EXIT_REGRESSION,
+    register,
 )
+from aeh.commands import commands as _commands
 from aeh.errors import AehError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CANNOT_JUDGE", "EXIT_INTERRUPTED", "EXIT_INVALID_RUN", "EXIT_NOT_ENOUGH_RUNS",

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aeh.adapters._chat import DECLINE_TOOL
-from aeh.adapters.base import make_adapter
+from aeh.adapters import DECLINE_TOOL, make_adapter
 from aeh.engine.runplan import build_run_options
-from aeh.grading._preflight import preflight_problems
+from aeh.grading import preflight_problems
 from aeh.pricing import load_price_table
 from aeh.suite.loader import load_suite, suite_hash
 

@@ -34,7 +34,7 @@ from _results import machine, publish
 
 import aeh
 from aeh.engine.toolthreads import run_in_worker
-from aeh.tools.registry import ToolEnv
+from aeh.tools._tools import ToolEnv
 
 TASKS = ("draft_and_count", "capital_first_alphabetically")
 TARGET_MS = 0.4

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 import aeh
-from aeh.adapters.callable import ToolCallError
+from aeh.plugins import ToolCallError
 
 FILE = re.compile(r"\b([\w.-]+\.txt)\b")
 QUOTED = re.compile(r'"([^"]+)"')

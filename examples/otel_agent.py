@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> str:
     Path(args.out).write_text(json.dumps(otlp_json(exporter.get_finished_spans())), encoding="utf-8")
 
     import aeh
-    from aeh.importers import import_otel_files
+    from aeh.plugins import import_otel_files
 
     run_id = import_otel_files([args.out], args.db, suite="toy_math", task_attribute="eval.task_id")
     print(aeh.attempts(run_id, db=args.db)[["task_id", "attempt", "success", "tokens_in"]].to_string())

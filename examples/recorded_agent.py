@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import aeh
-from aeh.trajectory import load_trajectories
+from aeh.plugins import load_trajectories
 
 PROBLEMS = {
     "add_then_multiply": "(17 + 25) * 3",

@@ -65,7 +65,7 @@ SEEDED = "\n".join(text for name, (text, _) in SHAPES.items() if name != "dict_k
 RUN_SECRET = RAW["run_secret"]
 
 SUITE_PY = '''
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.tools._tools import ToolEnv, ToolRegistry
 from pydantic import BaseModel
 
 tools = ToolRegistry()

@@ -15,8 +15,7 @@ import functools
 import os
 from pathlib import Path
 
-from aeh.grading._hidden_tests import HIDDEN_PATTERNS
-from aeh.grading._jail import Jail, jail_for, repository_dirs
+from aeh.grading import HIDDEN_PATTERNS, Jail, jail_for, repository_dirs
 
 #: Folders never walked for grading material (environments and caches, not fixtures).
 _SKIP = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", "site-packages", ".tox", ".mypy_cache"})

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from aeh.grading._hidden_tests import tree_digests
+from aeh.grading import tree_digests
 
 __all__ = ["STDERR_TAIL_CHARS", "environment_failure", "workspace_fingerprint"]
 

@@ -36,9 +36,9 @@ from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
-from aeh.grading._sandbox import probe_sandbox
+from aeh.grading import probe_sandbox
 from aeh.models import AgentOutcome, Task
-from aeh.store._redact import Redactor
+from aeh.store import Redactor
 
 __all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
 

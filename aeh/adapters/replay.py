@@ -32,8 +32,7 @@ from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
 from aeh.models import AgentOutcome, Attempt, Span, Task, ToolCall
-from aeh.store import Store, open_store
-from aeh.store._redact import MARKER
+from aeh.store import MARKER, Store, open_store
 
 __all__ = ["ReplayAdapter"]
 

@@ -3,16 +3,7 @@
 from aeh.analysis._agreement import agreement
 from aeh.analysis._baseline import Baseline, validate_baseline
 from aeh.analysis._compare import SUITE_ROW, compare
-from aeh.analysis._drift import drift
-from aeh.analysis._format import format_run_table
-from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
-from aeh.analysis._matrix import matrix
-from aeh.analysis._power import power
-from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
-from aeh.analysis._recovery import recovery_by_fault
-from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
-from aeh.analysis._spans import span_attributes, spans
-from aeh.analysis._trajectory import (
+from aeh.analysis._dimensions import (
     BaselineMismatchError,
     GateResult,
     build_baseline,
@@ -22,12 +13,58 @@ from aeh.analysis._trajectory import (
     score_run,
     scores,
 )
-from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal
+from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
+from aeh.analysis._format import evaluation_cost_text, format_run_table, judge_verdicts_text, suite_interval_text
+from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
+from aeh.analysis._matrix import format_matrix, matrix
+from aeh.analysis._power import power
+from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
+from aeh.analysis._recovery import recovery_by_fault
+from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+from aeh.analysis._spans import span_attributes, spans
+from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal, cannot_judge_text
 from aeh.analysis._verdicts import verdict_differences
 
-__all__ = ["CANNOT_JUDGE", "HARNESS_ERROR_LIMIT", "MIN_SHARED_TASKS", "SUITE_ROW", "Baseline", "BaselineMismatchError",
-           "CannotJudgeError", "GateResult", "JudgedRunSummary", "Refusal", "agreement",
-           "attempts", "build_baseline", "compare", "drift", "format_run_table", "gate", "judge_run", "judge_run_async",
-           "load_baseline", "load_run", "matrix",
-           "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
-           "span_attributes", "spans", "validate_baseline", "verdict_differences"]
+__all__ = [
+    "CANNOT_JUDGE",
+    "DRIFTING",
+    "HARNESS_ERROR_LIMIT",
+    "MIN_SHARED_TASKS",
+    "NOT_ENOUGH_RUNS",
+    "SUITE_ROW",
+    "Baseline",
+    "BaselineMismatchError",
+    "CannotJudgeError",
+    "GateResult",
+    "JudgedRunSummary",
+    "Refusal",
+    "agreement",
+    "attempts",
+    "build_baseline",
+    "cannot_judge_text",
+    "compare",
+    "drift",
+    "evaluation_cost_text",
+    "format_matrix",
+    "format_run_table",
+    "gate",
+    "judge_run",
+    "judge_run_async",
+    "judge_verdicts_text",
+    "load_baseline",
+    "load_run",
+    "matrix",
+    "pass_k",
+    "power",
+    "recovery_by_fault",
+    "run_table",
+    "runs",
+    "save_baseline",
+    "score_run",
+    "scores",
+    "span_attributes",
+    "spans",
+    "suite_interval_text",
+    "validate_baseline",
+    "verdict_differences",
+]

@@ -14,8 +14,7 @@ import polars as pl
 
 from aeh.engine.fidelity import judge_verdict_status
 from aeh.stats import cohens_kappa
-from aeh.store import using_store
-from aeh.store._labels import JUDGE_KINDS, human_label_pairs, programmatic_verdicts
+from aeh.store import JUDGE_KINDS, human_label_pairs, programmatic_verdicts, using_store
 
 __all__ = ["MIN_KAPPA_N", "agreement", "judge_verdict_counts", "verdict_pairs"]
 

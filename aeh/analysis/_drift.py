@@ -7,13 +7,12 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh.analysis._dimensions import OVERALL, scores
 from aeh.analysis._read import run_table
-from aeh.analysis._trajectory import OVERALL, scores
 from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
-from aeh.stats import drift_trend
-from aeh.stats._drift import MIN_DRIFT_RUNS
+from aeh.stats import MIN_DRIFT_RUNS, drift_trend
 from aeh.store import using_store
 
 __all__ = ["CANNOT_JUDGE", "DEFAULT_DIMENSION_THRESHOLD", "DRIFT_STATUSES", "drift"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aeh._sync import run_sync
-from aeh.analysis._trajectory import _input, _load_suite_for, _records
-from aeh.engine._spend import EvaluationSpend, merged_spend
+from aeh.analysis._dimensions import _input, _load_suite_for, _records
+from aeh.engine import EvaluationSpend, merged_spend
 from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N

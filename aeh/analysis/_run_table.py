@@ -15,8 +15,7 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._task_totals import AGENT_BUCKETS
-from aeh.engine._health import health_warnings
-from aeh.engine._recorded import over_budget_warning
+from aeh.engine import health_warnings, over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.stats import suite_rate
 

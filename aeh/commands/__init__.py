@@ -12,34 +12,30 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from aeh.commands import (
-    baseline,
-    compare,
-    drift,
-    export,
-    gate,
-    grade,
-    import_runs,
-    judge_agreement,
-    matrix,
-    merge,
-    plugins,
-    replay,
-    report,
-    review,
-    run,
-    runs,
-    score,
-    tasks,
-    trace,
+from aeh.commands._exit import (
+    EXIT_BAD_INPUT,
+    EXIT_CANNOT_JUDGE,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_RUN,
+    EXIT_NOT_ENOUGH_RUNS,
+    EXIT_OK,
+    EXIT_REGRESSION,
 )
-from aeh.commands._registry import Command, commands
+from aeh.commands._registry import BUILTIN_COMMANDS, Command, commands
 
-__all__ = ["Command", "commands", "register"]
-
-for _module in (tasks, run, runs, compare, drift, export, grade, import_runs, judge_agreement, plugins, replay,
-                report, review, trace, score, baseline, gate, matrix, merge):
-    commands.register(_module.NAME, _module)
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "EXIT_BAD_INPUT",
+    "EXIT_CANNOT_JUDGE",
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID_RUN",
+    "EXIT_NOT_ENOUGH_RUNS",
+    "EXIT_OK",
+    "EXIT_REGRESSION",
+    "Command",
+    "commands",
+    "register",
+]
 
 
 def register(sub: Any, add_db: Callable[[argparse.ArgumentParser], None], *, only: str | None = None) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from aeh._registry import Registry
 
-__all__ = ["Command", "commands"]
+__all__ = ["BUILTIN_COMMANDS", "Command", "commands"]
 
 
 class Command(Protocol):
@@ -23,5 +23,28 @@ class Command(Protocol):
     def main(self, args: argparse.Namespace) -> int: ...
 
 
-#: Name → command module. The built-ins are registered in `aeh.commands`.
-commands: Registry[Any] = Registry("command", group="aeh.commands")
+#: The shipped subcommands: name → the module that is the command (imported when first asked for).
+BUILTIN_COMMANDS = {
+    "tasks": "aeh.commands.tasks",
+    "run": "aeh.commands.run",
+    "runs": "aeh.commands.runs",
+    "compare": "aeh.commands.compare",
+    "drift": "aeh.commands.drift",
+    "export": "aeh.commands.export",
+    "grade": "aeh.commands.grade",
+    "import": "aeh.commands.import_runs",
+    "judge-agreement": "aeh.commands.judge_agreement",
+    "plugins": "aeh.commands.plugins",
+    "replay": "aeh.commands.replay",
+    "report": "aeh.commands.report",
+    "review": "aeh.commands.review",
+    "trace": "aeh.commands.trace",
+    "score": "aeh.commands.score",
+    "baseline": "aeh.commands.baseline",
+    "gate": "aeh.commands.gate",
+    "matrix": "aeh.commands.matrix",
+    "merge": "aeh.commands.merge",
+}
+
+#: Name → command: the built-ins above, then `aeh.commands` entry points.
+commands: Registry[Command] = Registry("command", group="aeh.commands", builtins=BUILTIN_COMMANDS)

@@ -39,9 +39,7 @@ def _f(value: float, fmt: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.analysis import drift
-    from aeh.analysis._drift import CANNOT_JUDGE, DRIFTING, NOT_ENOUGH_RUNS
-    from aeh.analysis._validity import Refusal, cannot_judge_text
+    from aeh.analysis import CANNOT_JUDGE, DRIFTING, NOT_ENOUGH_RUNS, Refusal, cannot_judge_text, drift
 
     frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
                   allow_mixed=args.allow_mixed, db=args.db, dimension_threshold=args.dimension_threshold,

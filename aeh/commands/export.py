@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.importers._otel import run_to_otlp  # heavy: the store
+    from aeh.importers import run_to_otlp  # heavy: the store
     from aeh.store import default_db
 
     db = args.db or default_db()
@@ -40,7 +40,7 @@ def main(args: argparse.Namespace) -> int:
         out.write_text(json.dumps(document), encoding="utf-8")
         print(f"wrote {n} spans of run {run_id} to {out}")
     if args.endpoint:
-        from aeh.importers._otel_send import send_otlp
+        from aeh.importers import send_otlp
 
         sent = send_otlp(document, args.endpoint)
         print(f"sent {sent} spans of run {run_id} to {args.endpoint}")

@@ -16,7 +16,7 @@ HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a st
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     from aeh.commands._secrets import add_secret_argument
-    from aeh.importers._registry import add_trajectory_arguments
+    from aeh.importers import add_trajectory_arguments
 
     add_trajectory_arguments(parser)
     parser.add_argument("--run-id", help="id for the new run (default: generated)")
@@ -28,7 +28,7 @@ def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (pandas, polars, the engine)
     from aeh.analysis import format_run_table, run_table
     from aeh.commands._new_store import check_new_run_id
-    from aeh.importers._trajectory import import_trajectory_files
+    from aeh.importers import import_trajectory_files
     from aeh.store import default_db
 
     check_new_run_id(args.run_id)

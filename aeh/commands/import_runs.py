@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
 
 def summary_line(table: Any) -> str:
     """One line: tasks, attempts, suite rate with its interval, harness errors, cost, and the import policy."""
-    from aeh.analysis._format import suite_interval_text  # heavy: loaded on first use (pandas)
+    from aeh.analysis import suite_interval_text  # heavy: loaded on first use (pandas)
 
     a = table.attrs
     config = a.get("run", {}).get("config") or {}

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.analysis._matrix import format_matrix, matrix
+    from aeh.analysis import format_matrix, matrix
 
     frame = matrix(args.run_ids, db=args.db)
     print(format_matrix(frame))

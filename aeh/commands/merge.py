@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (the store pulls in polars)
-    from aeh.store._merge import merge_stores
+    from aeh.store import merge_stores
 
     result = merge_stores(args.sources, args.into, run_id=args.run_id)
     print(result.message())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.commands import commands
 from aeh.commands._exit import EXIT_OK
-from aeh.commands._registry import commands
 
 KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "commands")
 

@@ -24,8 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.report import render_run_report
-    from aeh.report._lean_imports import import_lean
+    from aeh.report import import_lean, render_run_report
     from aeh.store import open_store
 
     import_lean()  # this process renders one report and exits: skip papermill's unused extras

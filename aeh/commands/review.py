@@ -31,8 +31,7 @@ def _label(value: object) -> str:
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
     from aeh.commands._secrets import stored_run_redactor
-    from aeh.store import open_store
-    from aeh.store._labels import import_labels, review_packets, write_review_jsonl
+    from aeh.store import import_labels, open_store, review_packets, write_review_jsonl
 
     with open_store(args.db, must_exist=True) as store:
         run_id = store.resolve_run_id(args.run_id)

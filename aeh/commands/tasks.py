@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
-    from aeh.grading._preflight import preflight_problems
-    from aeh.suite._coding import CodingSuite, check_contract
+    from aeh.grading import preflight_problems
+    from aeh.suite import CodingSuite, check_contract
     from aeh.suite.loader import load_suite
 
     if args.tasks_command == "list":

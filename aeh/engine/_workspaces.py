@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from aeh.store._liveness import host_name, owner_alive
+from aeh.store import host_name, owner_alive
 
 __all__ = ["OWNER_MARK", "clean_stale_workspaces", "make_work_root", "release_work_root"]
 

@@ -22,13 +22,13 @@ from aeh.engine._agent_view import (
 from aeh.engine.adapter import Adapter
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext, FaultSource
+from aeh.grading import GradeContext
 from aeh.grading.classify import classify_failure
 from aeh.grading.pipeline import FailureHook, grade_attempt
-from aeh.grading.registry import GradeContext
 from aeh.grading.scorers import ScoreInput, score_attempt
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
 from aeh.pricing import PriceTable
-from aeh.tools.registry import ToolRegistry
+from aeh.tools import ToolRegistry
 from aeh.tools.workspace import LazyWorkspace
 from aeh.trace import SpanRecorder, SpanSink
 

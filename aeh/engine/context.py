@@ -30,7 +30,7 @@ from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.toolthreads import WorkerTiming, start_in_worker
 from aeh.models import Task, ToolCall
 from aeh.pricing import PriceTable
-from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
+from aeh.tools import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 from aeh.tools.workspace import LazyWorkspace, workspace_path
 from aeh.trace import SpanHandle, SpanRecorder, jsonable
 

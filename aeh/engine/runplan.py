@@ -12,7 +12,7 @@ from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
 from aeh.grading.shadow import shadow_judge_hook
-from aeh.store._plan import parse_shard
+from aeh.store import parse_shard
 from aeh.suite.contract import EvalSuite
 from aeh.tools.faults import configure_faults
 

@@ -32,9 +32,7 @@ from aeh.errors import StoreError, StoreWriteError
 from aeh.llm import endpoint_of
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable
-from aeh.store._liveness import HEARTBEAT_S, executing, host_name
-from aeh.store._plan import outside_shard, plan_run_id
-from aeh.store._writer import MAX_BACKLOG, AttemptWriter
+from aeh.store import HEARTBEAT_S, MAX_BACKLOG, AttemptWriter, executing, host_name, outside_shard, plan_run_id
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 from aeh.trace import SpanSink

@@ -12,9 +12,8 @@ from typing import Any
 from aeh.adapters.replay import ReplayAdapter
 from aeh.api import run_async, run_sync
 from aeh.errors import ConfigError
-from aeh.store import default_db, open_store
-from aeh.store._redact import secret_fingerprints
-from aeh.suite._locate import reload_run_suite, suite_location
+from aeh.store import default_db, open_store, secret_fingerprints
+from aeh.suite import reload_run_suite, suite_location
 from aeh.suite.loader import load_suite
 
 __all__ = ["replay_run", "replay_run_async"]

@@ -1,12 +1,13 @@
 """Grading: tier-0 outcome graders, tier-1 invariants and failure classification.
 
-Importing this package registers the built-in grader kinds (`aeh.grading.outcome`,
-`workspace_graders`, `judge_grader`) on `default_graders`; plugins add theirs through the
-`aeh.graders` entry-point group.
+The built-in grader kinds are listed in `BUILTIN_GRADERS` and imported on first use; plugins add
+theirs through the `aeh.graders` entry-point group.
 """
 
-from aeh.grading.registry import GradeContext, GraderConfig, GraderRegistry, default_graders, grader  # noqa: I001
-from aeh.grading import _hidden_tests, judge_grader, outcome, workspace_graders  # noqa: F401  (register the built-in kinds)
+import importlib as _importlib
+import typing as _typing
+
+from aeh.grading._registry import BUILTIN_GRADERS, GradeContext, GraderConfig, GraderRegistry, default_graders, grader
 from aeh.grading.classify import classify_failure, unrecovered_tool_errors
 from aeh.grading.invariants import (
     SHIPPED_INVARIANTS,
@@ -18,11 +19,52 @@ from aeh.grading.invariants import (
 from aeh.grading.outcome import extract_last_number
 from aeh.grading.scorers import default_scorers
 
+if _typing.TYPE_CHECKING:
+    from aeh.grading._hidden_tests import (
+        HIDDEN_PATTERNS,
+        build_grading_dir,
+        hidden_like_files,
+        hidden_sha256,
+        run_tests,
+        tree_digests,
+    )
+    from aeh.grading._jail import Jail, jail_for, repository_dirs
+    from aeh.grading._preflight import preflight_problems, require_preflight
+    from aeh.grading._sandbox import probe_sandbox, sandbox_for
+
+# loaded on first use: what other packages take from here, kept off this package's import
+_LAZY = {
+    "HIDDEN_PATTERNS": "aeh.grading._hidden_tests",
+    "build_grading_dir": "aeh.grading._hidden_tests",
+    "hidden_like_files": "aeh.grading._hidden_tests",
+    "hidden_sha256": "aeh.grading._hidden_tests",
+    "run_tests": "aeh.grading._hidden_tests",
+    "tree_digests": "aeh.grading._hidden_tests",
+    "Jail": "aeh.grading._jail",
+    "jail_for": "aeh.grading._jail",
+    "repository_dirs": "aeh.grading._jail",
+    "preflight_problems": "aeh.grading._preflight",
+    "require_preflight": "aeh.grading._preflight",
+    "probe_sandbox": "aeh.grading._sandbox",
+    "sandbox_for": "aeh.grading._sandbox",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'aeh.grading' has no attribute {name!r}")
+
+
 __all__ = [
+    "BUILTIN_GRADERS",
+    "HIDDEN_PATTERNS",
     "SHIPPED_INVARIANTS",
     "GradeContext",
     "GraderConfig",
     "GraderRegistry",
+    "Jail",
+    "build_grading_dir",
     "check_invariants",
     "classify_failure",
     "default_graders",
@@ -30,7 +72,17 @@ __all__ = [
     "default_scorers",
     "extract_last_number",
     "grader",
+    "hidden_like_files",
+    "hidden_sha256",
     "invariant",
+    "jail_for",
+    "preflight_problems",
+    "probe_sandbox",
     "registered_invariants",
+    "repository_dirs",
+    "require_preflight",
+    "run_tests",
+    "sandbox_for",
+    "tree_digests",
     "unrecovered_tool_errors",
 ]

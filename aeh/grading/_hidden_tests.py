@@ -40,9 +40,9 @@ from pydantic import Field
 from aeh.errors import Problem
 from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
 from aeh.grading._preflight import grading_interpreter, install_command, module_importable, preflight_check
+from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.grading._sandbox import Sandbox, sandbox_for
 from aeh.grading._verdict import Verdict, VerdictPipe, plugin_dir, read_verdict
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, Task
 
 __all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",
@@ -303,7 +303,6 @@ def _pytest_preflight(tasks: list[Task]) -> list[Problem]:
 _NO_PYTEST = "No module named pytest"
 
 
-@grader("hidden_tests", HiddenTestsConfig)
 async def hidden_tests(cfg: HiddenTestsConfig, ctx: GradeContext) -> GraderResult:
     root = ctx.resources.get("coding_suite_root") or ctx.suite_root
     if root is None:

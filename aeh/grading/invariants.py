@@ -12,7 +12,7 @@ from typing import Any
 
 from aeh._registry import Registry
 from aeh.models import Invariant, InvariantResult, InvariantVerdict, TraceView
-from aeh.tools.registry import path_escape
+from aeh.tools import path_escape
 
 __all__ = [
     "SHIPPED_INVARIANTS",

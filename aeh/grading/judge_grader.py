@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.grading.judge import (
     DATA_NOT_INSTRUCTIONS,
     JUDGE_PROMPT_VERSION,
@@ -29,7 +30,6 @@ from aeh.grading.judge import (
     judge_error_kind,
     new_boundary,
 )
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
 from aeh.models import GraderResult, TraceView
 
 __all__ = ["JUDGE_UNPARSEABLE", "JudgeConfig", "JudgeVerdict", "is_judge_unparseable", "judge_messages",
@@ -104,7 +104,6 @@ def judge_messages(cfg: JudgeConfig, ctx: GradeContext) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-@grader("judge", config=JudgeConfig)
 async def judge(cfg: JudgeConfig, ctx: GradeContext) -> GraderResult:
     name = result_name("judge", cfg)
     evidence: dict[str, Any] = {"rubric": cfg.rubric, "prompt_version": JUDGE_PROMPT_VERSION}

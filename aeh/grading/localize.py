@@ -19,10 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
+from aeh.grading._registry import GradeContext
 from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, TIER2_PROMPT_VERSION, fence, new_boundary
 from aeh.grading.judge_grader import trace_excerpt
 from aeh.grading.pipeline import GradingOutcome
-from aeh.grading.registry import GradeContext
 from aeh.models import GoldenTrace, GraderResult
 
 __all__ = ["DivergenceVerdict", "GoldenDivergenceHook", "LOW_CONFIDENCE", "tier2_messages"]

@@ -14,7 +14,7 @@ from typing import Any
 import regex as regex_engine  # `re` cannot stop a runaway match; `regex` takes a timeout
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.models import GraderResult
 
 __all__ = [
@@ -71,7 +71,6 @@ class ExactConfig(GraderConfig):
     strip: bool = True
 
 
-@grader("exact", config=ExactConfig)
 def exact(cfg: ExactConfig, ctx: GradeContext) -> GraderResult:
     out = ctx.trace.final_output
     if out is None:
@@ -101,7 +100,6 @@ class ContainsConfig(GraderConfig):
         return self
 
 
-@grader("contains", config=ContainsConfig)
 def contains(cfg: ContainsConfig, ctx: GradeContext) -> GraderResult:
     out = ctx.trace.final_output
     wanted_all = ([cfg.substring] if cfg.substring is not None else []) + cfg.all_of
@@ -128,7 +126,6 @@ class NumericConfig(GraderConfig):
     rel_tol: float = Field(1e-9, ge=0)
 
 
-@grader("numeric", config=NumericConfig)
 def numeric(cfg: NumericConfig, ctx: GradeContext) -> GraderResult:
     out = ctx.trace.final_output
     tol = {"abs_tol": cfg.abs_tol, "rel_tol": cfg.rel_tol}
@@ -172,7 +169,6 @@ class RegexConfig(GraderConfig):
 REGEX_TIMEOUT_S = 2.0
 
 
-@grader("regex", config=RegexConfig)
 def regex(cfg: RegexConfig, ctx: GradeContext) -> GraderResult:
     out = ctx.trace.final_output
     if out is None:
@@ -207,7 +203,6 @@ class ToolSequenceConfig(GraderConfig):
         return self
 
 
-@grader("tool_sequence", config=ToolSequenceConfig)
 def tool_sequence(cfg: ToolSequenceConfig, ctx: GradeContext) -> GraderResult:
     calls = ctx.trace.tool_calls
     ok_names = [c.name for c in calls if c.ok]
@@ -234,7 +229,6 @@ class DeclinedConfig(GraderConfig):
     """Tools the agent must not even try before declining."""
 
 
-@grader("declined", config=DeclinedConfig)
 def declined(cfg: DeclinedConfig, ctx: GradeContext) -> GraderResult:
     trace = ctx.trace
     used = sorted({c.name for c in trace.tool_calls if c.name in cfg.forbid_tools})

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeh.grading._registry import GradeContext, GraderRegistry, default_graders
 from aeh.grading.invariants import check_invariants
 from aeh.grading.judge_grader import is_judge_unparseable
-from aeh.grading.registry import GradeContext, GraderRegistry, default_graders
 from aeh.models import GraderResult, InvariantResult
 from aeh.trace import SpanRecorder
 

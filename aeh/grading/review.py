@@ -20,11 +20,11 @@ import os
 from typing import Any
 
 from aeh.errors import ConfigError
+from aeh.grading._registry import GradeContext
 from aeh.grading.judge import TIER2_PROMPT_VERSION, JudgeClient
 from aeh.grading.judge_grader import is_judge_unparseable, trace_excerpt
 from aeh.grading.localize import GoldenDivergenceHook
 from aeh.grading.pipeline import FailureHook, GradingOutcome
-from aeh.grading.registry import GradeContext
 from aeh.models import GraderResult
 
 __all__ = ["ReviewFlagHook", "build_packet", "configure_judge", "default_after_failure_hooks", "is_tiered_hook",

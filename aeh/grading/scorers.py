@@ -28,6 +28,7 @@ from aeh._registry import Registry
 from aeh.models import Attempt, GoldenTrace, GraderResult, Task, ToolCall
 
 __all__ = [
+    "BUILTIN_SCORERS",
     "DEFAULT_LOOP_N",
     "DETERMINISTIC_DIMENSIONS",
     "DimensionScore",
@@ -215,7 +216,6 @@ def _exact_args(args: Any) -> str:
 # -- the six deterministic dimensions -----------------------------------------------------------
 
 
-@scorer("task_completion")
 def task_completion(inp: ScoreInput) -> DimensionScore:
     """0.4 for an acceptable terminal state + 0.6 × share of the task's assertions that passed."""
     acceptable = _meta(inp.task, "acceptable_terminal_states")
@@ -238,7 +238,6 @@ def task_completion(inp: ScoreInput) -> DimensionScore:
                           evidence=Evidence(details="; ".join(notes)))
 
 
-@scorer("tool_selection")
 def tool_selection(inp: ScoreInput) -> DimensionScore | None:
     """F1 of the tools used against the expected set; any forbidden tool halves the score."""
     expected = expected_tools(inp)
@@ -271,7 +270,6 @@ def tool_selection(inp: ScoreInput) -> DimensionScore | None:
                           evidence=Evidence(steps=sorted(set(bad_steps) | set(extra)), details="; ".join(notes)))
 
 
-@scorer("step_efficiency")
 def step_efficiency(inp: ScoreInput) -> DimensionScore | None:
     """1.0 at or under the optimal step count, falling linearly to 0 at twice it."""
     optimal = optimal_steps(inp)
@@ -323,7 +321,6 @@ def classify_failures(inp: ScoreInput) -> list[tuple[int, str]]:
     return out
 
 
-@scorer("error_recovery")
 def error_recovery(inp: ScoreInput) -> DimensionScore:
     """Mean recovery over tool failures (injected or real); 1.0 when nothing failed."""
     found = classify_failures(inp)
@@ -338,7 +335,6 @@ def error_recovery(inp: ScoreInput) -> DimensionScore:
                           details="; ".join(f"step {i}: {o}" for i, o in found)))
 
 
-@scorer("budget_adherence")
 def budget_adherence(inp: ScoreInput) -> DimensionScore | None:
     """Each declared cap (tokens, cost, wall clock) scored apart: 1.0 within it, falling to 0 at
     twice it; the mean over declared axes. Undeclared axes are skipped, not credited."""
@@ -384,7 +380,6 @@ def find_loops(calls: Sequence[ToolCall], loop_n: int = DEFAULT_LOOP_N) -> list[
     return sorted(loops, key=lambda g: g["steps"][0])
 
 
-@scorer("loop_detection")
 def loop_detection(inp: ScoreInput) -> DimensionScore:
     """1 − the share of the run's steps spent repeating a looped call (the first call of each
     loop is the honest one). One 40-step loop costs far more than four 3-step ones."""
@@ -400,3 +395,16 @@ def loop_detection(inp: ScoreInput) -> DimensionScore:
     steps = sorted(i for g in loops for i in g["steps"][1:])
     return DimensionScore(dimension="loop_detection", score=round(score, 6),
                           evidence=Evidence(steps=steps, details=details))
+
+
+#: The shipped dimensions.
+BUILTIN_SCORERS: dict[str, ScorerFn] = {
+    "task_completion": task_completion,
+    "tool_selection": tool_selection,
+    "step_efficiency": step_efficiency,
+    "error_recovery": error_recovery,
+    "budget_adherence": budget_adherence,
+    "loop_detection": loop_detection,
+}
+for _name, _fn in BUILTIN_SCORERS.items():
+    default_scorers.register(_name, _fn)

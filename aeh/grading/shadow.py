@@ -9,9 +9,9 @@ accomplish the task?" for every attempt. The verdict is stored as a tier-0 resul
 
 from __future__ import annotations
 
+from aeh.grading._registry import GradeContext
 from aeh.grading.judge_grader import JudgeConfig, judge
 from aeh.grading.pipeline import GradingOutcome
-from aeh.grading.registry import GradeContext
 
 __all__ = ["SHADOW_KIND", "shadow_judge_hook", "shadow_rubric"]
 

@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader, result_name
+from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.models import GraderResult
-from aeh.tools.registry import path_escape, resolve_in_workspace
+from aeh.tools import path_escape, resolve_in_workspace
 
 __all__ = [
     "FileConfig",
@@ -162,7 +162,6 @@ class FileConfig(GraderConfig):
         return v.lower() if v else v
 
 
-@grader("file", config=FileConfig)
 def file_grader(cfg: FileConfig, ctx: GradeContext) -> GraderResult:
     try:
         target = _inside(ctx.workspace, cfg.path)
@@ -336,7 +335,6 @@ def _rows_match(got: list[list[Any]], want: list[list[Any]], ordered: bool, tol:
     return not missing and not unused, missing, unused
 
 
-@grader("sql", config=SqlConfig)
 def sql_grader(cfg: SqlConfig, ctx: GradeContext) -> GraderResult:
     evidence: dict[str, Any] = {"database": cfg.database, "query": cfg.query, "expected": cfg.expected,
                                 "ordered": cfg.ordered}

@@ -18,6 +18,8 @@ from aeh.importers._registry import Importer, importers
 if _typing.TYPE_CHECKING:
     from aeh.importers._common import new_run_id, run_info, write_run
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
+    from aeh.importers._otel_send import send_otlp
+    from aeh.importers._registry import add_trajectory_arguments
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -25,10 +27,13 @@ if _typing.TYPE_CHECKING:
         import_terminal_bench,
         model_from_submission,
     )
-    from aeh.importers._trajectory import grade_trajectories, import_trajectory_files
+    from aeh.importers._trajectory import grade_trajectories, grade_trajectories_async, import_trajectory_files
 
 # heavy: loaded on first use (the store brings polars), so `aeh import --help` stays fast
 _LAZY = {
+    "send_otlp": "aeh.importers._otel_send",
+    "add_trajectory_arguments": "aeh.importers._registry",
+    "grade_trajectories_async": "aeh.importers._trajectory",
     "new_run_id": "aeh.importers._common",
     "run_info": "aeh.importers._common",
     "write_run": "aeh.importers._common",
@@ -52,7 +57,26 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'aeh.importers' has no attribute {name!r}")
 
 
-__all__ = ["NULL_OUTCOMES", "Importer", "NullPolicy", "agent_from_submission", "discover_results",
-           "export_otlp_json", "grade_trajectories", "import_otel_files", "import_tau_bench", "import_trajectory_files",
-           "import_terminal_bench", "importers", "model_from_submission", "new_run_id", "otlp_to_trajectories",
-           "run_info", "run_to_otlp", "write_run"]
+__all__ = [
+    "NULL_OUTCOMES",
+    "Importer",
+    "NullPolicy",
+    "add_trajectory_arguments",
+    "agent_from_submission",
+    "discover_results",
+    "export_otlp_json",
+    "grade_trajectories",
+    "grade_trajectories_async",
+    "import_otel_files",
+    "import_tau_bench",
+    "import_terminal_bench",
+    "import_trajectory_files",
+    "importers",
+    "model_from_submission",
+    "new_run_id",
+    "otlp_to_trajectories",
+    "run_info",
+    "run_to_otlp",
+    "send_otlp",
+    "write_run",
+]

@@ -1,6 +1,6 @@
 """Grade recorded trajectories against a suite into ONE stored run (`aeh grade`, `aeh import trajectory`).
 
-The trajectories are played through the engine by `aeh.adapters.trajectory.TrajectoryAdapter`,
+The trajectories are played through the engine by `aeh.adapters._playback.TrajectoryAdapter`,
 so the suite's graders, invariants, failure buckets, pricing and the store treat them as any
 attempt: the per-task table, compare, report and the trace browser all work on the result.
 """
@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aeh._sync import run_sync
-from aeh.adapters.trajectory import TrajectoryAdapter, number_attempts
-from aeh.engine._recorded import over_budget_summary
+from aeh.adapters import TrajectoryAdapter, number_attempts
+from aeh.engine import over_budget_summary
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
 from aeh.store import redaction_record, using_store
-from aeh.suite._locate import suite_location
+from aeh.suite import suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory, load_trajectories

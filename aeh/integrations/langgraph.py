@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from aeh.adapters._fidelity import tool_choice_ignored, tools_dropped_suspect
+from aeh.adapters import tool_choice_ignored, tools_dropped_suspect
 from aeh.errors import MissingExtraError
 from aeh.recording import UsageHook, active_recorder, report_usage, usage_hook, usage_of
 from aeh.trace import SpanHandle, SpanRecorder

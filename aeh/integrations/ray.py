@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aeh._optional import require_extra
-from aeh.adapters.base import make_adapter
-from aeh.engine._workspaces import make_work_root, release_work_root
+from aeh.adapters import make_adapter
+from aeh.engine import make_work_root, release_work_root
 from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import build_attempt_setup

@@ -4,12 +4,58 @@ and per-attempt trace viewers. papermill/nbconvert are imported only when someth
     from aeh.report import render_run_report, render_compare_report, render_trace_html
 """
 
+import importlib as _importlib
+import typing as _typing
+
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
 from aeh.report._render import render_compare_report, render_matrix_report, render_run_report
 from aeh.report._trace import render_trace_html, trace_html
 
-__all__ = ["NOTEBOOKS", "NotebookExecutionError", "default_out", "execute_notebook", "export_html",
-           "notebook_path", "notebooks_dir", "render_compare_report", "render_matrix_report", "render_run_report",
-           "render_trace_html", "trace_html"]
+if _typing.TYPE_CHECKING:
+    from aeh.report._lean_imports import import_lean
+    from aeh.report._trace import attempt_scores
+    from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
+
+# loaded on first use: what other packages take from here, kept off this package's import
+_LAZY = {
+    "import_lean": "aeh.report._lean_imports",
+    "attempt_scores": "aeh.report._trace",
+    "SpanNode": "aeh.report._tree",
+    "build_tree": "aeh.report._tree",
+    "cited_span_ids": "aeh.report._tree",
+    "localized_span_ids": "aeh.report._tree",
+    "span_label": "aeh.report._tree",
+    "walk": "aeh.report._tree",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'aeh.report' has no attribute {name!r}")
+
+
+__all__ = [
+    "NOTEBOOKS",
+    "NotebookExecutionError",
+    "SpanNode",
+    "attempt_scores",
+    "build_tree",
+    "cited_span_ids",
+    "default_out",
+    "execute_notebook",
+    "export_html",
+    "import_lean",
+    "localized_span_ids",
+    "notebook_path",
+    "notebooks_dir",
+    "render_compare_report",
+    "render_matrix_report",
+    "render_run_report",
+    "render_trace_html",
+    "span_label",
+    "trace_html",
+    "walk",
+]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._format import evaluation_cost_text, judge_verdicts_text, suite_interval_text
+from aeh.analysis import evaluation_cost_text, judge_verdicts_text, suite_interval_text
 from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table

@@ -10,9 +10,9 @@ How to add a migration (e.g. for judge exchanges):
         "Store every judge request/response pair."
         conn.execute("CREATE TABLE judge_exchanges (...)")
 
-and import the defining module from `aeh/store/__init__.py`, which imports every module holding
-migrations before any store can be opened. Rules: versions are contiguous integers starting at
-1 and never change once released; a migration body runs inside the transaction `apply` opened,
+aeh's own migrations are listed in one table at the end of this module, so a store can never
+open with half the schema known. Rules: versions are contiguous integers starting at 1 and
+never change once released; a migration body runs inside the transaction `apply` opened,
 so use `conn.execute` only — never `executescript` or `commit`, which would end it early.
 """
 
@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from aeh.errors import StoreError
+from aeh.store._labels_schema import human_labels
+from aeh.store._owner_schema import run_owner
+from aeh.store._scores_schema import dimension_scores
+from aeh.store._timing_schema import attempt_time_split
 
 __all__ = [
     "Migration",
@@ -116,7 +120,7 @@ class Migrations:
         return done
 
 
-#: aeh's store schema. Its migrations are defined here and in `aeh.store._labels`.
+#: aeh's store schema.
 schema = Migrations("aeh")
 
 
@@ -160,7 +164,6 @@ def _run(conn: sqlite3.Connection, script: str) -> None:
             conn.execute(statement)
 
 
-@migration(1)
 def initial_schema(conn: sqlite3.Connection) -> None:
     """Runs, attempts, spans and grader results."""
     _run(
@@ -209,3 +212,14 @@ def initial_schema(conn: sqlite3.Connection) -> None:
         CREATE INDEX grader_results_attempt ON grader_results (run_id, task_id, attempt)
         """,
     )
+
+
+# Every migration of aeh's own schema, in one visible place: version → function.
+for _version, _fn in {
+    1: initial_schema,
+    2: human_labels,
+    3: attempt_time_split,
+    4: dimension_scores,
+    5: run_owner,
+}.items():
+    schema(_version)(_fn)

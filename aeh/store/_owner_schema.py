@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from aeh.store._migrations import migration
-
 OWNER_COLUMNS = (("owner_pid", "INTEGER"), ("owner_host", "TEXT"), ("heartbeat_at", "TEXT"))
 
 
-@migration(5)
 def run_owner(conn: sqlite3.Connection) -> None:
     """runs.owner_pid, owner_host, heartbeat_at (NULL for runs stored before)."""
     for column, kind in OWNER_COLUMNS:

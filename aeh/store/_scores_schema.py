@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from aeh.store._migrations import migration
-
 SCORE_COLUMNS = ("run_id", "task_id", "attempt", "dimension", "score", "evidence")
 
 
-@migration(4)
 def dimension_scores(conn: sqlite3.Connection) -> None:
     """dimension_scores: score and evidence (JSON) per attempt and dimension."""
     conn.execute(

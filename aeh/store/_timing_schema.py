@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from aeh.store._migrations import migration
-
 TIMING_COLUMNS = ("agent_s", "queue_s", "grading_s")
 
 
-@migration(3)
 def attempt_time_split(conn: sqlite3.Connection) -> None:
     """attempts.agent_s, queue_s, grading_s (NULL for attempts stored before)."""
     for column in TIMING_COLUMNS:

@@ -1,8 +1,42 @@
 """Suites: the plugin contract, the loader (directories and the suite registry / `aeh.suites`)."""
 
+import importlib as _importlib
+import typing as _typing
+
 from aeh.models import Invariant, InvariantVerdict
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import DirectorySuite, load_suite, suite_hash, suites, validate_suite
 
-__all__ = ["DirectorySuite", "EvalSuite", "Invariant", "InvariantVerdict", "load_suite", "suite_hash", "suites",
-           "validate_suite"]
+if _typing.TYPE_CHECKING:
+    from aeh.suite._coding import CodingSuite, check_contract
+    from aeh.suite._locate import reload_run_suite, suite_location
+
+# loaded on first use: what other packages take from here, kept off this package's import
+_LAZY = {
+    "CodingSuite": "aeh.suite._coding",
+    "check_contract": "aeh.suite._coding",
+    "reload_run_suite": "aeh.suite._locate",
+    "suite_location": "aeh.suite._locate",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'aeh.suite' has no attribute {name!r}")
+
+
+__all__ = [
+    "CodingSuite",
+    "DirectorySuite",
+    "EvalSuite",
+    "Invariant",
+    "InvariantVerdict",
+    "check_contract",
+    "load_suite",
+    "reload_run_suite",
+    "suite_hash",
+    "suite_location",
+    "suites",
+    "validate_suite",
+]

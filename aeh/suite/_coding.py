@@ -27,10 +27,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aeh._problems import display_path, pydantic_problems, read_yaml
 from aeh.errors import Problem
-from aeh.grading._hidden_tests import HIDDEN_PATTERNS, build_grading_dir, hidden_like_files, hidden_sha256, run_tests
-from aeh.grading._sandbox import probe_sandbox, sandbox_for
+from aeh.grading import (
+    HIDDEN_PATTERNS,
+    build_grading_dir,
+    hidden_like_files,
+    hidden_sha256,
+    probe_sandbox,
+    run_tests,
+    sandbox_for,
+)
 from aeh.models import Budget, GoldenTrace, Task
-from aeh.tools.registry import ToolRegistry
+from aeh.tools import ToolRegistry
 
 __all__ = ["CODING_KIND", "CodingSuite", "FixtureSpec", "check_contract", "format_contract_table",
            "is_coding_suite_dir", "validate_coding_suite"]

@@ -17,7 +17,7 @@ from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
 from aeh.suite.contract import Invariant
-from aeh.tools.registry import ToolRegistry
+from aeh.tools import ToolRegistry
 
 __all__ = ['DirectorySuite']
 

@@ -8,10 +8,10 @@ import pydantic
 
 from aeh._problems import pydantic_problems
 from aeh.errors import Problem
-from aeh.grading.registry import default_graders
+from aeh.grading import default_graders
 from aeh.models import Task
 from aeh.suite.contract import EvalSuite, suite_root
-from aeh.tools.registry import ToolRegistry
+from aeh.tools import ToolRegistry
 
 __all__ = ['validate_suite']
 

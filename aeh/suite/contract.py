@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from aeh.errors import Problem, SuiteLoadError
 from aeh.models import GoldenTrace, Invariant, InvariantVerdict, Task
-from aeh.tools.registry import ToolRegistry
+from aeh.tools import ToolRegistry
 
 __all__ = ["EvalSuite", "Invariant", "InvariantVerdict"]
 

@@ -10,7 +10,7 @@ import ast
 import operator
 from collections.abc import Callable
 
-from aeh.tools.registry import ToolInputError
+from aeh.tools._tools import ToolInputError
 
 __all__ = ["MAX_EXPRESSION_CHARS", "evaluate_arithmetic"]
 

@@ -17,8 +17,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from aeh.report._trace import attempt_scores
-from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
+from aeh.report import SpanNode, attempt_scores, build_tree, cited_span_ids, localized_span_ids, span_label, walk
 from aeh.store import using_store
 
 __all__ = ["TraceBrowser"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.tools._tools import ToolEnv, ToolRegistry
 
 name = "cpu_burn"
 tools = ToolRegistry()

@@ -34,10 +34,18 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from pydantic import BaseModel, Field
 
-from aeh.grading.workspace_graders import QueryTooSlow, check_read_only_sql, connect_read_only, run_read_only
-from aeh.models import TraceView
-from aeh.tools.arithmetic import evaluate_arithmetic
-from aeh.tools.registry import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
+from aeh.plugins import (
+    QueryTooSlow,
+    ToolEnv,
+    ToolInputError,
+    ToolRegistry,
+    ToolUnavailable,
+    TraceView,
+    check_read_only_sql,
+    connect_read_only,
+    evaluate_arithmetic,
+    run_read_only,
+)
 
 name = "core"
 tools = ToolRegistry()

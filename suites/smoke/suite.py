@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.plugins import ToolEnv, ToolRegistry
 
 name = "smoke"
 tools = ToolRegistry()

@@ -10,10 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from aeh.grading.outcome import extract_last_number
-from aeh.models import TraceView
-from aeh.tools.arithmetic import evaluate_arithmetic
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.plugins import ToolEnv, ToolRegistry, TraceView, evaluate_arithmetic, extract_last_number
 
 name = "toy_math"
 tools = ToolRegistry()

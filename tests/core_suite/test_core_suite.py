@@ -18,7 +18,7 @@ import aeh
 from aeh.api import run_sync
 from aeh.cli import main
 from aeh.suite.loader import DirectorySuite, load_suite
-from aeh.tools.registry import ToolEnv, ToolInputError
+from aeh.tools._tools import ToolEnv, ToolInputError
 
 CORE = Path(__file__).resolve().parents[2] / "suites" / "core"
 EXPECTED = {"file_manipulation": 9, "multi_tool": 6, "retrieval": 5, "long_horizon": 4, "broken_tool": 4,

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from aeh.models import AgentOutcome, GoldenTrace, Task
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 
 class NoteArgs(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any
 import aeh
 from aeh.models import AgentOutcome, GoldenTrace, Task
 from aeh.store import Store
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 BLOCK_S = 3.0
 
@@ -104,7 +104,7 @@ def test_attempt_timeout_fires_while_a_sync_tool_blocks(db: Path) -> None:
 
 def test_sync_and_async_tools_still_return_results_and_errors(db: Path) -> None:
     from aeh.engine.context import _invoke
-    from aeh.tools.registry import ToolEnv
+    from aeh.tools._tools import ToolEnv
 
     async def async_tool(args: dict, env: Any) -> str:
         return "async"

@@ -24,7 +24,7 @@ from aeh.cli import main
 from aeh.engine._health import HarnessHealth
 from aeh.models import AgentOutcome, GoldenTrace, Task
 from aeh.store import Store
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 TOOL_TIMEOUT_S = 0.3
 STALL_S = 0.8

@@ -7,8 +7,8 @@ from pathlib import Path
 import pydantic
 import pytest
 
+from aeh.grading._registry import GradeContext, default_graders
 from aeh.grading.outcome import extract_last_number
-from aeh.grading.registry import GradeContext, default_graders
 from aeh.models import GraderResult, GraderSpec, Task, ToolCall, TraceView
 
 

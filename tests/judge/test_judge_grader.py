@@ -8,9 +8,9 @@ from pathlib import Path
 import pydantic
 import pytest
 
+from aeh.grading._registry import GradeContext, default_graders
 from aeh.grading.judge import JudgeClient
 from aeh.grading.pipeline import grade_attempt, grader_error
-from aeh.grading.registry import GradeContext, default_graders
 from aeh.models import GraderSpec, Task, ToolCall, TraceView
 from aeh.testing.openai_server import FakeOpenAIServer, Reply
 from aeh.trace import SpanRecorder

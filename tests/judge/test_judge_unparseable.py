@@ -12,7 +12,7 @@ import json
 
 from aeh.analysis import agreement, format_run_table, run_table
 from aeh.commands.judge_agreement import format_agreement
-from aeh.store._labels import review_packets
+from aeh.store import review_packets
 from aeh.testing.openai_server import Reply
 
 from .conftest import Agent, TinySuite, judge_replies, run_tiny

@@ -10,8 +10,7 @@ import pytest
 import aeh
 from aeh.cli import main as cli
 from aeh.errors import ValidationError
-from aeh.store import Store, applied_versions
-from aeh.store._labels import human_label_pairs, import_labels, review_packets, write_review_jsonl
+from aeh.store import Store, applied_versions, human_label_pairs, import_labels, review_packets, write_review_jsonl
 from aeh.testing.openai_server import Reply
 
 from .conftest import Agent, TinySuite, judge_replies, run_tiny

@@ -14,13 +14,13 @@ import pytest
 import aeh
 from aeh.adapters.callable import ToolCallError
 from aeh.store import Store
-from aeh.tools.registry import ToolEnv, ToolInputError, WorkspaceEscape
+from aeh.tools._tools import ToolEnv, ToolInputError, WorkspaceEscape
 
 SUITE_PY = """
 import sys
 import time
 
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 tools = ToolRegistry()
 

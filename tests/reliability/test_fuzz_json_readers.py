@@ -18,13 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aeh.analysis._trajectory import load_baseline
+from aeh.analysis._dimensions import load_baseline
 from aeh.errors import AehError
 from aeh.importers._otel import load_otlp, otlp_to_trajectories
 from aeh.importers._tau_bench import import_tau_bench
 from aeh.importers._terminal_bench import import_terminal_bench
-from aeh.store import Store
-from aeh.store._labels import import_labels
+from aeh.store import Store, import_labels
 from aeh.trajectory import load_trajectories
 
 pytestmark = pytest.mark.slow

@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 
 from aeh.errors import AehError
 from aeh.pricing import load_price_table
-from aeh.store import Store
-from aeh.store._labels import import_labels
+from aeh.store import Store, import_labels
 from aeh.suite.loader import load_suite
 from aeh.tools.faults import load_fault_profile, resolve_fault_profile
 
@@ -32,7 +31,7 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 SUITE_PY = """
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 tools = ToolRegistry()
 

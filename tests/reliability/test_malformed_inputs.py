@@ -20,7 +20,7 @@ import pytest
 from aeh.cli import main
 
 SUITE_PY = """
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 tools = ToolRegistry()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 SUITE_PY = """
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 tools = ToolRegistry()
 

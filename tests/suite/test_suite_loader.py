@@ -9,7 +9,7 @@ import pytest
 from aeh.errors import Problem, SuiteLoadError
 from aeh.models import GoldenTrace, Task
 from aeh.suite import DirectorySuite, load_suite, suite_hash, validate_suite
-from aeh.tools.registry import ToolRegistry
+from aeh.tools._tools import ToolRegistry
 
 GOOD = """
 id: {id}
@@ -163,7 +163,7 @@ def test_suite_py_problems(make_suite):
     no_tools = make_suite(suite_py="x = 1\n", name="no_tools")
     p = only(problems_of(no_tools), file="suite.py", field="tools")
     assert p.message == "suite.py defines no `tools`"
-    broken = make_suite(suite_py="from aeh.tools.registry import ToolRegistry\n\n1 / 0\n", name="broken")
+    broken = make_suite(suite_py="from aeh.tools._tools import ToolRegistry\n\n1 / 0\n", name="broken")
     p = only(problems_of(broken), message="importing suite.py failed")
     assert p.field == "line 3" and "ZeroDivisionError" in p.message
     missing = make_suite(suite_py=None, name="missing")
@@ -171,7 +171,7 @@ def test_suite_py_problems(make_suite):
 
 
 def test_suite_invariant_may_not_shadow_a_shipped_one(make_suite):
-    suite_py = "from aeh.tools.registry import ToolRegistry\ntools = ToolRegistry()\n" \
+    suite_py = "from aeh.tools._tools import ToolRegistry\ntools = ToolRegistry()\n" \
                "invariants = {'no_secret_leak': lambda t: True}\n"
     root = make_suite({"t1": "id: t1\nprompt: p\ngraders: [{kind: exact, expected: x}]\n"}, suite_py=suite_py)
     assert "shadows a shipped invariant" in only(problems_of(root), field="invariants['no_secret_leak']").message

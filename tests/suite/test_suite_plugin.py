@@ -83,7 +83,7 @@ def test_installed_plugins_are_listed_when_a_name_is_unknown(installed_plugin):
 
 def test_plugin_grader_kind_loads_through_aeh_graders(installed_plugin, tmp_path):
     import aeh
-    from aeh.grading.registry import default_graders
+    from aeh.grading._registry import default_graders
 
     suite = load_suite("demo_plugin")  # validating it needs the plugin's `palindrome_verdict` kind
     assert "palindrome_verdict" in default_graders

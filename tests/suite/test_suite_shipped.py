@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from aeh.errors import SuiteLoadError
+from aeh.grading._registry import GradeContext, default_graders
 from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants
-from aeh.grading.registry import GradeContext, default_graders
 from aeh.models import PlanStep, ToolCall, TraceView
 from aeh.suite import DirectorySuite, EvalSuite, builtin, load_suite, suite_hash
-from aeh.tools.registry import ToolEnv
+from aeh.tools._tools import ToolEnv
 
 REPO_SUITES = Path(__file__).resolve().parents[2] / "suites"
 

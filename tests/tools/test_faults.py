@@ -18,6 +18,7 @@ from aeh.errors import ConfigError, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.models import FailureBucket, Task, ToolCall
 from aeh.pricing import load_price_table
+from aeh.tools._tools import ToolRegistry
 from aeh.tools.faults import (
     FaultInjector,
     FaultProfile,
@@ -26,7 +27,6 @@ from aeh.tools.faults import (
     load_fault_profile,
     resolve_fault_profile,
 )
-from aeh.tools.registry import ToolRegistry
 from aeh.trace import SpanRecorder
 
 CORE_FAULTS = Path(__file__).resolve().parents[2] / "suites" / "core" / "faults.yaml"

@@ -11,7 +11,7 @@ import pydantic
 import pytest
 
 import aeh.grading.workspace_graders  # noqa: F401  (registers the kinds)
-from aeh.grading.registry import GradeContext, default_graders
+from aeh.grading._registry import GradeContext, default_graders
 from aeh.grading.workspace_graders import check_read_only_sql, json_path_get, parse_json_path
 from aeh.models import GraderSpec, Task, TraceView
 

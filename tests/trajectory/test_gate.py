@@ -13,7 +13,7 @@ import pytest
 
 import aeh
 from aeh.analysis import build_baseline, gate
-from aeh.analysis._trajectory import GateFinding, _compare
+from aeh.analysis._dimensions import GateFinding, _compare
 from aeh.cli import main
 from aeh.stats import ScoreSummary, noise_band
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from aeh.analysis._dimensions import baseline_from_frame, gate_frame
 from aeh.analysis._gate_family import NewlyFailing, family_q
-from aeh.analysis._trajectory import baseline_from_frame, gate_frame
 from aeh.stats import drop_p_values
 
 DIMS = ["error_recovery", "loop_detection", "step_efficiency", "task_completion", "tool_selection"]

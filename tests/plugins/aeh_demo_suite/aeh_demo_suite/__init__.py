@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from aeh.grading.invariants import registered_invariants
-from aeh.models import GoldenTrace, Task
-from aeh.suite.contract import Invariant
-from aeh.tools.registry import ToolEnv, ToolRegistry
+from aeh.plugins import GoldenTrace, Invariant, Task, ToolEnv, ToolRegistry, registered_invariants
 
 _TASKS = [
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aeh.models import AgentOutcome, Task
+from aeh.plugins import AgentOutcome, Task
 
 
 class EchoAdapter:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from aeh.grading.registry import GradeContext, GraderConfig, grader
-from aeh.models import GraderResult
+from aeh.plugins import GradeContext, GraderConfig, GraderResult, grader
 
 
 class PalindromeConfig(GraderConfig):

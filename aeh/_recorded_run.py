@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from aeh.errors import ConfigError
-from aeh.importers._trajectory import grade_trajectories, grade_trajectories_async
+from aeh.importers import grade_trajectories, grade_trajectories_async
 from aeh.models import Task
 from aeh.recording import Recorder
 from aeh.suite.contract import EvalSuite

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from aeh.engine._recorded import recorded_latency, recorded_overruns
+from aeh.engine import recorded_latency, recorded_overruns
 from aeh.engine.context import AttemptContext
 from aeh.models import AgentOutcome, InjectedFault, Span, Task, ToolCall, ToolErrorKind
 from aeh.trace import SpanHandle

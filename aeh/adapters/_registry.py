@@ -12,13 +12,22 @@ from aeh._registry import Registry
 from aeh.engine.adapter import Adapter
 from aeh.errors import ConfigError
 
-__all__ = ["Adapter", "AdapterFactory", "adapter_names", "adapters", "make_adapter"]
+__all__ = ["BUILTIN_ADAPTERS", "Adapter", "AdapterFactory", "adapter_names", "adapters", "make_adapter"]
 
 #: Builds an adapter from options (`model=…` and the adapter's own); usually the adapter class.
 AdapterFactory = Callable[..., Any]
 
-#: Name → factory. Built-ins are registered in `aeh.adapters`; plugins by entry point.
-adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters")
+#: The shipped adapters, imported when first asked for.
+BUILTIN_ADAPTERS = {
+    "mock": "aeh.adapters.mock:MockAdapter",
+    "react": "aeh.adapters.react:ReactAdapter",
+    "single_shot": "aeh.adapters.single_shot:SingleShotAdapter",
+    "replay": "aeh.adapters.replay:ReplayAdapter",
+    "command": "aeh.adapters.command:CommandAdapter",
+}
+
+#: Name → factory: the built-ins above, then `aeh.adapters` entry points.
+adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters", builtins=BUILTIN_ADAPTERS)
 
 
 def adapter_names() -> list[str]:

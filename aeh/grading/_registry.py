@@ -4,13 +4,16 @@ A grader kind is a function `fn(config, ctx) -> GraderResult` (sync or async) re
 pydantic config model. The loader validates every task's grader options against that model,
 so a misspelled option fails at load time, not mid-run.
 
-Third-party kinds register through the `aeh.graders` entry-point group: each entry point names a
-module whose import registers its kinds on `default_graders` with `@grader(...)`.
+The built-in kinds are listed in `BUILTIN_GRADERS` (each function's config model is the type of
+its first parameter) and imported on first use. Third-party kinds register through the
+`aeh.graders` entry-point group: each entry point names a module whose import registers its
+kinds on `default_graders` with `@grader(...)`.
 """
 
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ from aeh._registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
 
 __all__ = [
+    "BUILTIN_GRADERS",
     "GradeContext",
     "GraderConfig",
     "GraderRegistry",
@@ -62,6 +66,27 @@ class _Kind:
     config: type[GraderConfig]
 
 
+def _kind_of(fn: Callable[..., Any]) -> _Kind:
+    """A built-in kind: the function and the config model its first parameter is annotated with."""
+    first = next(iter(inspect.signature(fn).parameters))
+    return _Kind(fn, typing.get_type_hints(fn)[first])
+
+
+#: The shipped grader kinds: kind → "module:function", imported when first used.
+BUILTIN_GRADERS = {
+    "exact": "aeh.grading.outcome:exact",
+    "contains": "aeh.grading.outcome:contains",
+    "regex": "aeh.grading.outcome:regex",
+    "numeric": "aeh.grading.outcome:numeric",
+    "declined": "aeh.grading.outcome:declined",
+    "tool_sequence": "aeh.grading.outcome:tool_sequence",
+    "file": "aeh.grading.workspace_graders:file_grader",
+    "sql": "aeh.grading.workspace_graders:sql_grader",
+    "judge": "aeh.grading.judge_grader:judge",
+    "hidden_tests": "aeh.grading._hidden_tests:hidden_tests",
+}
+
+
 class GraderRegistry:
     """Grader kinds by name, each with its options model; `aeh.graders` entry points add kinds.
 
@@ -69,8 +94,8 @@ class GraderRegistry:
     kinds are credited to the plugin's distribution in `aeh plugins`.
     """
 
-    def __init__(self, group: str | None = None) -> None:
-        self._kinds: Registry[_Kind] = Registry("grader kind", group=group)
+    def __init__(self, group: str | None = None, builtins: dict[str, str] | None = None) -> None:
+        self._kinds: Registry[_Kind] = Registry("grader kind", group=group, builtins=builtins, adapt=_kind_of)
 
     def register(self, kind: str, config: type[GraderConfig]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def add(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -119,8 +144,8 @@ class GraderRegistry:
         return result
 
 
-#: The registry every run uses; built-in kinds register when `aeh.grading` is imported.
-default_graders = GraderRegistry(group="aeh.graders")
+#: The registry every run uses: the built-in kinds, then `aeh.graders` plugins.
+default_graders = GraderRegistry(group="aeh.graders", builtins=BUILTIN_GRADERS)
 grader = default_graders.register
 
 

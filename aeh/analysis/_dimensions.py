@@ -47,7 +47,7 @@ from aeh.stats import (
     two_sample_test,
 )
 from aeh.store import Store, redactor_for_run, using_store
-from aeh.suite._locate import reload_run_suite
+from aeh.suite import reload_run_suite
 
 __all__ = [
     "BASELINE_FORMAT",
