@@ -25,6 +25,7 @@ from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_
 from aeh.errors import Problem, ValidationError
 from aeh.store._migrations import migration
 from aeh.store._redact import Redactor
+from aeh.store._store import Store
 
 __all__ = ["JUDGE_KINDS", "LabelLine", "human_label_pairs", "import_labels", "labels_frame", "programmatic_verdicts",
            "review_packets", "write_review_jsonl"]
@@ -57,7 +58,7 @@ class LabelLine(BaseModel):
     note: str | None = None
 
 
-def review_packets(store: Any, run_id: str, *, include_unflagged: bool = False) -> list[dict[str, Any]]:
+def review_packets(store: Store, run_id: str, *, include_unflagged: bool = False) -> list[dict[str, Any]]:
     """One dict per flagged attempt (task_id, attempt, reason, packet, current label).
 
     With `include_unflagged`, every other attempt gets a small packet too, so reviewers can
@@ -145,7 +146,7 @@ def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
     return lines, problems
 
 
-def import_labels(store: Any, path: str | Path) -> int:
+def import_labels(store: Store, path: str | Path) -> int:
     """Import labelled lines of a review JSONL; returns how many labels were stored.
 
     Every line is validated first and nothing is written if any line is bad; the error lists
@@ -184,7 +185,7 @@ _LABEL_SCHEMA = {"task_id": pl.Utf8(), "attempt": pl.Int64(), "label": pl.Boolea
                  "reviewer": pl.Utf8(), "note": pl.Utf8(), "created_at": pl.Utf8()}
 
 
-def labels_frame(store: Any, run_id: str) -> pl.DataFrame:
+def labels_frame(store: Store, run_id: str) -> pl.DataFrame:
     """The run's human labels, one row per attempt."""
     full = store.resolve_run_id(run_id)
     with store._read() as conn:
@@ -210,7 +211,7 @@ def programmatic_verdicts(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...
     )
 
 
-def human_label_pairs(store: Any, run_id: str, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
+def human_label_pairs(store: Store, run_id: str, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
     """Per labelled attempt: `programmatic` (all tier-0 non-judge graders passed) and `judge`
     (the human label) — the shape `verdict_pairs` gives, so κ treats a person as a rater."""
     full = store.resolve_run_id(run_id)
