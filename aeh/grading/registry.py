@@ -10,16 +10,18 @@ module whose import registers its kinds on `default_graders` with `@grader(...)`
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from aeh._registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
+
+if TYPE_CHECKING:
+    from aeh.grading.judge import Judge
 
 __all__ = [
     "GradeContext",
@@ -48,7 +50,7 @@ class GradeContext:
     workspace: Path
     resources: dict[str, Any] = field(default_factory=dict)
     suite_root: Path | None = None
-    judge: Any = None
+    judge: Judge | None = None
     """The LLM judge client when the run has one (used by the `judge` kind)."""
     recorder: Any = None
     """The attempt's SpanRecorder, for graders that want to record sub-spans."""
@@ -58,7 +60,7 @@ class GradeContext:
 
 @dataclass
 class _Kind:
-    fn: Callable[..., Any]
+    fn: Callable[..., GraderResult | Awaitable[GraderResult]]
     config: type[GraderConfig]
 
 
@@ -104,7 +106,7 @@ class GraderRegistry:
         """`validate(spec)`, remembered on the spec until its kind's model or its options change."""
         model = self.config_model(spec.kind)
         options = spec.model_extra or {}
-        cached = spec._parsed
+        cached: tuple[type[GraderConfig], dict[str, Any], GraderConfig] | None = spec._parsed  # set only here
         if cached is not None and cached[0] is model and cached[1] == options:
             return cached[2]
         cfg = model.model_validate(options)
@@ -114,8 +116,8 @@ class GraderRegistry:
     async def grade(self, spec: GraderSpec, ctx: GradeContext) -> GraderResult:
         cfg = self.parsed(spec)
         result = self._kinds.get(spec.kind).fn(cfg, ctx)
-        if inspect.isawaitable(result):
-            result = await result
+        if isinstance(result, Awaitable):
+            return await result
         return result
 
 
