@@ -15,7 +15,7 @@ from aeh.errors import ConfigError
 __all__ = ["Adapter", "AdapterFactory", "adapter_names", "adapters", "make_adapter"]
 
 #: Builds an adapter from options (`model=…` and the adapter's own); usually the adapter class.
-AdapterFactory = Callable[..., Any]
+AdapterFactory = Callable[..., Adapter]
 
 #: Name → factory. Built-ins are registered in `aeh.adapters`; plugins by entry point.
 adapters: Registry[AdapterFactory] = Registry("adapter", group="aeh.adapters")
