@@ -24,6 +24,7 @@ from aeh.errors import ConfigError
 from aeh.importers import grade_trajectories, grade_trajectories_async
 from aeh.models import Task
 from aeh.recording import Recorder
+from aeh.store._seams import StoreLike
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory
@@ -48,7 +49,7 @@ class _SessionRecorder(Recorder):
 class RecordedRun:
     """Recorders whose attempts become one graded run when the session ends; see the module docstring."""
 
-    def __init__(self, suite: str | Path | EvalSuite, *, db: Any = None, path: str | Path | None = None,
+    def __init__(self, suite: str | Path | EvalSuite, *, db: StoreLike = None, path: str | Path | None = None,
                  agent: str = "recorded", model: str | None = None, run_id: str | None = None,
                  model_free: bool = False) -> None:
         self.suite = load_suite(suite)

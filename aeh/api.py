@@ -23,7 +23,7 @@ from aeh.grading import require_preflight
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
-from aeh.pricing import load_price_table
+from aeh.pricing import PriceTable, load_price_table
 from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
 from aeh.store import open_store as _open_store
 from aeh.suite import reload_run_suite, suite_location
@@ -233,8 +233,9 @@ def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attemp
         k: v for k, v in options.items() if v is not None}
 
 
-def _ray_executor(suite: Any, adapter: Adapter, model: str | None, adapter_options: dict[str, Any] | None,
-                  run_options: RunOptions, options: dict[str, Any], prices: Any, address: str | None,
+def _ray_executor(suite: str | Path | EvalSuite | None, adapter: Adapter, model: str | None,
+                  adapter_options: dict[str, Any] | None, run_options: RunOptions, options: dict[str, Any],
+                  prices: PriceTable, address: str | None,
                   workers: int | None) -> RayExecutor:
     """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
     if not isinstance(suite, str | Path):

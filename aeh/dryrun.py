@@ -10,7 +10,9 @@ from aeh.adapters import DECLINE_TOOL, make_adapter
 from aeh.engine.runplan import build_run_options
 from aeh.grading import preflight_problems
 from aeh.pricing import load_price_table
+from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite, suite_hash
+from aeh.tools import ToolRegistry
 
 __all__ = ["dry_run", "estimate_tokens"]
 
@@ -30,7 +32,7 @@ def estimate_tokens(prompt: str, tool_schemas: list[dict[str, Any]], expected_tu
     return tokens_in, expected_turns * _OUTPUT_TOKENS_PER_TURN
 
 
-def _offered_schemas(adapter: str, registry: Any, tools: list[str]) -> list[dict[str, Any]]:
+def _offered_schemas(adapter: str, registry: ToolRegistry, tools: list[str]) -> list[dict[str, Any]]:
     """The function schemas a request carries: live adapters add their `decline` tool, and
     single_shot offers nothing else."""
     if adapter not in ("react", "single_shot"):
@@ -43,7 +45,7 @@ def _describe_faults(profile: dict[str, Any]) -> str:
     return f"{profile.get('mode')} mode, per-call rates: {rates or 'none'}, tools: {profile.get('tools') or 'all'}"
 
 
-def _preflight_lines(suite: Any) -> list[str]:
+def _preflight_lines(suite: EvalSuite) -> list[str]:
     """What `aeh run` would refuse to start on, said before anything is spent."""
     problems = preflight_problems(suite)
     if not problems:

@@ -12,14 +12,23 @@ import contextlib
 import os
 import socket
 import time
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from aeh.errors import AdapterError
 
-__all__ = ["ProviderError", "chat_completion", "describe_failure", "endpoint_of", "make_client",
+__all__ = ["ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of", "make_client",
            "server_processing_s", "ssl_context"]
 
 DEFAULT_TIMEOUT_S = 60.0
+
+
+class RequestSlots(Protocol):
+    """Connection slots to one endpoint (`aeh.engine.connections.EndpointLimiter`): `slot()` holds
+    one for a request and yields the seconds spent waiting for it."""
+
+    def slot(self) -> AbstractAsyncContextManager[float]: ...
 
 
 class ProviderError(Exception):
@@ -138,7 +147,8 @@ def endpoint_of(client: Any) -> str | None:
 
 
 async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3,
-                          backoff_s: float = 0.5, max_backoff_s: float = 8.0, slot: Any = None,
+                          backoff_s: float = 0.5, max_backoff_s: float = 8.0,
+                          slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
                           timing: dict[str, float] | None = None, **request: Any) -> Any:
     """`client.chat.completions.create(**request)` (see `_create`) with bounded retries on provider trouble.
 
@@ -203,7 +213,7 @@ async def _create(client: Any, request: dict[str, Any]) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def _no_slot() -> Any:
+async def _no_slot() -> AsyncIterator[float]:
     yield 0.0
 
 

@@ -15,7 +15,7 @@ from aeh.errors import ConfigError
 __all__ = ["BUILTIN_ADAPTERS", "Adapter", "AdapterFactory", "adapter_names", "adapters", "make_adapter"]
 
 #: Builds an adapter from options (`model=…` and the adapter's own); usually the adapter class.
-AdapterFactory = Callable[..., Any]
+AdapterFactory = Callable[..., Adapter]
 
 #: The shipped adapters, imported when first asked for.
 BUILTIN_ADAPTERS = {

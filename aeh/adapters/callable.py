@@ -200,7 +200,7 @@ def load_agent(spec: str) -> Callable[..., Any]:
             module = importlib.import_module(target)
         except ModuleNotFoundError as exc:
             raise ConfigError(f"--agent {spec!r}: module {exc.name!r} not found — {fix}") from None
-    fn = getattr(module, attr, None)
+    fn: object = getattr(module, attr, None)
     if fn is None:
         names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
         raise ConfigError(f"--agent {spec!r}: {target} has no {attr!r}; its functions: {', '.join(names) or 'none'}")

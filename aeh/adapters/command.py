@@ -36,7 +36,7 @@ from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
-from aeh.grading import probe_sandbox
+from aeh.grading import Sandbox, probe_sandbox
 from aeh.models import AgentOutcome, Task
 from aeh.store import Redactor
 
@@ -73,7 +73,7 @@ class CommandAdapter:
         self.sandbox_solver = bool(sandbox_solver)
         self.timeout_s = None if timeout_s is None else float(timeout_s)
         self.output_cap = int(output_cap_bytes)
-        self._sandbox: Any = None
+        self._sandbox: Sandbox | None = None
         self.confine_solver = bool(confine_solver)
         self._jail = solver_jail(self.confine_solver and not self.builtin)
         # Only the ceiling copies the fixture's reference: it alone is handed the answer key.
@@ -129,6 +129,7 @@ class CommandAdapter:
         if self.sandbox_solver:
             if self._sandbox is None:
                 self.preflight()
+            assert self._sandbox is not None  # preflight() probed it or raised
             argv = self._sandbox.wrap(argv)
         try:
             with ctx.recorder.span("solver:command", "tools", command=self.solver, label=self.label,

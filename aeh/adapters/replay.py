@@ -32,14 +32,14 @@ from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
 from aeh.models import AgentOutcome, Attempt, Span, Task, ToolCall
-from aeh.store import MARKER, Store, open_store
+from aeh.store import MARKER, Store, StoreLike, open_store
 
 __all__ = ["ReplayAdapter"]
 
 _AGENT_STATUSES = ("answered", "declined", "gave_up", "budget_exhausted", "harness_error")
 
 
-def _open(db: Any) -> Store:
+def _open(db: StoreLike) -> Store:
     return db if isinstance(db, Store) else open_store(db, must_exist=True)  # replays read a stored run
 
 
@@ -49,7 +49,7 @@ class ReplayAdapter:
     name = "replay"
 
     def __init__(self, model: str | None = None, source_run_id: str | None = None,
-                 db: Any = None, **options: Any) -> None:
+                 db: StoreLike = None, **options: Any) -> None:
         if options:
             raise ConfigError(f"unknown replay adapter option(s): {', '.join(sorted(options))}")
         if not source_run_id:

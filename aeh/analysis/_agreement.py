@@ -14,7 +14,7 @@ import polars as pl
 
 from aeh.engine.fidelity import judge_verdict_status
 from aeh.stats import cohens_kappa
-from aeh.store import JUDGE_KINDS, human_label_pairs, programmatic_verdicts, using_store
+from aeh.store import JUDGE_KINDS, StoreLike, human_label_pairs, programmatic_verdicts, using_store
 
 __all__ = ["MIN_KAPPA_N", "agreement", "judge_verdict_counts", "verdict_pairs"]
 
@@ -63,7 +63,7 @@ def judge_verdict_counts(grader_rows: pl.DataFrame,
             "unparseable": counts.get("unparseable", 0), "automatic": automatic}
 
 
-def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
+def agreement(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)

@@ -139,4 +139,5 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
         raise ValidationError([Problem.from_json_error(where, exc), *_schema_problems(text, where)],
                               what=f"baseline {where}") from None
     validate_baseline(data, where)
-    return data
+    checked: dict[str, Any] = data  # validate_baseline raised unless it is an object in the baseline format
+    return checked

@@ -23,6 +23,7 @@ from aeh.analysis._validity import (
 from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import Store, using_store
+from aeh.store._seams import StoreLike
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 
@@ -84,7 +85,7 @@ def _refusals(table_a: pd.DataFrame, table_b: pd.DataFrame, shared: int, *, allo
     return out + overlap_refusals(shared, min_tasks, already=out)
 
 
-def compare(run_a: str, run_b: str, db: Any = None, fdr: float = 0.05,
+def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
             suite_alpha: float = SUITE_ALPHA, *, allow_unfinished: bool = False, overlap: bool = False,
             min_tasks: int = MIN_SHARED_TASKS) -> pd.DataFrame:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs

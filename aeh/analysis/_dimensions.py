@@ -46,8 +46,8 @@ from aeh.stats import (
     summarize_scores,
     two_sample_test,
 )
-from aeh.store import Store, redactor_for_run, using_store
-from aeh.suite import reload_run_suite
+from aeh.store import Store, StoreLike, redactor_for_run, using_store
+from aeh.suite import EvalSuite, reload_run_suite
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -86,7 +86,8 @@ class BaselineMismatchError(ConfigError):
     exit_code = 5  # EXIT_BASELINE_MISMATCH of `aeh gate`
 
 
-def _load_suite_for(store: Store, run_id: str, suite: Any) -> tuple[dict[str, Task], dict[str, GoldenTrace]]:
+def _load_suite_for(store: Store, run_id: str,
+                    suite: str | Path | EvalSuite | None) -> tuple[dict[str, Task], dict[str, GoldenTrace]]:
     """The tasks and goldens of the suite the run measured: `suite`, else the stored location, its
     hash checked (SuiteNotFoundError when gone or changed). Empty only for a run that recorded no
     suite (an import), never as a fallback for a suite that cannot be found."""
@@ -107,7 +108,8 @@ def _records(store: Store, run_id: str) -> list[Attempt]:
     return [store.attempt_record(run_id, t, a) for t, a in keys]
 
 
-def score_run(run_id: str, db: Any = None, *, suite: Any = None, loop_n: int = DEFAULT_LOOP_N,
+def score_run(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuite | None = None,
+              loop_n: int = DEFAULT_LOOP_N,
               optimal_steps: dict[str, int] | None = None, write: bool = True) -> pd.DataFrame:
     """Score every attempt of a stored run on every registered dimension (no re-run).
 
@@ -135,7 +137,7 @@ def score_run(run_id: str, db: Any = None, *, suite: Any = None, loop_n: int = D
     return frame
 
 
-def scores(run_id: str, db: Any = None, *, rescore: bool = False) -> pd.DataFrame:
+def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> pd.DataFrame:
     """One row per attempt × dimension (score, evidence); scored now when nothing is stored.
 
     `attrs["tasks"]` holds per task × dimension mean/sd/n and `attrs["suite"]` per dimension.
@@ -232,7 +234,8 @@ def baseline_from_frame(frame: pd.DataFrame, counts: dict[str, dict[str, int]], 
     }
 
 
-def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: int = DEFAULT_LOOP_N,
+def build_baseline(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuite | None = None,
+                   loop_n: int = DEFAULT_LOOP_N,
                    last_n: int = 20, allow_unfinished: bool = False) -> dict[str, Any]:
     """Everything the gate needs from a run, with no runs.db: per task × dimension summaries,
     success counts, suite hash, aeh version, model and the learned optimal step counts
@@ -258,9 +261,9 @@ def build_baseline(run_id: str, db: Any = None, *, suite: Any = None, loop_n: in
         adapter=info.adapter, attempts_per_task=info.attempts, loop_n=loop_n, learned_optimal_steps=learned)
 
 
-def save_baseline(run_id: str, out: str | Path, db: Any = None, **kwargs: Any) -> dict[str, Any]:
+def save_baseline(run_id: str, out: str | Path, db: StoreLike = None, **kwargs: Any) -> dict[str, Any]:
     """Write `build_baseline(run_id)` as JSON to `out` (meant to be committed)."""
-    baseline = build_baseline(run_id, db, **kwargs)
+    baseline: dict[str, Any] = build_baseline(run_id, db, **kwargs)
     with using_store(db) as store:  # a committed file: redacted like every other sink
         baseline = redactor_for_run(store.run_info(baseline["run_id"]).config).redact(baseline)
     path = Path(out)
@@ -430,9 +433,9 @@ def _with_p(findings: list[GateFinding], base: dict[str, Any],
     return [replace(f, p=p) for f, p in zip(findings, drop_p_values(a, b), strict=True)]
 
 
-def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: Any = None, *,
+def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: StoreLike = None, *,
          threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
-         fdr: float = 0.05, suite: Any = None, allow_unfinished: bool = False,
+         fdr: float = 0.05, suite: str | Path | EvalSuite | None = None, allow_unfinished: bool = False,
          min_tasks: int = MIN_SHARED_TASKS) -> GateResult:
     """Compare a run (default: the newest) against a committed baseline.
 

@@ -12,8 +12,9 @@ from aeh.analysis._read import run_table
 from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
+from aeh.models import RunInfo
 from aeh.stats import MIN_DRIFT_RUNS, drift_trend
-from aeh.store import using_store
+from aeh.store import Store, StoreLike, using_store
 
 __all__ = ["CANNOT_JUDGE", "DEFAULT_DIMENSION_THRESHOLD", "DRIFT_STATUSES", "drift"]
 
@@ -21,8 +22,8 @@ DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS = "drifting", "no significant drift", "n
 DRIFT_STATUSES = (DRIFTING, NOT_DRIFTING, NOT_ENOUGH_RUNS, CANNOT_JUDGE)
 
 
-def _window(store: Any, suite: str | None, runs: list[str] | None, window: int,
-            allow_unfinished: bool) -> tuple[list[Any], list[str], list[Refusal]]:
+def _window(store: Store, suite: str | None, runs: list[str] | None, window: int,
+            allow_unfinished: bool) -> tuple[list[RunInfo], list[str], list[Refusal]]:
     """The runs to fit, oldest first, notes about runs left out, and why the runs named
     explicitly cannot be judged (a window chosen by suite skips invalid runs instead)."""
     if runs:
@@ -70,7 +71,7 @@ DIMENSION_METHOD = ("per dimension: the same run-level OLS on each run's mean sc
                     "every run; one-sided p (declining), Benjamini–Hochberg across the dimensions")
 
 
-def _dimension_drift(store: Any, infos: list[Any], threshold: float, alpha: float = 0.05) -> pd.DataFrame:
+def _dimension_drift(store: Store, infos: list[RunInfo], threshold: float, alpha: float = 0.05) -> pd.DataFrame:
     """One row per trajectory dimension (and `overall`): its trend over the runs and a verdict."""
     # heavy: loaded on first use
     from statsmodels.stats.multitest import multipletests
@@ -116,7 +117,7 @@ def _dimension_drift(store: Any, infos: list[Any], threshold: float, alpha: floa
 
 
 def drift(suite: str | None = None, *, runs: list[str] | None = None, window: int = 5,
-          threshold: float = 0.08, allow_mixed: bool = False, db: Any = None,
+          threshold: float = 0.08, allow_mixed: bool = False, db: StoreLike = None,
           dimension_threshold: float = DEFAULT_DIMENSION_THRESHOLD, dimensions: bool = True,
           allow_unfinished: bool = False) -> pd.DataFrame:
     """One row per run in the window (oldest first) with its suite rate; the trend in `attrs`.

@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aeh._sync import run_sync
@@ -21,7 +22,9 @@ from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N
 from aeh.models import Attempt, Span
-from aeh.store import using_store
+from aeh.store import Store, using_store
+from aeh.store._seams import StoreLike
+from aeh.suite.contract import EvalSuite
 from aeh.trace import SpanRecorder
 
 __all__ = ["JudgedRunSummary", "judge_run", "judge_run_async"]
@@ -84,8 +87,8 @@ async def _judge_one(judge: JudgeClient, run_id: str, a: Attempt, inp: Any,
     return rows, spans
 
 
-async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | str,
-                          dimensions: Sequence[str] = JUDGED_DIMENSIONS, suite: Any = None,
+async def judge_run_async(run_id: str, db: StoreLike = None, *, judge: JudgeClient | str,
+                          dimensions: Sequence[str] = JUDGED_DIMENSIONS, suite: str | Path | EvalSuite | None = None,
                           concurrency: int = 4, base_url: str | None = None) -> JudgedRunSummary:
     """Judge every attempt of a stored run on `dimensions` and store the scores; see the module."""
     client = JudgeClient(judge, base_url=base_url) if isinstance(judge, str) else judge
@@ -109,7 +112,7 @@ async def judge_run_async(run_id: str, db: Any = None, *, judge: JudgeClient | s
     return summary
 
 
-def _add_evaluation_spend(store: Any, run_id: str, spans: list[Span]) -> None:
+def _add_evaluation_spend(store: Store, run_id: str, spans: list[Span]) -> None:
     """The judged dimensions' spend joins the run's evaluation spend (its totals, report, attrs)."""
     spend = EvaluationSpend()
     spend.add_spans(spans)
@@ -121,6 +124,6 @@ def _add_evaluation_spend(store: Any, run_id: str, spans: list[Span]) -> None:
     store.update_run(run_id, config={**config, "live_checks": checks})
 
 
-def judge_run(run_id: str, db: Any = None, **options: Any) -> JudgedRunSummary:
+def judge_run(run_id: str, db: StoreLike = None, **options: Any) -> JudgedRunSummary:
     """Sync twin of `judge_run_async` (also inside Jupyter's running loop)."""
     return run_sync(judge_run_async(run_id, db, **options))

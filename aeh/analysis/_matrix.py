@@ -20,8 +20,10 @@ import pandas as pd
 import polars as pl
 
 from aeh.errors import ConfigError
+from aeh.models import RunInfo
 from aeh.stats import wilson_interval
-from aeh.store import using_store
+from aeh.store import Store, using_store
+from aeh.store._seams import StoreLike
 
 __all__ = ["MATRIX_COLUMNS", "format_matrix", "matrix"]
 
@@ -31,7 +33,7 @@ MATRIX_COLUMNS = ["label", "role", "runs", "tasks", "n", "solved", "solve_rate",
                   "harness_errors", "tamper_suspects"]
 
 
-def _attempt_rows(store: Any, run_id: str) -> tuple[Any, pl.DataFrame]:
+def _attempt_rows(store: Store, run_id: str) -> tuple[RunInfo, pl.DataFrame]:
     info = store.run_info(run_id)
     att = store.attempts_frame(info.run_id, columns=("task_id", "attempt", "success", "failure_bucket",
                                                      "cost_usd", "latency_s"))
@@ -54,7 +56,7 @@ def _label(info: Any) -> tuple[str, str]:
     return str(label), str(cfg.get("solver_role") or "solver")
 
 
-def matrix(run_ids: Sequence[str], db: Any = None) -> pd.DataFrame:
+def matrix(run_ids: Sequence[str], db: StoreLike = None) -> pd.DataFrame:
     """Per solver label: solve rate (Wilson 95%), public and hidden rates, the hidden gap read
     against the noop floor, distance from floor and ceiling, median latency, cost per solved task.
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from aeh.analysis._read import run_table
 from aeh.stats import attempts_for_power, minimum_detectable_drop, power_of_comparison
+
+if TYPE_CHECKING:
+    from aeh.store._seams import StoreLike
+
 
 __all__ = ["power"]
 
@@ -23,7 +27,7 @@ def power(
     n_tasks: int | None = None,
     target_power: float = 0.8,
     fdr: float = 0.05,
-    db: Any = None,
+    db: StoreLike = None,
 ) -> pd.DataFrame:
     """Plan a comparison with the same exact test and BH level `compare` uses.
 

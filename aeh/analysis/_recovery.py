@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pandas as pd
 
 from aeh.stats import wilson_interval
 from aeh.store import using_store
+from aeh.store._seams import StoreLike
 from aeh.tools.faults import FAULT_KINDS
 
 __all__ = ["recovery_by_fault"]
 
 
-def recovery_by_fault(run_id: str, db: Any = None) -> pd.DataFrame:
+def recovery_by_fault(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """Within one stored run: success rate of attempts that met each injected fault kind.
 
     One row per kind (`timeout`, `500`, `garbage`), one for attempts hit by any injected fault

@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aeh.store import Store
+    from aeh.store._seams import StoreLike
+
 
 __all__ = ["check_new_run_id", "store_for_write"]
 
@@ -33,7 +38,7 @@ def _missing_dirs(path: Path) -> list[Path]:
 
 
 @contextmanager
-def store_for_write(db: Any, *, secrets: list[str] | None = None) -> Iterator[Any]:
+def store_for_write(db: StoreLike, *, secrets: list[str] | None = None) -> Iterator[Store]:
     """`open_store(db, must_exist=False)` for a `with` block; on an exception, a store this
     call created and that holds no run is deleted with its WAL files and new folders."""
     from aeh.store import Store, locate_store, open_store

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.errors import AehError
+
+if TYPE_CHECKING:
+    from aeh.store import Redactor, Store
+
 
 __all__ = ["add_secret_argument", "stored_run_redactor"]
 
@@ -30,7 +34,7 @@ def _suite_secrets(spec: Any) -> list[str]:
     return list(getattr(suite, "secrets", lambda: [])())
 
 
-def stored_run_redactor(store: Any, run_id: str, secrets: Sequence[str] = ()) -> Any:
+def stored_run_redactor(store: Store, run_id: str, secrets: Sequence[str] = ()) -> Redactor:
     """The run's own `Redactor` (on unless it was stored raw on purpose), with the secrets of the
     suite it recorded (when that suite still loads) and `secrets` from the command line."""
     from aeh.store import redactor_for_run  # heavy: loaded on first use (polars behind the store)

@@ -15,10 +15,13 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.models import GoldenTrace, Span, Task
 from aeh.trace import SpanSink
+
+if TYPE_CHECKING:
+    from aeh.engine.adapter import Adapter
 
 __all__ = ["GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task", "private_paths",
            "routed", "uses_answer_key"]
@@ -40,7 +43,7 @@ class AnswerKey:
     resources: dict[str, Any] = field(default_factory=dict)
 
 
-def uses_answer_key(adapter: Any) -> bool:
+def uses_answer_key(adapter: Adapter) -> bool:
     return getattr(adapter, "uses_answer_key", False) is True
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import threading
-from typing import Any
+
+from aeh.store._seams import RunWriter
 
 __all__ = ["Heartbeat"]
 
@@ -14,7 +15,7 @@ __all__ = ["Heartbeat"]
 class Heartbeat:
     """Refreshes the run's heartbeat every `every_s` seconds until `stop()`."""
 
-    def __init__(self, store: Any, run_id: str, every_s: float) -> None:
+    def __init__(self, store: RunWriter, run_id: str, every_s: float) -> None:
         self.store = store
         self.run_id = run_id
         self.every_s = max(0.05, every_s)

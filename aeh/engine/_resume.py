@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from aeh.engine.adapter import Adapter
 from aeh.errors import ConfigError
 from aeh.models import RunInfo
+from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import suite_hash
 
 __all__ = ["check_resumable", "resume_mismatches"]
@@ -28,7 +30,7 @@ def check_resumable(info: RunInfo) -> bool:
     return True
 
 
-def resume_mismatches(info: RunInfo, suite: Any, adapter: Any, given: dict[str, Any]) -> list[str]:
+def resume_mismatches(info: RunInfo, suite: EvalSuite, adapter: Adapter, given: dict[str, Any]) -> list[str]:
     """What differs between the stored run and the suite, adapter and explicitly given options
     (`attempts`, `seed`, `tasks`, `fault_profile`, `judge_model`); empty when it may resume."""
     found = []

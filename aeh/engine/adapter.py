@@ -23,6 +23,9 @@ class Adapter(Protocol):
     """
 
     name: str
-    model: str | None
+
+    # Read-only here: the engine only reads it, and an adapter may narrow it to `str`.
+    @property
+    def model(self) -> str | None: ...
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome: ...

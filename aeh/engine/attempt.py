@@ -7,9 +7,10 @@ import hashlib
 import shutil
 import time
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aeh.engine._agent_view import (
     AnswerKey,
@@ -19,11 +20,14 @@ from aeh.engine._agent_view import (
     routed,
     uses_answer_key,
 )
+from aeh.engine._health import HarnessHealth
 from aeh.engine.adapter import Adapter
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
+from aeh.engine.connections import ConnectionLimits
 from aeh.engine.context import AttemptContext, FaultSource
 from aeh.grading import GradeContext
 from aeh.grading.classify import classify_failure
+from aeh.grading.judge import Judge
 from aeh.grading.pipeline import FailureHook, grade_attempt
 from aeh.grading.scorers import ScoreInput, score_attempt
 from aeh.models import AgentOutcome, Attempt, GoldenTrace, Span, Task, TraceView
@@ -33,6 +37,8 @@ from aeh.tools.workspace import LazyWorkspace
 from aeh.trace import SpanRecorder, SpanSink
 
 __all__ = ["AttemptSetup", "attempt_seed", "run_attempt"]
+
+T = TypeVar("T")
 
 
 def attempt_seed(run_seed: int, task_id: str, attempt: int, stream: str = "agent") -> int:
@@ -57,18 +63,18 @@ class AttemptSetup:
     resources: dict[str, Any] = field(default_factory=dict)
     secrets: list[str] = field(default_factory=list)
     sinks: list[SpanSink] = field(default_factory=list)
-    fault_factory: Any = None
+    fault_factory: Callable[[Task, int], FaultSource | None] | None = None
     """Callable (task, attempt_seed) -> FaultSource | None, when faults are injected."""
-    judge: Any = None
-    connections: Any = None
+    judge: Judge | None = None
+    connections: ConnectionLimits | None = None
     """The run's `ConnectionLimits` (per-endpoint model-request slots), or None."""
     after_failure: list[FailureHook] = field(default_factory=list)
     after_grading: list[FailureHook] = field(default_factory=list)
-    prepare: Any = None
+    prepare: Callable[[Task, Path], object] | None = None
     """Callable (task, workspace) the suite uses to lay out a workspace (coding fixtures)."""
     eager_workspaces: bool = False
     """Make every attempt's workspace up front (kept workspaces: one directory per attempt to look at)."""
-    health: Any = None
+    health: HarnessHealth | None = None
     """The run's `HarnessHealth` (event-loop stalls), or None when nothing watches the loop."""
 
 
@@ -244,7 +250,7 @@ def _exhausted(reason: str, budget: BudgetTracker) -> str:
     return f"{reason} {BEFORE_FIRST_REPLY}" if budget.before_first_reply else reason
 
 
-async def run_on_agent_clock(coro: Any, budget: BudgetTracker, timeout_s: float) -> Any:
+async def run_on_agent_clock(coro: Awaitable[T], budget: BudgetTracker, timeout_s: float) -> T:
     """Await `coro` until the agent's clock (`budget.elapsed_s`: wall time minus time queued for
     the model server) reaches `timeout_s`; then cancel it — which closes an in-flight HTTP
     request's connection — and raise TimeoutError.

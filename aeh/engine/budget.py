@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from aeh.models import Budget
+
+if TYPE_CHECKING:
+    from aeh.engine._health import HarnessHealth
 
 __all__ = ["USAGE_NOT_REPORTED", "BudgetExceeded", "BudgetTracker"]
 
@@ -40,7 +43,7 @@ class BudgetTracker:
         self.stall_s = 0.0
         """Time the harness lost inside the agent's tool calls (a stalled event loop, a wait for a
         worker thread): measured by the engine and given back to the agent's clock."""
-        self.health: Any = None
+        self.health: HarnessHealth | None = None
         """The run's `HarnessHealth` (event-loop stalls), when the engine watches the loop."""
         self.before_first_reply = False
         """A model request was cut off before the server had answered any of this attempt's."""

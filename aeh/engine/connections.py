@@ -18,7 +18,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aeh.engine.budget import BudgetTracker
 
 __all__ = ["ConnectionLimits", "EndpointLimiter"]
 
@@ -34,7 +37,7 @@ class EndpointLimiter:
         self.wait_s = 0.0
 
     @contextlib.asynccontextmanager
-    async def slot(self, budget: Any = None) -> AsyncIterator[float]:
+    async def slot(self, budget: BudgetTracker | None = None) -> AsyncIterator[float]:
         """Hold one slot; yields the seconds spent waiting for it (the agent's clock paused)."""
         if self._semaphore is None:
             yield 0.0

@@ -27,6 +27,7 @@ from pydantic import ValidationError as PydanticValidationError
 from aeh.engine._agent_view import AnswerKey
 from aeh.engine._health import STALL_S, HarnessHealth
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
+from aeh.engine.connections import ConnectionLimits
 from aeh.engine.toolthreads import WorkerTiming, start_in_worker
 from aeh.models import Task, ToolCall
 from aeh.pricing import PriceTable
@@ -122,7 +123,7 @@ class AttemptContext:
         prices: PriceTable,
         resources: dict[str, Any] | None = None,
         faults: FaultSource | None = None,
-        connections: Any = None,
+        connections: ConnectionLimits | None = None,
         health: HarnessHealth | None = None,
         answer_key: AnswerKey | None = None,
         private_paths: tuple[Path, ...] = (),

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aeh._version import __version__
 from aeh.engine._health import HarnessHealth
@@ -29,6 +29,7 @@ from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
 from aeh.errors import StoreError, StoreWriteError
+from aeh.grading.judge import Judge, PooledJudge
 from aeh.llm import endpoint_of
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable
@@ -36,6 +37,9 @@ from aeh.store import HEARTBEAT_S, MAX_BACKLOG, AttemptWriter, executing, host_n
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 from aeh.trace import SpanSink
+
+if TYPE_CHECKING:
+    from aeh.store import RunStore
 
 __all__ = ["RunExecutor", "RunOptions", "RunProgress", "build_attempt_setup", "execute_run", "new_run_id"]
 
@@ -84,7 +88,7 @@ class RunOptions:
     work_dir: Path | None = None
     fault_profile: dict[str, Any] | None = None
     fault_factory: Callable[..., Any] | None = None
-    judge: Any = None
+    judge: Judge | None = None
     judge_model: str | None = None
     tier2_prompt_version: str | None = None
     after_failure: list[Any] = field(default_factory=list)
@@ -112,7 +116,7 @@ class RunOptions:
 async def execute_run(
     suite: EvalSuite,
     adapter: Adapter,
-    store: Any,
+    store: RunStore,
     prices: PriceTable,
     options: RunOptions,
     *,
@@ -158,7 +162,7 @@ async def execute_run(
                               outside=outside, sinks=sinks, progress=progress)
 
 
-async def _execute(suite: EvalSuite, adapter: Adapter, store: Any, prices: PriceTable, options: RunOptions,
+async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: PriceTable, options: RunOptions,
                    info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
                    outside: set[tuple[str, int]], sinks: list[SpanSink] | None,
                    progress: RunProgress | None) -> RunInfo:
@@ -309,7 +313,7 @@ def _shard_run_id(suite: EvalSuite, adapter: Adapter, options: RunOptions, tasks
                        adapter.name, adapter.model)
 
 
-def _resumed(stored: RunInfo, tasks: list[Task], store: Any) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
+def _resumed(stored: RunInfo, tasks: list[Task], store: RunStore) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
     """The stored run to continue, its tasks, and the (task, attempt) pairs already stored."""
     wanted = stored.config.get("tasks")
     if wanted is not None:
@@ -320,10 +324,11 @@ def _resumed(stored: RunInfo, tasks: list[Task], store: Any) -> tuple[RunInfo, l
     return info, tasks, done
 
 
-def _attach_judge_limits(judge: Any, adapter: Adapter, connections: Any, judge_limit: int | None) -> None:
+def _attach_judge_limits(judge: Judge | None, adapter: Adapter, connections: ConnectionLimits,
+                         judge_limit: int | None) -> None:
     """Give the judge its own request slots: the agent's when both use one endpoint (so judge
     traffic waits client-side, measured, instead of queueing the agent at the server)."""
-    if judge is None or not hasattr(judge, "limiter"):
+    if not isinstance(judge, PooledJudge):
         return
     judge_endpoint = judge.endpoint()
     agent_client = getattr(adapter, "_client", None)
@@ -344,7 +349,7 @@ def _pending(tasks: list[Task], attempts: int, skip: set[tuple[str, int]]) -> li
 class _Collector:
     """Takes each finished attempt, wherever it ran: to the store writer, live checks and progress."""
 
-    def __init__(self, store: Any, info: RunInfo, writer: AttemptWriter, progress: RunProgress,
+    def __init__(self, store: RunStore, info: RunInfo, writer: AttemptWriter, progress: RunProgress,
                  fidelity: RunFidelity, tasks: list[Task], done: set[tuple[str, int]],
                  skip: set[tuple[str, int]]) -> None:
         self.store, self.info, self.writer, self.progress, self.fidelity = store, info, writer, progress, fidelity

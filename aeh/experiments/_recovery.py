@@ -27,6 +27,7 @@ import pandas as pd
 from aeh.api import run_async, run_sync
 from aeh.stats import SUITE_RATE_METHOD, suite_rate
 from aeh.store import using_store
+from aeh.store._seams import StoreLike
 from aeh.tools.faults import FAULT_KINDS, FaultProfile
 
 __all__ = ["COLUMNS", "format_recovery_table", "recovery_curve", "recovery_curve_async"]
@@ -36,7 +37,7 @@ COLUMNS = ["mode", "rate", "error_kind", "n", "successes", "success_rate", "low"
            "harness_errors", "run_id"]
 
 
-def _title(suite: Any, modes: Sequence[str], burst_length: int | None, adapter: str, model: str | None) -> str:
+def _title(suite: str | Path, modes: Sequence[str], burst_length: int | None, adapter: str, model: str | None) -> str:
     parts = []
     for m in modes:
         parts.append(f"burst faults (windows of {burst_length} calls)" if m == "burst" and burst_length
@@ -76,7 +77,7 @@ def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) 
     }
 
 
-def _count_calls(run_id: str, db: Any) -> int:
+def _count_calls(run_id: str, db: StoreLike) -> int:
     with using_store(db) as store:
         return int(store.attempts_frame(run_id, columns=["n_tool_calls"])["n_tool_calls"].sum())
 

@@ -13,13 +13,13 @@ from aeh.adapters.replay import ReplayAdapter
 from aeh.api import run_async, run_sync
 from aeh.errors import ConfigError
 from aeh.store import default_db, open_store, secret_fingerprints
-from aeh.suite import reload_run_suite, suite_location
+from aeh.suite import EvalSuite, reload_run_suite, suite_location
 from aeh.suite.loader import load_suite
 
 __all__ = ["replay_run", "replay_run_async"]
 
 
-async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any = None, *,
+async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str | Path | EvalSuite | None = None, *,
                            concurrency: int | None = None, **options: Any) -> str:
     """Replay stored run `run_id` into a new run (parent_run_id = run_id); returns its id.
 
@@ -72,7 +72,7 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: Any
     return str(table.attrs["run_id"])
 
 
-def _carry_redaction(run_id: str, record: Any, suite: Any, options: dict[str, Any]) -> None:
+def _carry_redaction(run_id: str, record: object, suite: EvalSuite, options: dict[str, Any]) -> None:
     """Give the replay the original run's redaction: on or off as it was, and every configured
     secret it was redacted with. The replay re-runs the suite's tools, whose outputs hold those
     secrets again; a secret the caller did not pass again is an error, not a raw store."""
@@ -90,6 +90,7 @@ def _carry_redaction(run_id: str, record: Any, suite: Any, options: dict[str, An
         )
 
 
-def replay_run(run_id: str, db: str | Path | None = None, suite: Any = None, **options: Any) -> str:
+def replay_run(run_id: str, db: str | Path | None = None, suite: str | Path | EvalSuite | None = None,
+               **options: Any) -> str:
     """Sync twin of `replay_run_async` (works in scripts and in Jupyter); returns the new run id."""
     return run_sync(replay_run_async(run_id, db, suite, **options))

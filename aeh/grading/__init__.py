@@ -30,7 +30,7 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.grading._jail import Jail, jail_for, repository_dirs
     from aeh.grading._preflight import preflight_problems, require_preflight
-    from aeh.grading._sandbox import probe_sandbox, sandbox_for
+    from aeh.grading._sandbox import Sandbox, probe_sandbox, sandbox_for
 
 # loaded on first use: what other packages take from here, kept off this package's import
 _LAZY = {
@@ -45,6 +45,7 @@ _LAZY = {
     "repository_dirs": "aeh.grading._jail",
     "preflight_problems": "aeh.grading._preflight",
     "require_preflight": "aeh.grading._preflight",
+    "Sandbox": "aeh.grading._sandbox",
     "probe_sandbox": "aeh.grading._sandbox",
     "sandbox_for": "aeh.grading._sandbox",
 }
@@ -57,6 +58,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "Sandbox",
     "BUILTIN_GRADERS",
     "HIDDEN_PATTERNS",
     "SHIPPED_INVARIANTS",

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from aeh.errors import AehError, Problem
 from aeh.models import Task
@@ -75,7 +75,13 @@ def install_command(interpreter: str, package: str) -> str:
     return f"{interpreter} -m pip install {package}"
 
 
-def preflight_problems(suite: Any) -> list[Problem]:
+class PreflightSuite(Protocol):
+    """What preflight reads of a suite (an `EvalSuite`; an optional `preflight()` is looked up)."""
+
+    def tasks(self) -> list[Task]: ...
+
+
+def preflight_problems(suite: PreflightSuite) -> list[Problem]:
     """Every problem the suite's grader kinds and the suite's own `preflight()` report."""
     tasks: list[Task] = list(suite.tasks())
     by_kind: dict[str, list[Task]] = {}
@@ -93,7 +99,7 @@ def preflight_problems(suite: Any) -> list[Problem]:
     return problems
 
 
-def require_preflight(suite: Any) -> None:
+def require_preflight(suite: PreflightSuite) -> None:
     """Raise `PreflightError` when any preflight problem is found."""
     problems = preflight_problems(suite)
     if problems:

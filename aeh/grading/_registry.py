@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from aeh._registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
+
+if TYPE_CHECKING:
+    from aeh.grading.judge import Judge
 
 __all__ = [
     "BUILTIN_GRADERS",
@@ -52,7 +55,7 @@ class GradeContext:
     workspace: Path
     resources: dict[str, Any] = field(default_factory=dict)
     suite_root: Path | None = None
-    judge: Any = None
+    judge: Judge | None = None
     """The LLM judge client when the run has one (used by the `judge` kind)."""
     recorder: Any = None
     """The attempt's SpanRecorder, for graders that want to record sub-spans."""
@@ -62,7 +65,7 @@ class GradeContext:
 
 @dataclass
 class _Kind:
-    fn: Callable[..., Any]
+    fn: Callable[..., GraderResult | Awaitable[GraderResult]]
     config: type[GraderConfig]
 
 
@@ -129,7 +132,7 @@ class GraderRegistry:
         """`validate(spec)`, remembered on the spec until its kind's model or its options change."""
         model = self.config_model(spec.kind)
         options = spec.model_extra or {}
-        cached = spec._parsed
+        cached: tuple[type[GraderConfig], dict[str, Any], GraderConfig] | None = spec._parsed  # set only here
         if cached is not None and cached[0] is model and cached[1] == options:
             return cached[2]
         cfg = model.model_validate(options)
@@ -139,8 +142,8 @@ class GraderRegistry:
     async def grade(self, spec: GraderSpec, ctx: GradeContext) -> GraderResult:
         cfg = self.parsed(spec)
         result = self._kinds.get(spec.kind).fn(cfg, ctx)
-        if inspect.isawaitable(result):
-            result = await result
+        if isinstance(result, Awaitable):
+            return await result
         return result
 
 

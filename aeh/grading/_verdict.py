@@ -23,6 +23,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = ["MAX_VERDICT_BYTES", "PLUGIN", "Verdict", "VerdictPipe", "plugin_dir", "read_verdict"]
 
@@ -122,9 +123,9 @@ class Verdict:
     tamper: list[str] = field(default_factory=list)
 
 
-def _records(data: bytes, key: str | None, verdict: Verdict) -> tuple[dict[str, dict[str, str]], dict | None]:
+def _records(data: bytes, key: str | None, verdict: Verdict) -> tuple[dict[str, dict[str, str]], dict[str, Any] | None]:
     phases: dict[str, dict[str, str]] = {}
-    final: dict | None = None
+    final: dict[str, Any] | None = None
     for line in data.decode("utf-8", "replace").splitlines():
         try:
             record = json.loads(line)

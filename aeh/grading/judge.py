@@ -22,19 +22,21 @@ import json
 import secrets
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh.llm import ProviderError, chat_completion, make_client
-from aeh.pricing import load_price_table
+from aeh.llm import ProviderError, RequestSlots, chat_completion, make_client
+from aeh.pricing import PriceTable, load_price_table
 
 __all__ = [
     "DATA_NOT_INSTRUCTIONS",
     "JUDGE_PROMPT_VERSION",
     "TIER2_PROMPT_VERSION",
+    "Judge",
     "JudgeClient",
+    "PooledJudge",
     "fence",
     "judge_error_kind",
     "new_boundary",
@@ -54,6 +56,25 @@ DATA_NOT_INSTRUCTIONS = (
 )
 
 S = TypeVar("S", bound=BaseModel)
+
+
+class Judge(Protocol):
+    """What graders, tier 2 and the judged scorers ask of an LLM judge (`JudgeClient` is aeh's)."""
+
+    model: str
+
+    async def verdict(self, messages: Sequence[dict[str, Any]], schema: type[S], *,
+                      recorder: Any = None, span_name: str = "judge:grader",
+                      context: dict[str, Any] | None = None) -> tuple[S | None, str | None]: ...
+
+
+@runtime_checkable
+class PooledJudge(Judge, Protocol):
+    """A judge whose requests take the run's connection slots for its endpoint."""
+
+    limiter: RequestSlots | None
+
+    def endpoint(self) -> str: ...
 
 
 def new_boundary() -> str:
@@ -140,10 +161,10 @@ class JudgeClient:
         the server refuses that (HTTP 4xx), then none; the fallback is remembered."""
         self.response_formats: list[str] = ["json_schema", "json_object"] if json_mode else []
         """The structured-output modes still to try, best first (shrinks on refusals)."""
-        self.limiter: Any = None
+        self.limiter: RequestSlots | None = None
         """An `EndpointLimiter` the run sets: judge requests take its slots."""
         self._client: Any = None
-        self._prices: Any = None
+        self._prices: PriceTable | None = None
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.model!r}, timeout_s={self.timeout_s}, retries={self.retries})"
@@ -197,7 +218,7 @@ class JudgeClient:
 
     async def _create(self, request: dict[str, Any], schema: type[BaseModel], recorder: Any) -> Any:
         """One request with the best structured-output mode the server accepts."""
-        slot = (lambda: self.limiter.slot()) if self.limiter is not None else None
+        slot = self.limiter.slot if self.limiter is not None else None
         while True:
             mode = self.response_formats[0] if self.response_formats else None
             body = dict(request)
@@ -294,7 +315,8 @@ def judge_error_kind(error: str | None) -> str:
 
 def _content(response: Any) -> str | None:
     try:
-        return response.choices[0].message.content
+        content: str | None = response.choices[0].message.content  # the openai SDK's ChatCompletion
+        return content
     except (AttributeError, IndexError, TypeError):
         return None
 

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, fence, new_boundary
+from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, Judge, fence, new_boundary
 from aeh.grading.judge_grader import trace_excerpt
 from aeh.grading.scorers import DimensionScore, Evidence, ScoreInput
 from aeh.models import TraceView
@@ -190,7 +190,7 @@ def check_faithfulness(reply: FaithfulnessReply, inp: ScoreInput) -> tuple[Dimen
                                             dropped_steps=dropped)), dropped
 
 
-async def score_judged(judge: Any, inp: ScoreInput, dimensions: Sequence[str] = JUDGED_DIMENSIONS, *,
+async def score_judged(judge: Judge, inp: ScoreInput, dimensions: Sequence[str] = JUDGED_DIMENSIONS, *,
                        recorder: Any = None) -> JudgedOutcome:
     """Ask the judge for each of `dimensions` of one attempt; never raises (see JudgedOutcome)."""
     out = JudgedOutcome()
@@ -199,7 +199,8 @@ async def score_judged(judge: Any, inp: ScoreInput, dimensions: Sequence[str] = 
             raise ValueError(f"unknown judged dimension {dimension!r}; known: {', '.join(JUDGED_DIMENSIONS)}")
         if dimension == "output_faithfulness" and not (inp.final_output or "").strip():
             continue  # no answer, nothing to be faithful about: skipped, not credited
-        schema: type[BaseModel] = FaithfulnessReply if dimension == "output_faithfulness" else JudgedReply
+        faithfulness = dimension == "output_faithfulness"
+        schema: type[FaithfulnessReply | JudgedReply] = FaithfulnessReply if faithfulness else JudgedReply
         reply, error = await judge.verdict(messages_for(dimension, inp), schema, recorder=recorder,
                                            span_name=f"judge:dimension:{dimension}")
         if reply is None:

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from aeh.grading._registry import GradeContext
-from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, TIER2_PROMPT_VERSION, fence, new_boundary
+from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, TIER2_PROMPT_VERSION, Judge, fence, new_boundary
 from aeh.grading.judge_grader import trace_excerpt
 from aeh.grading.pipeline import GradingOutcome
 from aeh.models import GoldenTrace, GraderResult
@@ -98,7 +98,7 @@ class GoldenDivergenceHook:
 
     tier = 2
 
-    def __init__(self, judge: Any, low_confidence: float = LOW_CONFIDENCE) -> None:
+    def __init__(self, judge: Judge | None, low_confidence: float = LOW_CONFIDENCE) -> None:
         self.judge = judge
         self.low_confidence = low_confidence
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from aeh.errors import ConfigError
 from aeh.grading._registry import GradeContext
-from aeh.grading.judge import TIER2_PROMPT_VERSION, JudgeClient
+from aeh.grading.judge import TIER2_PROMPT_VERSION, Judge, JudgeClient
 from aeh.grading.judge_grader import is_judge_unparseable, trace_excerpt
 from aeh.grading.localize import GoldenDivergenceHook
 from aeh.grading.pipeline import FailureHook, GradingOutcome
@@ -110,7 +110,7 @@ def is_tiered_hook(hook: Any) -> bool:
     return getattr(hook, "tier", None) in (2, 3)
 
 
-def default_after_failure_hooks(judge: Any = None) -> list[FailureHook]:
+def default_after_failure_hooks(judge: Judge | None = None) -> list[FailureHook]:
     """Tier 2 (only with a judge) then tier 3; install on every run, judge or not."""
     hooks: list[FailureHook] = []
     if judge is not None:

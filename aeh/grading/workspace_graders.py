@@ -109,7 +109,7 @@ def _same(a: Any, b: Any, abs_tol: float) -> bool:
         return len(a) == len(b) and all(_same(x, y, abs_tol) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k], abs_tol) for k in a)
-    return a == b
+    return bool(a == b)
 
 
 # --- file ------------------------------------------------------------------------------------
@@ -319,7 +319,8 @@ class SqlConfig(GraderConfig):
         return check_read_only_sql(v)
 
 
-def _rows_match(got: list[list[Any]], want: list[list[Any]], ordered: bool, tol: float) -> tuple[bool, list, list]:
+def _rows_match(got: list[list[Any]], want: list[list[Any]], ordered: bool,
+                tol: float) -> tuple[bool, list[list[Any]], list[list[Any]]]:
     """(match, expected rows not found, returned rows not expected)."""
     if ordered:
         ok = len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want, strict=False))

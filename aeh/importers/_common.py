@@ -16,6 +16,7 @@ from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.pricing import PriceTable, load_price_table
 from aeh.store import Store, open_store, redaction_record
+from aeh.store._seams import StoreLike
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
 
@@ -82,7 +83,7 @@ def run_info(*, run_id: str, suite: str, suite_hash: str, adapter: str, model: s
     )
 
 
-def write_run(db: Any, info: RunInfo, batch: Sequence[tuple[Attempt, Sequence[Span]]]) -> str:
+def write_run(db: StoreLike, info: RunInfo, batch: Sequence[tuple[Attempt, Sequence[Span]]]) -> str:
     """Create the run and write every attempt in one transaction; close the store if we opened it."""
     store = open_store(db, must_exist=False)  # an import creates the store, as a run does
     try:

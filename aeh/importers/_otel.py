@@ -43,6 +43,8 @@ from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
 from aeh.store import redactor_for_run, using_store
+from aeh.store._seams import StoreLike
+from aeh.suite.contract import EvalSuite
 from aeh.trajectory import Step, Trajectory
 
 __all__ = ["export_otlp_json", "import_otel_files", "load_otlp", "otlp_to_trajectories", "run_to_otlp"]
@@ -113,7 +115,7 @@ def otel_attributes(span: Span) -> dict[str, Any]:
     return out
 
 
-def run_to_otlp(run_id: str, db: Any = None) -> dict[str, Any]:
+def run_to_otlp(run_id: str, db: StoreLike = None) -> dict[str, Any]:
     """The run's spans as one OTLP JSON `TracesData` document."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
@@ -144,7 +146,7 @@ def run_to_otlp(run_id: str, db: Any = None) -> dict[str, Any]:
     return dict(redactor_for_run(info.config).redact(document))
 
 
-def export_otlp_json(run_id: str, db: Any, out: str | Path) -> Path:
+def export_otlp_json(run_id: str, db: StoreLike, out: str | Path) -> Path:
     path = Path(out)
     path.write_text(json.dumps(run_to_otlp(run_id, db)), encoding="utf-8")
     return path
@@ -544,7 +546,7 @@ def _from_protobuf(path: Path, raw: bytes) -> Any:
                                        "pass an uncut export")], "OTLP file") from None
 
 
-def import_otel_files(paths: Sequence[str | Path], db: Any = None, *, suite: Any,
+def import_otel_files(paths: Sequence[str | Path], db: StoreLike = None, *, suite: str | Path | EvalSuite,
                       task_attribute: str = "aeh.task_id", attempt_attribute: str = "aeh.attempt",
                       **options: Any) -> str:
     """Grade the traces of OTLP JSON files against `suite` into one stored run; returns its id."""

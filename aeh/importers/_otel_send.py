@@ -60,7 +60,7 @@ def send_otlp(document: dict[str, Any], endpoint: str, *, timeout_s: float = 10.
     try:
         result = exporter.export(spans)
     finally:
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]  # opentelemetry leaves shutdown() unannotated
     if result is not SpanExportResult.SUCCESS:
         raise AehError(f"the OTLP endpoint {_endpoint(endpoint)} did not accept the {len(spans)} spans")
     return len(spans)

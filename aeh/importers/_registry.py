@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from aeh._registry import Registry
 from aeh.errors import ConfigError
+
+if TYPE_CHECKING:
+    from aeh.store._seams import StoreLike  # the store (and polars) load with the importer that needs them
 
 __all__ = ["Importer", "importers"]
 
@@ -35,14 +38,14 @@ class Importer(Protocol):
     name: str
     help: str
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str: ...
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str: ...
 
 
 class TauBenchImporter:
     name = "tau-bench"
     help = "a τ-bench historical trajectories JSON file (task × trial)"
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str:
         if len(paths) != 1:
             raise ConfigError(f"tau-bench imports one trajectories file, got {len(paths)} paths")
         from aeh.importers._tau_bench import import_tau_bench  # heavy: loaded on first use (polars)
@@ -62,7 +65,7 @@ class TerminalBenchImporter:
     name = "terminal-bench"
     help = "Terminal-Bench results of ONE model: submission folders, run folders or results files"
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str:
         from aeh.importers._terminal_bench import import_terminal_bench  # heavy: loaded on first use (polars)
 
         return import_terminal_bench(paths, db=store, **options)
@@ -90,7 +93,7 @@ class TrajectoryImporter:
     name = "trajectory"
     help = "aeh trajectory files (JSON Lines or JSON, any language), graded against a suite"
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str:
         from aeh.importers._trajectory import import_trajectory_files  # heavy: the engine and store
 
         if not options.get("suite"):
@@ -129,7 +132,7 @@ class OtelImporter:
     name = "otel"
     help = "OTLP JSON traces of an instrumented agent (gen_ai.*, OpenInference, OpenLLMetry), graded against a suite"
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str:
         from aeh.importers._otel import import_otel_files  # heavy: the engine and store
 
         if not options.get("suite"):

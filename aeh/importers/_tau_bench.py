@@ -23,6 +23,7 @@ from aeh.grading.classify import classify_failure
 from aeh.importers._common import load_json, new_run_id, run_info, short_hash, write_run
 from aeh.models import Attempt, GraderResult, Span, ToolCall
 from aeh.pricing import load_price_table
+from aeh.store._seams import StoreLike
 
 __all__ = ["DEFAULT_MODEL", "import_tau_bench", "records_to_attempts"]
 
@@ -33,7 +34,7 @@ DEFAULT_MODEL = "gpt-4o"
 _WHAT = "τ-bench trajectory file"
 
 
-def import_tau_bench(path: str | Path, db: Any = None, run_id: str | None = None,
+def import_tau_bench(path: str | Path, db: StoreLike = None, run_id: str | None = None,
                      model: str | None = None, price_table: str | Path | None = None) -> str:
     """Import a τ-bench trajectory file as one finished run; returns the run id.
 

@@ -50,6 +50,7 @@ from aeh.models import (
     SpanCategory,
 )
 from aeh.pricing import PriceTable, load_price_table
+from aeh.store._seams import StoreLike
 
 __all__ = ["agent_from_submission", "discover_results", "import_terminal_bench", "model_from_submission"]
 
@@ -140,7 +141,7 @@ def _classify(file: Path) -> tuple[Path, Path, str]:
     return file, folder.parent, folder.name
 
 
-def import_terminal_bench(run_dirs: Sequence[str | Path], db: Any = None, run_id: str | None = None,
+def import_terminal_bench(run_dirs: Sequence[str | Path], db: StoreLike = None, run_id: str | None = None,
                           model: str | None = None, *, null_as: str | NullPolicy = "failure",
                           dataset: str | None = None, agent: str | None = None,
                           price_table: str | Path | None = None) -> str:

@@ -18,7 +18,7 @@ from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
-from aeh.store import redaction_record, using_store
+from aeh.store import StoreLike, redaction_record, using_store
 from aeh.suite import suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
@@ -28,7 +28,7 @@ __all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_
 
 
 async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory],
-                                   db: Any = None, *, run_id: str | None = None, name: str = "recorded",
+                                   db: StoreLike = None, *, run_id: str | None = None, name: str = "recorded",
                                    tools: Literal["recorded", "rerun"] = "recorded", concurrency: int = 4,
                                    source: str | None = None, config: dict[str, Any] | None = None,
                                    model_free: bool = False, secrets: Sequence[str] = (),
@@ -68,13 +68,13 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     return info.run_id
 
 
-def grade_trajectories(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory], db: Any = None,
+def grade_trajectories(suite: str | Path | EvalSuite, trajectories: Sequence[Trajectory], db: StoreLike = None,
                        **options: Any) -> str:
     """Sync twin of `grade_trajectories_async` (also inside Jupyter's running loop)."""
     return run_sync(grade_trajectories_async(suite, trajectories, db, **options))
 
 
-def import_trajectory_files(paths: Sequence[str | Path], db: Any = None, *, suite: str | Path | EvalSuite,
+def import_trajectory_files(paths: Sequence[str | Path], db: StoreLike = None, *, suite: str | Path | EvalSuite,
                             **options: Any) -> str:
     """Load and validate trajectory files (every problem of every file listed), then grade them."""
     trajectories: list[Trajectory] = []

@@ -151,7 +151,7 @@ class RayExecutor:
         actors: list[Any] = []
         inflight: dict[asyncio.Future[Any], tuple[Any, int]] = {}
         try:
-            count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]  # ray leaves cluster_resources() unannotated
             count = min(count, len(pending))
             remote: Any = ray.remote(AttemptWorker)
             # One chunk at a time per actor: the chunk's own attempts are its concurrency.

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from aeh.store import open_store
+from aeh.store._seams import StoreLike
 
 __all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "public_hidden_frame",
            "public_hidden_section"]
@@ -19,7 +20,7 @@ def is_coding_run(run: dict[str, Any]) -> bool:
     return (run.get("config") or {}).get("suite_kind") == "coding_fixtures"
 
 
-def coding_runs(db: Any) -> list[str]:
+def coding_runs(db: StoreLike) -> list[str]:
     """The newest finished coding run of each solver label in the store (newest first)."""
 
     chosen: dict[str, str] = {}
@@ -32,7 +33,7 @@ def coding_runs(db: Any) -> list[str]:
     return list(chosen.values())
 
 
-def public_hidden_frame(run_id: str, db: Any = None) -> pd.DataFrame:
+def public_hidden_frame(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     """Per task: attempts, solved, share of attempts green on all public / all hidden tests,
     mean public and hidden tests passed, tamper suspects, and the hidden tests failed most often."""
 
@@ -64,7 +65,7 @@ def public_hidden_frame(run_id: str, db: Any = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def public_hidden_section(run_id: str, run: dict[str, Any], db: Any = None) -> Any:
+def public_hidden_section(run_id: str, run: dict[str, Any], db: StoreLike = None) -> Any:
     """HTML: the run's grading facts and the per-task public-vs-hidden table."""
     from IPython.display import HTML
 
@@ -82,7 +83,8 @@ def public_hidden_section(run_id: str, run: dict[str, Any], db: Any = None) -> A
     shown = frame.copy()
     for col in ("public_all", "hidden_all"):
         shown[col] = shown[col].map(lambda v: f"{v:.2f}")
-    return HTML(head + shown.to_html(index=False, border=0, classes="coding-public-hidden", escape=True))
+    page = head + shown.to_html(index=False, border=0, classes="coding-public-hidden", escape=True)
+    return HTML(page)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
 def _f(v: Any, fmt: str) -> str:
@@ -105,7 +107,8 @@ def matrix_html(df: pd.DataFrame) -> Any:
             "tamper": r.tamper_suspects,
         })
     warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in df.attrs.get("warnings", []))
-    return HTML(warnings + pd.DataFrame(rows).to_html(index=False, border=0, classes="coding-matrix"))
+    page = warnings + pd.DataFrame(rows).to_html(index=False, border=0, classes="coding-matrix")
+    return HTML(page)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
 def matrix_chart(df: pd.DataFrame) -> Any:

@@ -21,7 +21,7 @@ def _html(text: str) -> Any:
     # heavy: loaded on first use
     from IPython.display import HTML
 
-    return HTML(text)
+    return HTML(text)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
 def dimension_chart(scores: pd.DataFrame) -> Any:

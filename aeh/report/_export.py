@@ -29,9 +29,9 @@ def export_html(ipynb: str | Path) -> str:
     import nbformat
     from nbconvert import HTMLExporter
 
-    nb = nbformat.read(str(ipynb), as_version=4)
+    nb = nbformat.read(str(ipynb), as_version=4)  # type: ignore[no-untyped-call]  # nbformat is unannotated
     nb.metadata.pop("widgets", None)  # static page: no widget renderer is loaded
-    exporter = HTMLExporter(
+    exporter = HTMLExporter(  # type: ignore[no-untyped-call]  # nbconvert is unannotated
         extra_loaders=[jinja2.DictLoader({"aeh_report.html.j2": _TEMPLATE})],
         template_file="aeh_report.html.j2", embed_images=True, exclude_input=True,
         exclude_input_prompt=True, exclude_output_prompt=True,

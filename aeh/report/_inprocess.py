@@ -70,7 +70,7 @@ def _classes() -> tuple[type, type]:
             # nbclient would drop it.
             self.stdout.set_parent(parent)
             self.stderr.set_parent(parent)
-            await super().execute_request(stream, ident, parent)
+            await super().execute_request(stream, ident, parent)  # type: ignore[no-untyped-call]  # ipykernel is unannotated
 
         @contextmanager
         def _redirected_io(self) -> Iterator[None]:
@@ -94,7 +94,8 @@ def _classes() -> tuple[type, type]:
         def start_kernel(self, **_kwargs: Any) -> None:
             config = Config()
             config.HistoryManager.hist_file = ":memory:"  # as nbclient asks of a kernel process
-            kernel = self.kernel = ReportKernel(parent=self, session=self.session, config=config)
+            # ipykernel is unannotated, so the kernel class inherits an untyped __init__
+            kernel = self.kernel = ReportKernel(parent=self, session=self.session, config=config)  # type: ignore[no-untyped-call]
             if kernel.shell is not None:
                 # The shell outlives a kernel (singleton): each notebook starts from an empty
                 # namespace, and a new history session counting from [1].
@@ -104,7 +105,7 @@ def _classes() -> tuple[type, type]:
                 kernel.shell.aeh_report_shell = True
 
         def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
-            super().shutdown_kernel()
+            super().shutdown_kernel()  # type: ignore[no-untyped-call]  # ipykernel is unannotated
 
         def client(self, **kwargs: Any) -> Any:
             kwargs["kernel"] = self.kernel

@@ -16,11 +16,12 @@ from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import default_out
 from aeh.store import Redactor, Store, default_db, open_store, redactor_for_run
+from aeh.store._seams import StoreLike
 
 __all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
 
 
-def _db_path(db: Any) -> str:
+def _db_path(db: StoreLike) -> str:
     """The store path the kernel opens (absolute: the kernel may run elsewhere)."""
     path = db.path if isinstance(db, Store) else str(db or default_db())
     return path if path == ":memory:" else str(Path(path).resolve())
@@ -54,7 +55,7 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
     return out
 
 
-def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None, *,
+def render_run_report(run_id: str, out: str | Path | None = None, db: StoreLike = None, *,
                       keep_ipynb: bool = False, kernel: str | None = None) -> Path:
     """Render the stored run `run_id` (no agent re-execution) to one self-contained HTML file.
 
@@ -71,7 +72,7 @@ def render_run_report(run_id: str, out: str | Path | None = None, db: Any = None
     return _render("run_suite", {"run_id": full, "db": path}, target, keep_ipynb, redactor, kernel)
 
 
-def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: Any = None, *,
+def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None, db: StoreLike = None, *,
                           keep_ipynb: bool = False, fdr: float = 0.05, kernel: str | None = None,
                           allow_unfinished: bool = False, overlap: bool = False) -> Path:
     """Render the comparison of run_b (new) against run_a (baseline) to one self-contained HTML file
@@ -88,7 +89,7 @@ def render_compare_report(run_a: str, run_b: str, out: str | Path | None = None,
                    keep_ipynb, redactor, kernel)
 
 
-def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: Any = None, *,
+def render_matrix_report(run_ids: list[str], out: str | Path | None = None, db: StoreLike = None, *,
                          keep_ipynb: bool = False, kernel: str | None = None) -> Path:
     """Render the coding matrix of `run_ids` (notebooks/coding_matrix.ipynb) to one HTML file."""
     path = _db_path(db)

@@ -13,7 +13,8 @@ from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
-from aeh.store import redactor_for_run, using_store
+from aeh.store import Store, redactor_for_run, using_store
+from aeh.store._seams import StoreLike
 
 __all__ = ["attempt_scores", "render_trace_html", "trace_html"]
 
@@ -163,13 +164,14 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
     )
 
 
-def attempt_scores(store: Any, run_id: str, task_id: str, attempt: int) -> list[tuple[str, float, dict[str, Any]]]:
+def attempt_scores(store: Store, run_id: str, task_id: str, attempt: int) -> list[tuple[str, float, dict[str, Any]]]:
     """The stored trajectory-dimension scores of one attempt: (dimension, score, evidence)."""
     mine = store.dimension_scores_frame(run_id, task_id, attempt)
     return [(d, float(sc), json.loads(e)) for d, sc, e in mine.select("dimension", "score", "evidence").iter_rows()]
 
 
-def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path | None = None, db: Any = None) -> Path:
+def render_trace_html(run_id: str, task_id: str, attempt: int, out: str | Path | None = None,
+                      db: StoreLike = None) -> Path:
     """Write one attempt's trace to `out` (default `reports/trace-RUN-TASK-N.html`)."""
     with using_store(db) as store:
         info = store.run_info(run_id)

@@ -88,7 +88,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def pass_k_table(
     per_task: Mapping[str, tuple[int, int]], kmax: int | None = None
-) -> list[dict]:
+) -> list[dict[str, float | int]]:
     """Mean pass^k and pass@k across one fixed set of tasks for k = 1..kmax.
 
     ``per_task`` maps task id -> (n, c). Every row averages the same tasks, those with

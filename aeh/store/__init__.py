@@ -46,6 +46,7 @@ if _typing.TYPE_CHECKING:
     from aeh.store._merge import MergeResult, merge_stores
     from aeh.store._review import review_packets, write_review_jsonl
     from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
+    from aeh.store._seams import RunReader, RunStore, RunWriter, StoreLike
     from aeh.store._store import Store, open_stores, unclosed_stores
 
 # heavy: loaded on first use (each of these modules imports polars)
@@ -58,6 +59,7 @@ _LAZY = {
     **dict.fromkeys(("review_packets", "write_review_jsonl"), "aeh.store._review"),
     **dict.fromkeys(("ATTEMPTS_SCHEMA", "GRADER_SCHEMA", "SPANS_SCHEMA"), "aeh.store._rows"),
     **dict.fromkeys(("Store", "open_stores", "unclosed_stores"), "aeh.store._store"),
+    **dict.fromkeys(("RunReader", "RunStore", "RunWriter", "StoreLike"), "aeh.store._seams"),
 }
 
 
@@ -85,7 +87,11 @@ __all__ = [
     "Migrations",
     "RedactingSink",
     "Redactor",
+    "RunReader",
+    "RunStore",
+    "RunWriter",
     "Store",
+    "StoreLike",
     "StoreLocation",
     "applied_versions",
     "default_db",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from aeh.errors import StoreError
 from aeh.store._redact import Redactor
+from aeh.store._seams import StoreLike
 from aeh.store._store import Store
 
 __all__ = ["DB_FILENAME", "DB_RULE", "StoreLocation", "default_db", "locate_store", "open_store", "resolve_db_path",
@@ -84,7 +85,7 @@ def missing_store_message(location: StoreLocation) -> str:
             "(or pass --db PATH / set $AEH_DB to an existing store)")
 
 
-def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | None = None,
+def open_store(db: StoreLike = None, *, secrets: list[str] | None = None,
                redact: bool = True, must_exist: bool) -> Store:
     """Open the store the rule picks. Reads pass `must_exist=True`: a missing file is a StoreError,
     and neither the file nor its folder is created. Writes (`aeh run`) create it."""
@@ -103,7 +104,7 @@ def default_db() -> str:
 
 
 @contextmanager
-def using_store(db: str | Path | Store | None = None, *, must_exist: bool = True,
+def using_store(db: StoreLike = None, *, must_exist: bool = True,
                 secrets: list[str] | None = None, redact: bool = True) -> Iterator[Store]:
     """The store `db` names, for the length of a `with` block.
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic import ValidationError as PydanticValidationError
 
 from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_text
 from aeh.errors import Problem, ValidationError
+
+if TYPE_CHECKING:
+    from aeh.store._store import Store
 
 __all__ = ["LabelLine", "import_labels"]
 
@@ -68,7 +71,7 @@ def _parse(path: Path) -> tuple[list[tuple[int, LabelLine]], list[Problem]]:
     return lines, problems
 
 
-def import_labels(store: Any, path: str | Path) -> int:
+def import_labels(store: Store, path: str | Path) -> int:
     """Import labelled lines of a review JSONL; returns how many labels were stored.
 
     Every line is validated first and nothing is written if any line is bad; the error lists

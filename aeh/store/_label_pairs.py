@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from aeh.store._store import Store
 
 __all__ = ["JUDGE_KINDS", "human_label_pairs", "labels_frame", "programmatic_verdicts"]
 
@@ -16,7 +19,7 @@ _LABEL_SCHEMA = {"task_id": pl.Utf8(), "attempt": pl.Int64(), "label": pl.Boolea
                  "reviewer": pl.Utf8(), "note": pl.Utf8(), "created_at": pl.Utf8()}
 
 
-def labels_frame(store: Any, run_id: str) -> pl.DataFrame:
+def labels_frame(store: Store, run_id: str) -> pl.DataFrame:
     """The run's human labels, one row per attempt."""
     full = store.resolve_run_id(run_id)
     with store._read() as conn:
@@ -42,7 +45,7 @@ def programmatic_verdicts(grader_rows: pl.DataFrame, judge_kinds: tuple[str, ...
     )
 
 
-def human_label_pairs(store: Any, run_id: str, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
+def human_label_pairs(store: Store, run_id: str, judge_kinds: tuple[str, ...] = JUDGE_KINDS) -> pl.DataFrame:
     """Per labelled attempt: `programmatic` (all tier-0 non-judge graders passed) and `judge`
     (the human label) — the shape `verdict_pairs` gives, so κ treats a person as a rater."""
     full = store.resolve_run_id(run_id)

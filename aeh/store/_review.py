@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.store._label_pairs import labels_frame
 from aeh.store._redact import Redactor
 
+if TYPE_CHECKING:
+    from aeh.store._store import Store
+
 __all__ = ["review_packets", "write_review_jsonl"]
 
 
-def review_packets(store: Any, run_id: str, *, include_unflagged: bool = False) -> list[dict[str, Any]]:
+def review_packets(store: Store, run_id: str, *, include_unflagged: bool = False) -> list[dict[str, Any]]:
     """One dict per flagged attempt (task_id, attempt, reason, packet, current label).
 
     With `include_unflagged`, every other attempt gets a small packet too, so reviewers can

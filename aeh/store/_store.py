@@ -270,7 +270,7 @@ class Store:
             if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
                 return run_id
             pattern = run_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            found = [
+            found: list[str] = [
                 r[0]
                 for r in conn.execute(
                     "SELECT run_id FROM runs WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id "

@@ -24,6 +24,7 @@ from typing import Any
 
 from aeh.errors import StoreError, StoreWriteError
 from aeh.models import Attempt, Span
+from aeh.store._seams import RunWriter
 
 __all__ = ["AttemptWriter"]
 
@@ -39,7 +40,7 @@ MAX_BACKLOG = 256
 class AttemptWriter:
     """Writes attempts to `store` from one background thread, batching those that queue up."""
 
-    def __init__(self, store: Any, *, max_batch: int = _MAX_BATCH) -> None:
+    def __init__(self, store: RunWriter, *, max_batch: int = _MAX_BATCH) -> None:
         self.store = store
         self.max_batch = max(1, max_batch)
         self.written = 0

@@ -7,7 +7,7 @@ import types
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic
 
@@ -20,6 +20,8 @@ from aeh.suite.contract import Invariant
 from aeh.tools import ToolRegistry
 
 __all__ = ['DirectorySuite']
+
+T = TypeVar("T")
 
 
 class DirectorySuite:
@@ -117,7 +119,7 @@ class DirectorySuite:
                                           f"{type(exc).__name__}: {exc}", "fix the error in suite.py"))
             return None
 
-    def _module_attr(self, attr: str, kind: type, default: Any, what: str) -> Any:
+    def _module_attr(self, attr: str, kind: type[T], default: T, what: str) -> T:
         """suite.py's `attr` if it has the right type; otherwise a problem and the default."""
         where = display_path(self.root / "suite.py")
         if self._module is None:

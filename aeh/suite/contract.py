@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -35,12 +36,12 @@ class EvalSuite(Protocol):
     def golden_traces(self) -> dict[str, GoldenTrace]: ...
 
 
-def suite_root(suite: Any) -> Path | None:
+def suite_root(suite: EvalSuite) -> Path | None:
     root = getattr(suite, "root", None)
     return Path(root) if root is not None else None
 
 
-def suite_lifespan(suite: Any) -> AbstractAsyncContextManager[dict[str, Any]] | None:
+def suite_lifespan(suite: EvalSuite) -> AbstractAsyncContextManager[dict[str, Any]] | None:
     """The suite's lifespan, whose failure to start is a SuiteLoadError naming the suite, not a crash."""
     factory = getattr(suite, "lifespan", None)
     return _CheckedLifespan(suite, factory) if callable(factory) else None
@@ -49,9 +50,10 @@ def suite_lifespan(suite: Any) -> AbstractAsyncContextManager[dict[str, Any]] | 
 class _CheckedLifespan(AbstractAsyncContextManager[dict[str, Any]]):
     """Starts the suite's resources; an exception while starting them is the suite's problem."""
 
-    def __init__(self, suite: Any, factory: Any) -> None:
+    def __init__(self, suite: EvalSuite,
+                 factory: Callable[[], AbstractAsyncContextManager[dict[str, Any]] | None]) -> None:
         self._suite, self._factory = suite, factory
-        self._inner: Any = None
+        self._inner: AbstractAsyncContextManager[dict[str, Any]] | None = None
 
     def _problem(self, what: str) -> SuiteLoadError:
         name = str(getattr(self._suite, "name", "suite"))

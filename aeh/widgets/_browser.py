@@ -13,12 +13,12 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import escape
-from typing import Any
 
 import ipywidgets as w
 
 from aeh.report import SpanNode, attempt_scores, build_tree, cited_span_ids, localized_span_ids, span_label, walk
 from aeh.store import using_store
+from aeh.store._seams import StoreLike
 
 __all__ = ["TraceBrowser"]
 
@@ -32,10 +32,10 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-class TraceBrowser(w.VBox):
+class TraceBrowser(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Browse one run's traces: pick a task and an attempt, click spans to expand and inspect them."""
 
-    def __init__(self, run_id: str, db: Any = None) -> None:
+    def __init__(self, run_id: str, db: StoreLike = None) -> None:
         # The store is opened per read and closed again: a widget lives as long as the notebook,
         # and must not hold a connection (or the file) for that long.
         self._db = db
