@@ -72,7 +72,8 @@ async def run_async(*args: Any, **options: Any) -> pd.DataFrame:
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
     shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
 
-    `fail_under=RATE`: the result's `attrs["fail_under"]` says whether the suite rate met it.
+    `fail_under=RATE`: `attrs["fail_under"]` is `{"rate", "threshold", "met"}`: whether the suite
+    success rate reached RATE (the CLI exits 1 when it did not).
 
     Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
@@ -199,6 +200,9 @@ def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None
         table.attrs["resume"] = {"ran": total - before, "stored_before": before,
                                  "note": f"resumed run {run_id}: {before} attempts were stored, "
                                          f"{total - before} ran now"}
+    if spec.fail_under is not None:
+        rate = float(table.attrs.get("suite_rate") or 0.0)
+        table.attrs["fail_under"] = {"rate": rate, "threshold": spec.fail_under, "met": rate >= spec.fail_under}
     return table
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from aeh.commands._coding_options import CODING_GROUP, add_run_arguments, run_notes, run_options
-from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK
+from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK, EXIT_REGRESSION
 from aeh.commands._spec_flags import add_spec_flags, flag_names, spec_values
 from aeh.errors import ConfigError
 
@@ -68,7 +68,13 @@ def main(args: argparse.Namespace) -> int:
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
-    return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
+    if table.attrs.get("invalid_measurement"):
+        return EXIT_INVALID_RUN
+    gate = table.attrs.get("fail_under")
+    if gate and not gate["met"]:
+        print(f"suite rate {gate['rate']:.3f} is below {gate['threshold']:g}: failed the --fail-under gate")
+        return EXIT_REGRESSION
+    return EXIT_OK
 
 
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -160,6 +160,9 @@ class RunSpec(BaseModel):
         None, f"keep attempt workspaces of the newest N runs (command adapter default: {DEFAULT_RETENTION}; "
         "0 keeps none)", flag="--workspace-retention", metavar="N", group="coding suites (--adapter command)",
         resume="default", worker=False, strict=True, ge=0)
+    fail_under: float | None = option(
+        None, "exit 1 when the suite success rate is below RATE (0 to 1): a pass mark for the run itself",
+        flag="--fail-under", metavar="RATE", ge=0, le=1, fix="e.g. --fail-under 0.8")
     config: dict[str, Any] | None = option(None, "extra facts recorded in the run's config", stored=False)
 
     @classmethod
