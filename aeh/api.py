@@ -255,4 +255,4 @@ def run(*args: Any, **options: Any) -> pd.DataFrame:
 for _fn in (run, run_async):
     # help(), inspect.signature and Jupyter's tooltip show every option with its type and default.
     _fn.__signature__ = spec_signature(returns=pd.DataFrame)  # type: ignore[union-attr]
-    _fn.__doc__ = f"{_fn.__doc__}\n{spec_docs()}\n"
+    _fn.__doc__ = f"{_fn.__doc__ or ''}\n{spec_docs()}\n"

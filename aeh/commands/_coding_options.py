@@ -9,11 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from aeh.commands._spec_flags import add_spec_flags, flag_names
-from aeh.engine.runspec import DEFAULT_RETENTION
 from aeh.errors import ConfigError
 
-__all__ = ["CODING_GROUP", "DEFAULT_RETENTION", "add_run_arguments", "run_notes", "run_options"]
+__all__ = ["CODING_GROUP", "add_run_arguments", "run_notes", "run_options"]
 
 #: The help group of the coding flags (run options declare it as their `group`).
 CODING_GROUP = "coding suites (--adapter command)"
@@ -30,12 +28,16 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--no-solver-confinement", action="store_true",
                    help="let the solver read the whole machine (recorded as solver_confinement: disabled)")
     g.add_argument("--solver-timeout", type=float, help="seconds before the solver's process group is killed")
+    from aeh.commands._spec_flags import add_spec_flags, flag_names  # the spec loads pydantic: not for `aeh --help`
+
     add_spec_flags(g, flag_names(CODING_GROUP))  # --no-grading-sandbox, --workspace-retention
 
 
 def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """(adapter options, run options) from the coding flags; ConfigError for a bad mix. The run
     options are the command adapter's defaults; the flags of run options come with the others."""
+    from aeh.engine.runspec import DEFAULT_RETENTION  # the spec loads pydantic: not for `aeh --help`
+
     adapter_options: dict[str, Any] = {}
     options: dict[str, Any] = {}
     solver_flags = {"solver": args.solver, "label": args.label, "price_in": args.price_in,

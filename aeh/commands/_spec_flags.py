@@ -31,7 +31,7 @@ def add_spec_flags(parser: Parser, names: list[str], *, helps: dict[str, str] | 
         else:
             if typing.get_origin(base) in (list, dict):
                 kwargs["action"] = "append"
-            elif typing.get_origin(base) is Literal:
+            elif typing.get_origin(base) is Literal and meta["choices"]:
                 kwargs["choices"] = list(typing.get_args(base))
             elif base in (int, float):
                 kwargs["type"] = base

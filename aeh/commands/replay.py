@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._spec_flags import add_spec_flags
-
 NAME = "replay"
 HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
 
@@ -20,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--run-id", required=True, help="the run to replay (id or unique prefix)")
     parser.add_argument("--suite", help="suite to grade with, changed on purpose or not (default: the one the "
                                         "original run recorded, refused when it is gone or its hash changed)")
+    from aeh.commands._spec_flags import add_spec_flags  # the spec loads pydantic: not for `aeh --help`
+
     add_spec_flags(parser, ["concurrency", "log_level", "secrets"], helps={
         "concurrency": "attempts in flight (default: the original's)",
         "secrets": "a configured secret of the original run, to redact again (repeatable)"})

@@ -11,7 +11,6 @@ import yaml
 
 from aeh.commands._coding_options import CODING_GROUP, add_run_arguments, run_notes, run_options
 from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK, EXIT_REGRESSION
-from aeh.commands._spec_flags import add_spec_flags, flag_names, spec_values
 from aeh.errors import ConfigError
 
 NAME = "run"
@@ -23,6 +22,8 @@ def _csv(value: str) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    from aeh.commands._spec_flags import add_spec_flags, flag_names  # the spec loads pydantic: not for `aeh --help`
+
     r = parser
     add_spec_flags(r, flag_names())  # every run option's flag, from its declaration in RunSpec
     r.add_argument("--dry-run", action="store_true",
@@ -81,6 +82,7 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The run options the flags give, with the CLI's own forms turned into the library's:
     `--agent MODULE:FN` into the function, `--adapter-option K=V` into a dict."""
     from aeh.adapters.callable import load_agent  # heavy: loaded on first use
+    from aeh.commands._spec_flags import flag_names, spec_values
 
     options = spec_values(args, flag_names()) | spec_values(args, flag_names(CODING_GROUP))
     if args.agent:

@@ -49,17 +49,18 @@ fixed it); `default` takes the stored value unless one is given."""
 
 
 def option(default: Any = None, help: str = "", *, flag: str | None = None, metavar: str | None = None,
-           cli_default: Any = None, group: str | None = None, resume: Resume = "free", stored: bool = True,
-           worker: bool = True, fix: str = "", positional: bool = False, **bounds: Any) -> Any:
+           cli_default: Any = None, choices: bool = True, group: str | None = None, resume: Resume = "free",
+           stored: bool = True, worker: bool = True, fix: str = "", positional: bool = False, **bounds: Any) -> Any:
     """One run option: a pydantic `Field` whose extra metadata the CLI, `aeh.run` and resume read.
 
     `flag`: the `aeh run` flag (None: library only); `cli_default`: the flag's default when it is
-    not the library's; `stored`: kept in the run's stored spec (False for objects and secrets);
+    not the library's; `choices`: False leaves a Literal's values to the command to check;
+    `stored`: kept in the run's stored spec (False for objects and secrets);
     `worker`: applied by Ray workers (False for what the driver alone resolves); `fix`: the hint
     an out-of-bounds value's error ends with; `positional`: also accepted by position in `aeh.run`.
     """
-    meta = {"flag": flag, "metavar": metavar, "cli_default": cli_default, "group": group, "resume": resume,
-            "stored": stored, "worker": worker, "fix": fix, "positional": positional}
+    meta = {"flag": flag, "metavar": metavar, "cli_default": cli_default, "choices": choices, "group": group,
+            "resume": resume, "stored": stored, "worker": worker, "fix": fix, "positional": positional}
     return Field(default, description=help, json_schema_extra=meta, **bounds)
 
 
@@ -130,7 +131,7 @@ class RunSpec(BaseModel):
                                          resume="default")
     log_level: Literal["silent", "progress", "steps", "calls", "trace"] = option(
         "silent", "silent | progress | steps | calls | trace", flag="--log-level", cli_default="progress",
-        stored=False)
+        choices=False, stored=False)  # the logger names the flag and the levels
     progress: SkipValidation[Any] = option(
         None, "None: a bar in Jupyter or on a terminal, nothing elsewhere; True/False force it on/off; "
         "a RunProgress observes the run itself", stored=False)
