@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import inspect
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,8 +12,9 @@ from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.analysis import run_table
-from aeh.engine import check_resumable, resume_mismatches
+from aeh.engine import check_resumable, resume_mismatches, stored_options
 from aeh.engine.runplan import build_run_options, check_against_suite
+from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.grading import require_preflight
@@ -42,21 +40,6 @@ def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | Non
     return _open_store(db, secrets=secrets, redact=redact, must_exist=must_exist)
 
 
-def _check_options(options: dict[str, Any]) -> None:
-    """Refuse unknown keywords with the valid names, instead of a TypeError deep in the engine."""
-    allowed = ({n for n in inspect.signature(run_async).parameters if n not in ("options", "suite")}
-               | set(inspect.signature(build_run_options).parameters))
-    unknown = sorted(set(options) - allowed)
-    if not unknown:
-        return
-    hints = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, sorted(allowed), n=1)
-        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise ConfigError(f"aeh.run got unknown option(s) {', '.join(hints)} — valid options: "
-                      f"{', '.join(sorted(allowed))}")
-
-
 def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunProgress:
     if progress is not None and not isinstance(progress, bool):
         return progress  # any observer with RunProgress's methods
@@ -67,34 +50,8 @@ def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunPro
     return RunLogger(level="silent")
 
 
-async def run_async(
-    suite: str | Path | EvalSuite | None = None,
-    adapter: str | Adapter | None = None,
-    attempts: int | None = None,
-    concurrency: int | None = None,
-    seed: int | None = None,
-    db: str | Path | Store | None = None,
-    *,
-    model: str | None = None,
-    price_table: str | Path | None = None,
-    redact: bool = True,
-    secrets: list[str] | None = None,
-    log_level: str = "silent",
-    progress: RunProgress | bool | None = None,
-    sinks: list[Any] | None = None,
-    tasks: list[str] | None = None,
-    adapter_options: dict[str, Any] | None = None,
-    agent: Callable[..., Any] | None = None,
-    model_free: bool = False,
-    resume: str | None = None,
-    executor: str = "local",
-    ray_address: str | None = None,
-    ray_workers: int | None = None,
-    **options: Any,
-) -> pd.DataFrame:
+async def run_async(*args: Any, **options: Any) -> pd.DataFrame:
     """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
-
-    Defaults: adapter "mock", 5 attempts, concurrency 4.
 
     `agent`: a plain function `agent(task, tools)` (sync or async) to run instead of an adapter;
     see `aeh.adapters.callable`. Its cost comes from the model calls it reports; an attempt that
@@ -114,72 +71,98 @@ async def run_async(
     (default one per CPU), each with `concurrency` attempts in flight; this process writes the store.
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
     shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
+
+    `fail_under=RATE`: `attrs["fail_under"]` is `{"rate", "threshold", "met"}`: whether the suite
+    success rate reached RATE (the CLI exits 1 when it did not).
+
+    Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
-    _check_options(options)
-    if executor not in ("local", "ray"):
-        raise ConfigError(f"executor must be 'local' or 'ray', got {executor!r}")
-    if executor == "ray":
+    spec = RunSpec.build(*args, caller="aeh.run", **options)
+    if spec.executor == "ray":
         require_ray()
-    if resume is not None and options.get("shard") is not None:
+    stored = _stored_run(spec.resume, spec.db) if spec.resume is not None else None
+    if stored is not None and not check_resumable(stored[0]):
+        return _already_finished(stored, spec.db)
+    spec, problems = _resumed(spec, stored)
+    loaded, spec = _load(spec, stored)
+    prices = load_price_table(spec.price_table)
+    # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
+    run_options = build_run_options(spec)
+    adapter = _adapter(spec, stored)
+    if stored is not None:
+        _refuse_other_settings(stored[0], loaded, adapter, problems)
+        run_options.resume = stored[0]
+    check_against_suite(loaded, run_options)
+    require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
+    await _prepare(adapter, run_options)
+    if spec.executor == "ray":
+        run_options.executor = _ray_executor(spec, adapter, run_options, prices)
+    run_id = await _execute(spec, loaded, adapter, run_options, prices)
+    return _result_table(run_id, spec, stored)
+
+
+def _resumed(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[RunSpec, list[str]]:
+    """The spec continuing the stored run (its options where the spec says so) and what differs."""
+    if stored is None:
+        return spec, []
+    if spec.shard is not None:
         raise ConfigError("resume a shard without shard=: the stored run knows which shard it is")
-    stored: RunInfo | None = None
-    stored_attempts = 0
+    info = stored[0]
+    # A function agent replaces the stored adapter: its adapter, model and options are not the run's.
+    skip = ("adapter", "model", "adapter_options") if spec.agent is not None or spec.adapter is not None else ()
+    return spec.resumed(info.run_id, stored_options(info), skip=skip)
+
+
+def _load(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[EvalSuite, RunSpec]:
+    """The suite (a resumed run's from its stored location, checked against the stored hash) and
+    the spec with the run config every run records: where the suite is, the adapter options."""
     reloaded: EvalSuite | None = None
-    if resume is not None:
-        stored, stored_attempts = _stored_run(resume, db)
-        if not check_resumable(stored):
-            table = run_table(stored.run_id, db)
-            table.attrs["resume"] = {"ran": 0, "stored_before": stored_attempts,
-                                     "note": f"run {stored.run_id} is already finished — nothing to resume"}
-            return table
-        if suite is None:  # the stored location, checked against the stored hash
-            reloaded = reload_run_suite(stored, flag="--suite")
-            suite = stored.config.get("suite_spec")
+    suite = spec.suite
+    if stored is not None and suite is None:
+        reloaded = reload_run_suite(stored[0], flag="--suite")
+        suite = stored[0].config.get("suite_spec")
         if suite is None:
-            raise ConfigError(f"run {stored.run_id} did not record its suite (no config.suite_spec) — "
+            raise ConfigError(f"run {stored[0].run_id} did not record its suite (no config.suite_spec) — "
                               "pass the suite it ran: `aeh run --resume ID --suite NAME_OR_DIR`")
-        if adapter is None and agent is None:
-            adapter, model = stored.adapter, model if model is not None else stored.model
-            adapter_options = adapter_options if adapter_options is not None else (
-                stored.config.get("adapter_options") or {})
     if suite is None:
         raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")
     loaded = reloaded if reloaded is not None else load_suite(suite)
-    prices = load_price_table(price_table)
-    suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets or [])
-    config = dict(options.pop("config", None) or {})
+    config = dict(spec.config or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", suite_location(suite))  # gate, score, replay find it from any folder
-    config.setdefault("adapter_options", {k: v for k, v in (adapter_options or {}).items() if k != "api_key"})
+    config.setdefault("adapter_options", {k: v for k, v in (spec.adapter_options or {}).items() if k != "api_key"})
+    return loaded, spec.model_copy(update={"suite": suite, "config": config})
 
-    def plan(attempts: int | None, seed: int | None, tasks: list[str] | None, options: dict[str, Any]) -> RunOptions:
-        return build_run_options(attempts=5 if attempts is None else attempts,
-                                 concurrency=4 if concurrency is None else concurrency, seed=seed,
-                                 tasks=tasks, config=config, **options)
 
-    # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
-    run_options = plan(attempts, seed, tasks, options)
-    check_against_suite(loaded, run_options)
-    require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
-    if agent is not None:
-        if adapter not in (None, "mock"):
+def _adapter(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> Adapter:
+    """The adapter the spec names, or the function agent wrapped as one."""
+    if spec.agent is not None:
+        if spec.adapter not in (None, "mock"):
             raise ConfigError("give either agent= (a function) or adapter=, not both")
-        adapter = CallableAdapter(agent, model=model, model_free=model_free)
-    elif model_free:
+        return CallableAdapter(spec.agent, model=spec.model, model_free=spec.model_free)
+    if spec.model_free:
         raise ConfigError("model_free= describes a function agent: pass it together with agent=")
-    elif adapter is None or isinstance(adapter, str):
-        try:
-            adapter = make_adapter(adapter or "mock", model=model, **(adapter_options or {}))
-        except ConfigError as exc:
-            if stored is None:
-                raise
-            raise ConfigError(f"run {stored.run_id} used adapter {stored.adapter!r}, which cannot be rebuilt "
-                              f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
-    if stored is not None:
-        # the stored run's settings, now that the adapter they are compared with exists
-        attempts, seed, tasks, options = _resume_settings(stored, loaded, adapter, attempts, seed, tasks, options)
-        run_options = plan(attempts, seed, tasks, options)
-        run_options.resume = stored
+    if spec.adapter is not None and not isinstance(spec.adapter, str):
+        return spec.adapter
+    try:
+        return make_adapter(spec.adapter or "mock", model=spec.model, **(spec.adapter_options or {}))
+    except ConfigError as exc:
+        if stored is None:
+            raise
+        raise ConfigError(f"run {stored[0].run_id} used adapter {stored[0].adapter!r}, which cannot be rebuilt "
+                          f"from the store ({exc}) — pass the same adapter= or agent= to resume it") from exc
+
+
+def _refuse_other_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, problems: list[str]) -> None:
+    """A resumed run must equal an uninterrupted one: refuse a suite, adapter or option that differs."""
+    problems = resume_mismatches(stored, suite, adapter) + problems
+    if problems:
+        raise ConfigError(f"cannot resume run {stored.run_id} with different settings: " + "; ".join(problems)
+                          + " — resume with the stored ones (leave these options out), or start a new run")
+
+
+async def _prepare(adapter: Adapter, run_options: RunOptions) -> None:
+    """The adapter's own checks and set-up, before the first attempt."""
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
         preflight()  # one clear error for a missing key, not a harness error per attempt
@@ -188,74 +171,66 @@ async def run_async(
         await warm_up()  # client set-up is the harness's time, not the first attempt's
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
         run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
-    if executor == "ray":
-        run_options.executor = _ray_executor(suite, adapter, model, adapter_options, run_options, options,
-                                             prices, ray_address, ray_workers)
-    logger = _progress_for(progress, log_level)
-    # a run creates the store; one opened here from a path is closed here
-    with using_store(db, secrets=suite_secrets, redact=redact, must_exist=False) as store:
+
+
+async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_options: RunOptions,
+                   prices: PriceTable) -> str:
+    """Run it into the store (a run creates the store; one opened here from a path is closed here)."""
+    suite_secrets = list(getattr(suite, "secrets", lambda: [])()) + list(spec.secrets or [])
+    logger = _progress_for(spec.progress, spec.log_level)
+    with using_store(spec.db, secrets=suite_secrets, redact=spec.redact, must_exist=False) as store:
         # One redactor for every sink: the store's, whether `db` was a path or a Store.
         run_options.config["redaction"] = redaction_record(store.redactor)
         if isinstance(logger, RunLogger):
             logger.redactor = store.redactor
-        span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in sinks or []]
+        span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in spec.sinks or []]
         span_sinks += [logger] if isinstance(logger, RunLogger) else []
         if isinstance(run_options.executor, RayExecutor):
             run_options.executor.sinks = span_sinks
-        info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
-                                 progress=logger)
-        table = run_table(info.run_id, store)
+        info = await execute_run(suite, adapter, store, prices, run_options, sinks=span_sinks, progress=logger)
+        return info.run_id
+
+
+def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None) -> pd.DataFrame:
+    """The run's per-task table, with what a resume ran and the --fail-under verdict in its attrs."""
+    table = run_table(run_id, spec.db)
     if stored is not None:
+        before = stored[1]
         total = int(table.attrs.get("attempts_total", 0))
-        table.attrs["resume"] = {"ran": total - stored_attempts, "stored_before": stored_attempts,
-                                 "note": f"resumed run {info.run_id}: {stored_attempts} attempts were stored, "
-                                         f"{total - stored_attempts} ran now"}
+        table.attrs["resume"] = {"ran": total - before, "stored_before": before,
+                                 "note": f"resumed run {run_id}: {before} attempts were stored, "
+                                         f"{total - before} ran now"}
+    if spec.fail_under is not None:
+        rate = float(table.attrs.get("suite_rate") or 0.0)
+        table.attrs["fail_under"] = {"rate": rate, "threshold": spec.fail_under, "met": rate >= spec.fail_under}
     return table
 
 
-def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attempts: int | None,
-                     seed: int | None, tasks: list[str] | None, options: dict[str, Any],
-                     ) -> tuple[int, int, list[str] | None, dict[str, Any]]:
-    """The stored run's attempts, seed, tasks and options, after refusing any given one that differs."""
-    given = {"attempts": attempts, "seed": seed, "tasks": tasks, "judge_model": options.get("judge_model")}
-    problems = resume_mismatches(stored, suite, adapter, given)
-    if problems:
-        raise ConfigError(f"cannot resume run {stored.run_id} with different settings: " + "; ".join(problems)
-                          + " — resume with the stored ones (leave these options out), or start a new run")
-    fault_flags = sorted(k for k in ("fault_profile", "fault_rate", "fault_mode") if options.get(k) is not None)
-    if fault_flags:
-        raise ConfigError(f"cannot resume run {stored.run_id} with {', '.join(fault_flags)}: a resumed run "
-                          "injects the faults it stored — leave these options out")
-    options = {**options, "judge_model": stored.judge_model, "fault_profile": stored.fault_profile}
-    if stored.config.get("judge_all"):
-        options.setdefault("judge_all", True)
-    return stored.attempts, stored.seed, stored.config.get("tasks"), {
-        k: v for k, v in options.items() if v is not None}
+def _already_finished(stored: tuple[RunInfo, int], db: Any) -> pd.DataFrame:
+    info, count = stored
+    table = run_table(info.run_id, db)
+    table.attrs["resume"] = {"ran": 0, "stored_before": count,
+                             "note": f"run {info.run_id} is already finished — nothing to resume"}
+    return table
 
 
-def _ray_executor(suite: str | Path | EvalSuite | None, adapter: Adapter, model: str | None,
-                  adapter_options: dict[str, Any] | None, run_options: RunOptions, options: dict[str, Any],
-                  prices: PriceTable, address: str | None,
-                  workers: int | None) -> RayExecutor:
+def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, prices: PriceTable) -> RayExecutor:
     """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
+    suite = spec.suite
     if not isinstance(suite, str | Path):
         raise ConfigError("executor='ray' needs the suite as a name, entry point or directory (workers load "
                           "it themselves), not a suite object")
     if isinstance(adapter, CallableAdapter) or not isinstance(adapter.name, str) or adapter.name not in adapters:
         raise ConfigError("executor='ray' rebuilds the adapter by name on every worker: give adapter='NAME' "
                           "(with adapter_options), not agent= or an adapter object")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ConfigError(f"ray_workers must be an integer >= 1, got {workers!r}")
-    dropped = ("fault_rate", "fault_mode", "workspace_retention", "run_id", "parent_run_id", "shard", "config")
-    worker_options = {k: v for k, v in options.items() if k not in dropped}
-    # The profile as resolved here (a file path may not exist on another node).
-    worker_options.update(fault_profile=run_options.fault_profile, concurrency=run_options.concurrency)
     # A directory by absolute path: a worker's working directory need not be this one.
     local = Path(suite).expanduser()
     suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
-    spec = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=model, adapter_options=dict(adapter_options or {}),
-                      run_options=worker_options, prices=price_fields(prices), concurrency=run_options.concurrency)
-    return RayExecutor(spec, address=address, workers=workers)
+    worker = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=spec.model,
+                        adapter_options=dict(spec.adapter_options or {}),
+                        run_options=spec.for_worker(run_options.fault_profile), prices=price_fields(prices),
+                        concurrency=run_options.concurrency)
+    return RayExecutor(worker, address=spec.ray_address, workers=spec.ray_workers)
 
 
 def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, int]:
@@ -265,19 +240,19 @@ def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, in
         return info, len(store.attempts_frame(info.run_id, columns=["attempt"]))
 
 
-def run(
-    suite: str | Path | EvalSuite | None = None,
-    adapter: str | Adapter | None = None,
-    attempts: int | None = None,
-    concurrency: int | None = None,
-    seed: int | None = None,
-    db: str | Path | Store | None = None,
-    **options: Any,
-) -> pd.DataFrame:
+def run(*args: Any, **options: Any) -> pd.DataFrame:
     """Execute a suite and return its per-task table (works in scripts and in Jupyter).
 
-    Keyword options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
+    The options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
     `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class;
     `resume=RUN_ID` finishes a run that was interrupted, into the same run.
+
+    Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
-    return run_sync(run_async(suite, adapter, attempts, concurrency, seed, db, **options))
+    return run_sync(run_async(*args, **options))
+
+
+for _fn in (run, run_async):
+    # help(), inspect.signature and Jupyter's tooltip show every option with its type and default.
+    _fn.__signature__ = spec_signature(returns=pd.DataFrame)  # type: ignore[union-attr]
+    _fn.__doc__ = f"{_fn.__doc__ or ''}\n{spec_docs()}\n"

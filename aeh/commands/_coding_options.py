@@ -11,14 +11,14 @@ from typing import Any
 
 from aeh.errors import ConfigError
 
-__all__ = ["DEFAULT_RETENTION", "add_run_arguments", "run_notes", "run_options"]
+__all__ = ["CODING_GROUP", "add_run_arguments", "run_notes", "run_options"]
 
-#: Command-adapter runs keep workspaces for inspection; this many runs' worth by default.
-DEFAULT_RETENTION = 10
+#: The help group of the coding flags (run options declare it as their `group`).
+CODING_GROUP = "coding suites (--adapter command)"
 
 
 def add_run_arguments(r: argparse.ArgumentParser) -> None:
-    g = r.add_argument_group("coding suites (--adapter command)")
+    g = r.add_argument_group(CODING_GROUP)
     g.add_argument("--solver", help="shell command run in each attempt's workspace (prompt in $AEH_PROMPT), "
                                     "or noop (the floor) / reference (the ceiling)")
     g.add_argument("--label", help="the solver's name in the matrix (default: the solver)")
@@ -28,15 +28,16 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--no-solver-confinement", action="store_true",
                    help="let the solver read the whole machine (recorded as solver_confinement: disabled)")
     g.add_argument("--solver-timeout", type=float, help="seconds before the solver's process group is killed")
-    g.add_argument("--no-grading-sandbox", action="store_true",
-                   help="run graded code WITH network (recorded on the run as grading_sandbox: disabled)")
-    g.add_argument("--workspace-retention", type=int, metavar="N",
-                   help=f"keep attempt workspaces of the newest N runs (command adapter default: "
-                        f"{DEFAULT_RETENTION}; 0 keeps none)")
+    from aeh.commands._spec_flags import add_spec_flags, flag_names  # the spec loads pydantic: not for `aeh --help`
+
+    add_spec_flags(g, flag_names(CODING_GROUP))  # --no-grading-sandbox, --workspace-retention
 
 
 def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(adapter options, run options) from the coding flags; ConfigError for a bad mix."""
+    """(adapter options, run options) from the coding flags; ConfigError for a bad mix. The run
+    options are the command adapter's defaults; the flags of run options come with the others."""
+    from aeh.engine.runspec import DEFAULT_RETENTION  # the spec loads pydantic: not for `aeh --help`
+
     adapter_options: dict[str, Any] = {}
     options: dict[str, Any] = {}
     solver_flags = {"solver": args.solver, "label": args.label, "price_in": args.price_in,
@@ -54,10 +55,6 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
     elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver or args.no_solver_confinement:
         raise ConfigError("--solver, --label, --price-in/--price-out, --solver-timeout, --sandbox-solver and "
                           "--no-solver-confinement belong to --adapter command")
-    if args.workspace_retention is not None:
-        options["workspace_retention"] = args.workspace_retention
-    if args.no_grading_sandbox:
-        options["grading_sandbox"] = False
     return adapter_options, options
 
 

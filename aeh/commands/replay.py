@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._secrets import add_secret_argument
-
 NAME = "replay"
 HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
 
@@ -20,11 +18,13 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--run-id", required=True, help="the run to replay (id or unique prefix)")
     parser.add_argument("--suite", help="suite to grade with, changed on purpose or not (default: the one the "
                                         "original run recorded, refused when it is gone or its hash changed)")
-    parser.add_argument("--concurrency", type=int, help="attempts in flight (default: the original's)")
-    parser.add_argument("--log-level", default="progress", help="silent | progress | steps | calls | trace")
+    from aeh.commands._spec_flags import add_spec_flags  # the spec loads pydantic: not for `aeh --help`
+
+    add_spec_flags(parser, ["concurrency", "log_level", "secrets"], helps={
+        "concurrency": "attempts in flight (default: the original's)",
+        "secrets": "a configured secret of the original run, to redact again (repeatable)"})
     parser.add_argument("--show-diffs", type=int, default=20, metavar="N",
                         help="list at most N differing verdicts (default 20)")
-    add_secret_argument(parser, "a configured secret of the original run, to redact again (repeatable)")
     add_db(parser)
 
 
@@ -37,7 +37,7 @@ def main(args: argparse.Namespace) -> int:
 
     db = args.db or default_db()
     new_id = replay_run(args.run_id, db=db, suite=args.suite, concurrency=args.concurrency,
-                        progress=RunLogger(args.log_level), secrets=args.secrets)
+                        progress=RunLogger(args.log_level), secrets=args.secrets or [])
     table = run_table(new_id, db)
     print(format_run_table(table))
     original = table.attrs["run"].get("parent_run_id") or args.run_id

@@ -10,7 +10,7 @@ from aeh.trace import SpanRecorder, SpanSink
 if _typing.TYPE_CHECKING:
     from aeh.engine._health import health_warnings
     from aeh.engine._recorded import over_budget_summary, over_budget_warning, recorded_latency, recorded_overruns
-    from aeh.engine._resume import check_resumable, resume_mismatches
+    from aeh.engine._resume import check_resumable, resume_mismatches, stored_options
     from aeh.engine._spend import EvaluationSpend, merged_spend
     from aeh.engine._workspaces import make_work_root, release_work_root
 
@@ -23,6 +23,7 @@ _LAZY = {
     "recorded_overruns": "aeh.engine._recorded",
     "check_resumable": "aeh.engine._resume",
     "resume_mismatches": "aeh.engine._resume",
+    "stored_options": "aeh.engine._resume",
     "EvaluationSpend": "aeh.engine._spend",
     "merged_spend": "aeh.engine._spend",
     "make_work_root": "aeh.engine._workspaces",
@@ -53,4 +54,5 @@ __all__ = [
     "recorded_overruns",
     "release_work_root",
     "resume_mismatches",
+    "stored_options",
 ]

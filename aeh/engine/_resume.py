@@ -14,7 +14,7 @@ from aeh.models import RunInfo
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import suite_hash
 
-__all__ = ["check_resumable", "resume_mismatches"]
+__all__ = ["check_resumable", "resume_mismatches", "stored_options"]
 
 
 def check_resumable(info: RunInfo) -> bool:
@@ -30,9 +30,20 @@ def check_resumable(info: RunInfo) -> bool:
     return True
 
 
-def resume_mismatches(info: RunInfo, suite: EvalSuite, adapter: Adapter, given: dict[str, Any]) -> list[str]:
-    """What differs between the stored run and the suite, adapter and explicitly given options
-    (`attempts`, `seed`, `tasks`, `fault_profile`, `judge_model`); empty when it may resume."""
+def stored_options(info: RunInfo) -> dict[str, Any]:
+    """The options a stored run ran with: its stored spec (runs from before aeh stored one have
+    none), overlaid with what the run itself drew or resolved — the seed, the task list, the
+    fault profile with any rate and mode folded in — which a resumed run must reuse."""
+    config = info.config
+    return {**(config.get("run_spec") or {}), "attempts": info.attempts, "seed": info.seed,
+            "tasks": config.get("tasks"), "judge_model": info.judge_model, "judge_all": bool(config.get("judge_all")),
+            "fault_profile": info.fault_profile, "fault_rate": None, "fault_mode": None,
+            "adapter": info.adapter, "model": info.model, "adapter_options": config.get("adapter_options") or {}}
+
+
+def resume_mismatches(info: RunInfo, suite: EvalSuite, adapter: Adapter) -> list[str]:
+    """What differs between the stored run and this suite and adapter; empty when it may resume
+    (the options are compared by `RunSpec.resumed`)."""
     found = []
     now_hash = suite_hash(suite)
     if now_hash != info.suite_hash:
@@ -41,14 +52,4 @@ def resume_mismatches(info: RunInfo, suite: EvalSuite, adapter: Adapter, given: 
         found.append(f"adapter {adapter.name!r} (stored: {info.adapter!r})")
     if adapter.model != info.model:
         found.append(f"model {adapter.model!r} (stored: {info.model!r})")
-    stored: dict[str, Any] = {"attempts": info.attempts, "seed": info.seed, "tasks": info.config.get("tasks"),
-              "fault_profile": info.fault_profile, "judge_model": info.judge_model}
-    for key, value in given.items():
-        if value is None or key not in stored:
-            continue
-        mine, theirs = value, stored[key]
-        if key == "tasks" and theirs is not None:
-            mine, theirs = sorted(value), sorted(theirs)
-        if mine != theirs:
-            found.append(f"{key} {value!r} (stored: {stored[key]!r})")
     return found

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from aeh._files import unsafe_id
+from aeh.engine.runspec import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_SEED, RunSpec
 from aeh.engine.scheduler import RunOptions
 from aeh.errors import ConfigError
 from aeh.grading.review import configure_judge, default_after_failure_hooks
@@ -17,17 +16,6 @@ from aeh.suite.contract import EvalSuite
 from aeh.tools.faults import configure_faults
 
 __all__ = ["MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_SEED", "build_run_options", "check_against_suite"]
-
-#: Every (task, attempt) is scheduled up front; past this a typo (10**12) would exhaust memory.
-MAX_ATTEMPTS = 10_000
-MAX_CONCURRENCY = 10_000
-#: SQLite integers are signed 64-bit.
-MAX_SEED = 2**63 - 1
-
-
-def _check_int(name: str, value: Any, low: int, high: int, fix: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ConfigError(f"{name} must be an integer from {low} to {high}, got {value!r} — {fix}")
 
 
 def check_against_suite(suite: EvalSuite, options: RunOptions) -> None:
@@ -50,71 +38,42 @@ def check_against_suite(suite: EvalSuite, options: RunOptions) -> None:
                           f"{suite.name!r} does not have — its tools are: {', '.join(tools) or '(none)'}")
 
 
-def build_run_options(
-    *,
-    attempts: int = 5,
-    concurrency: int = 4,
-    seed: int | None = None,
-    tasks: list[str] | None = None,
-    keep_workspaces: bool = False,
-    work_dir: str | Path | None = None,
-    fault_profile: str | Path | dict[str, Any] | None = None,
-    fault_rate: float | None = None,
-    fault_mode: str | None = None,
-    judge_model: str | None = None,
-    judge_all: bool = False,
-    run_id: str | None = None,
-    parent_run_id: str | None = None,
-    config: dict[str, Any] | None = None,
-    max_connections: int | None = None,
-    judge_max_connections: int | None = 2,
-    grading_sandbox: bool = True,
-    workspace_retention: int | None = None,
-    shard: str | None = None,
-) -> RunOptions:
-    """RunOptions from user-facing values. `shard="i/n"` (1-based) runs only shard i of the
-    plan's (task, attempt) pairs; it needs a seed so every shard shares one plan and run id."""
-    _check_int("attempts", attempts, 1, MAX_ATTEMPTS, "e.g. --attempts 5; split a bigger study into runs")
-    _check_int("concurrency", concurrency, 1, MAX_CONCURRENCY, "e.g. --concurrency 4")
-    if seed is not None:
-        _check_int("seed", seed, 0, MAX_SEED, "a seed is stored as a 64-bit integer, e.g. --seed 7")
-    if run_id is not None and (why := unsafe_id(run_id)) is not None:
-        raise ConfigError(f"run id {run_id!r} {why} — use letters, digits, '-', '_' and '.', e.g. --run-id nightly-1")
-    for name, value in (("max_connections", max_connections), ("judge_max_connections", judge_max_connections)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
+def build_run_options(spec: RunSpec | None = None, /, **given: Any) -> RunOptions:
+    """The engine's RunOptions from a spec (or from the options of one, by name).
+
+    `shard="i/n"` (1-based) runs only shard i of the plan's (task, attempt) pairs; it needs a seed
+    so every shard shares one plan and run id."""
+    spec = spec if spec is not None else RunSpec.build(caller="build_run_options", **given)
+    if spec.run_id is not None and (why := unsafe_id(spec.run_id)) is not None:
+        raise ConfigError(f"run id {spec.run_id!r} {why} — use letters, digits, '-', '_' and '.', "
+                          "e.g. --run-id nightly-1")
     options = RunOptions(
-        max_connections=max_connections, judge_max_connections=judge_max_connections,
-        attempts=attempts, concurrency=concurrency, seed=seed, task_ids=tasks,
-        keep_workspaces=keep_workspaces, work_dir=Path(work_dir) if work_dir else None,
-        run_id=run_id, parent_run_id=parent_run_id, config=dict(config or {}),
+        max_connections=spec.max_connections, judge_max_connections=spec.judge_max_connections,
+        attempts=spec.attempts, concurrency=spec.concurrency, seed=spec.seed, task_ids=spec.tasks,
+        keep_workspaces=spec.keep_workspaces or spec.workspace_retention is not None,
+        work_dir=spec.retained_work_dir(), workspace_retention=spec.workspace_retention,
+        run_id=spec.run_id, parent_run_id=spec.parent_run_id, config=dict(spec.config or {}),
     )
-    if max_connections is not None:
-        options.config["max_connections"] = max_connections
-    if shard is not None:
-        index, count = parse_shard(shard)
-        if seed is None:
-            raise ConfigError(f"shard {shard} needs a seed: every shard must run the same plan — "
+    options.config["run_spec"] = spec.stored()
+    if spec.max_connections is not None:
+        options.config["max_connections"] = spec.max_connections
+    if spec.shard is not None:
+        index, count = parse_shard(spec.shard)
+        if spec.seed is None:
+            raise ConfigError(f"shard {spec.shard} needs a seed: every shard must run the same plan — "
                               "give each shard the same --seed N (and the same suite, tasks and attempts)")
         options.config["shard"] = f"{index}/{count}"
-    if workspace_retention is not None:
-        if workspace_retention < 0:
-            raise ConfigError(f"workspace_retention must be 0 or more, got {workspace_retention}")
-        # Kept workspaces live in one place, so retention can count runs there.
-        options.keep_workspaces = True
-        options.work_dir = options.work_dir or Path(tempfile.gettempdir()) / "aeh-workspaces"
-        options.workspace_retention = workspace_retention
     # Graded code runs with the network denied unless turned off (recorded on the run either way).
-    options.resources["grading_sandbox"] = bool(grading_sandbox)
+    options.resources["grading_sandbox"] = spec.grading_sandbox
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
-    if fault_profile is not None or fault_rate is not None or fault_mode is not None:
-        configure_faults(options, fault_profile, fault_rate=fault_rate, mode=fault_mode)
-    if judge_model is not None:
-        configure_judge(options, judge_model)
-        if judge_all:
+    if spec.fault_profile is not None or spec.fault_rate is not None or spec.fault_mode is not None:
+        configure_faults(options, spec.fault_profile, fault_rate=spec.fault_rate, mode=spec.fault_mode)
+    if spec.judge_model is not None:
+        configure_judge(options, spec.judge_model)
+        if spec.judge_all:
             options.after_grading.append(shadow_judge_hook)
             options.config["judge_all"] = True
-    elif judge_all:
+    elif spec.judge_all:
         raise ConfigError("--judge-all needs a judge: add --judge-model MODEL")
     return options

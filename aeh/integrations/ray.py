@@ -68,7 +68,7 @@ class WorkerSpec:
     model: str | None
     adapter_options: dict[str, Any]
     run_options: dict[str, Any]
-    """Keyword arguments of `build_run_options`, as the driver was given them."""
+    """Keyword arguments of `build_run_options`: the run's stored spec as workers apply it (`RunSpec.for_worker`)."""
     prices: dict[str, Any]
     """The driver's price table as fields (`price_fields`): a table object holds a lock."""
     concurrency: int = 4
