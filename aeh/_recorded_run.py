@@ -24,7 +24,7 @@ from aeh.errors import ConfigError
 from aeh.importers import grade_trajectories, grade_trajectories_async
 from aeh.models import Task
 from aeh.recording import Recorder
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trajectory import Trajectory

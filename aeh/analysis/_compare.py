@@ -22,8 +22,7 @@ from aeh.analysis._validity import (
 )
 from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
-from aeh.store import Store, using_store
-from aeh.store._seams import StoreLike
+from aeh.store import Store, StoreLike, using_store
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
 

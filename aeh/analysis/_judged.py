@@ -22,8 +22,7 @@ from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N
 from aeh.models import Attempt, Span
-from aeh.store import Store, using_store
-from aeh.store._seams import StoreLike
+from aeh.store import Store, StoreLike, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.trace import SpanRecorder
 

@@ -22,8 +22,7 @@ import polars as pl
 from aeh.errors import ConfigError
 from aeh.models import RunInfo
 from aeh.stats import wilson_interval
-from aeh.store import Store, using_store
-from aeh.store._seams import StoreLike
+from aeh.store import Store, StoreLike, using_store
 
 __all__ = ["MATRIX_COLUMNS", "format_matrix", "matrix"]
 

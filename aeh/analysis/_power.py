@@ -12,7 +12,7 @@ from aeh.analysis._read import run_table
 from aeh.stats import attempts_for_power, minimum_detectable_drop, power_of_comparison
 
 if TYPE_CHECKING:
-    from aeh.store._seams import StoreLike
+    from aeh.store import StoreLike
 
 
 __all__ = ["power"]

@@ -7,8 +7,7 @@ import json
 import pandas as pd
 
 from aeh.stats import wilson_interval
-from aeh.store import using_store
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike, using_store
 from aeh.tools.faults import FAULT_KINDS
 
 __all__ = ["recovery_by_fault"]

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aeh.store import Store
-    from aeh.store._seams import StoreLike
+    from aeh.store import Store, StoreLike
 
 
 __all__ = ["check_new_run_id", "store_for_write"]

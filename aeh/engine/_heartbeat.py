@@ -7,7 +7,7 @@ import contextlib
 import datetime as dt
 import threading
 
-from aeh.store._seams import RunWriter
+from aeh.store import RunWriter
 
 __all__ = ["Heartbeat"]
 

@@ -26,8 +26,7 @@ import pandas as pd
 
 from aeh.api import run_async, run_sync
 from aeh.stats import SUITE_RATE_METHOD, suite_rate
-from aeh.store import using_store
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike, using_store
 from aeh.tools.faults import FAULT_KINDS, FaultProfile
 
 __all__ = ["COLUMNS", "format_recovery_table", "recovery_curve", "recovery_curve_async"]

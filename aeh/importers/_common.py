@@ -15,8 +15,7 @@ from aeh._version import __version__
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.pricing import PriceTable, load_price_table
-from aeh.store import Store, open_store, redaction_record
-from aeh.store._seams import StoreLike
+from aeh.store import Store, StoreLike, open_store, redaction_record
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
 

@@ -42,8 +42,7 @@ from aeh.errors import Problem, ValidationError
 from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
-from aeh.store import redactor_for_run, using_store
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike, redactor_for_run, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.trajectory import Step, Trajectory
 

@@ -15,7 +15,7 @@ from aeh._registry import Registry
 from aeh.errors import ConfigError
 
 if TYPE_CHECKING:
-    from aeh.store._seams import StoreLike  # the store (and polars) load with the importer that needs them
+    from aeh.store import StoreLike  # the store (and polars) load with the importer that needs them
 
 __all__ = ["Importer", "importers"]
 

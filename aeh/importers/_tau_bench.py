@@ -23,7 +23,7 @@ from aeh.grading.classify import classify_failure
 from aeh.importers._common import load_json, new_run_id, run_info, short_hash, write_run
 from aeh.models import Attempt, GraderResult, Span, ToolCall
 from aeh.pricing import load_price_table
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike
 
 __all__ = ["DEFAULT_MODEL", "import_tau_bench", "records_to_attempts"]
 

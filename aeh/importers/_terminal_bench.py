@@ -50,7 +50,7 @@ from aeh.models import (
     SpanCategory,
 )
 from aeh.pricing import PriceTable, load_price_table
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike
 
 __all__ = ["agent_from_submission", "discover_results", "import_terminal_bench", "model_from_submission"]
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.store import open_store
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike, open_store
 
 __all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "public_hidden_frame",
            "public_hidden_section"]

@@ -15,8 +15,7 @@ from aeh.errors import ConfigError
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import default_out
-from aeh.store import Redactor, Store, default_db, open_store, redactor_for_run
-from aeh.store._seams import StoreLike
+from aeh.store import Redactor, Store, StoreLike, default_db, open_store, redactor_for_run
 
 __all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
 

@@ -13,8 +13,7 @@ from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
-from aeh.store import Store, redactor_for_run, using_store
-from aeh.store._seams import StoreLike
+from aeh.store import Store, StoreLike, redactor_for_run, using_store
 
 __all__ = ["attempt_scores", "render_trace_html", "trace_html"]
 

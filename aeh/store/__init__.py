@@ -30,6 +30,7 @@ from aeh.store._redact import (
     redactor_for_run,
     secret_fingerprints,
 )
+from aeh.store._seams import RunReader, RunStore, RunWriter, StoreLike
 from aeh.store._writer import MAX_BACKLOG, AttemptWriter
 
 if _typing.TYPE_CHECKING:
@@ -46,7 +47,6 @@ if _typing.TYPE_CHECKING:
     from aeh.store._merge import MergeResult, merge_stores
     from aeh.store._review import review_packets, write_review_jsonl
     from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
-    from aeh.store._seams import RunReader, RunStore, RunWriter, StoreLike
     from aeh.store._store import Store, open_stores, unclosed_stores
 
 # heavy: loaded on first use (each of these modules imports polars)
@@ -59,7 +59,6 @@ _LAZY = {
     **dict.fromkeys(("review_packets", "write_review_jsonl"), "aeh.store._review"),
     **dict.fromkeys(("ATTEMPTS_SCHEMA", "GRADER_SCHEMA", "SPANS_SCHEMA"), "aeh.store._rows"),
     **dict.fromkeys(("Store", "open_stores", "unclosed_stores"), "aeh.store._store"),
-    **dict.fromkeys(("RunReader", "RunStore", "RunWriter", "StoreLike"), "aeh.store._seams"),
 }
 
 

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from aeh.models import Attempt, RunInfo, Span
-from aeh.store._store import Store
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from aeh.store._store import Store
+
 __all__ = ["RunReader", "RunStore", "RunWriter", "StoreLike"]
 
-StoreLike = Store | str | Path | None
+# A string alias, so that naming the type loads neither the Store nor polars.
+StoreLike: TypeAlias = "Store | str | Path | None"
 """A store, or the path of one (None: the store the discovery rule finds)."""
 
 

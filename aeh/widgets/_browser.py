@@ -17,8 +17,7 @@ from html import escape
 import ipywidgets as w
 
 from aeh.report import SpanNode, attempt_scores, build_tree, cited_span_ids, localized_span_ids, span_label, walk
-from aeh.store import using_store
-from aeh.store._seams import StoreLike
+from aeh.store import StoreLike, using_store
 
 __all__ = ["TraceBrowser"]
 
