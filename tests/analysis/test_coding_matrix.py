@@ -6,11 +6,11 @@ import math
 from pathlib import Path
 
 import pytest
-from coding_support import mini_suite, run_coding
 
 import aeh
 from aeh.analysis._matrix import format_matrix
 from aeh.stats import wilson_interval
+from tests.coding_support import mini_suite, run_coding
 
 pytestmark = pytest.mark.slow
 

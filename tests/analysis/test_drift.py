@@ -9,7 +9,7 @@ import pytest
 
 import aeh
 from aeh.stats import drift_trend
-from tests.test_cli import run_cli
+from tests.commands.test_cli import run_cli
 
 # Six runs: the trend is fitted on one rate per run (n = runs), so five noisy runs of 3 attempts
 # per task are too few to separate a 0.03-per-run decline from run-to-run noise.

@@ -14,7 +14,7 @@ import pytest
 from aeh.errors import SuiteLoadError
 from aeh.suite import load_suite, validate_suite
 
-PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "aeh_demo_suite"
+PLUGIN = Path(__file__).resolve().parents[1] / "demo_plugin" / "aeh_demo_suite"
 
 
 def _forget_plugin(dist: str) -> None:
