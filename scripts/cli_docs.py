@@ -7,7 +7,7 @@ Commands that other installed packages add through entry points are left out.
 
 The page is built from `aeh.cli.build_parser()` (commands, nested actions, help strings and
 options), not from `format_help()`, so it does not change with the terminal width or with
-argparse's layout from one Python version to the next. tests/test_cli_docs.py runs the check.
+argparse's layout from one Python version to the next. tests/commands/test_cli_docs.py runs the check.
 """
 
 from __future__ import annotations

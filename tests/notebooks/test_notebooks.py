@@ -44,7 +44,7 @@ def test_every_notebook_executes(mock_db, tmp_path):
         "judge_agreement": {"run_id": run_b, "db": str(db)},
         "explore": {"run_id": run_b, "db": str(db), "only_failed": True},
     }
-    assert set(jobs) == set(NOTEBOOKS) - {"coding_matrix"}  # executed on coding runs in tests/coding
+    assert set(jobs) == set(NOTEBOOKS) - {"coding_matrix"}  # executed on coding runs in tests/analysis/test_coding_matrix.py
     with ThreadPoolExecutor(max_workers=2) as pool:  # kernels are separate processes
         futures = {name: pool.submit(execute_notebook, name, params, tmp_path / f"{name}.ipynb")
                    for name, params in jobs.items()}

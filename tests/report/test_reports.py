@@ -69,7 +69,9 @@ def test_run_report_from_stored_run(rendered):
 
 
 def test_compare_report(rendered):
-    assert rendered["compare_code"] in (0, 1)
+    # 0, not 1: the seeded runs drop from 0.778 to 0.333, but at 3 attempts per task no task is
+    # significant after Benjamini–Hochberg (q 0.328) and neither is the paired suite test (p 0.184)
+    assert rendered["compare_code"] == 0
     assert f"report written to {rendered['compare']}" in rendered["printed"]
     html = rendered["compare"].read_text()
     _self_contained(html)

@@ -1,6 +1,6 @@
 """Every credential shape, one test each: the raw value goes, its marker comes, the context stays.
 
-The same table seeds the sink audit (`tests/test_redaction_audit.py`), so a shape added here is
+The same table seeds the sink audit (`tests/store/test_redaction_audit.py`), so a shape added here is
 searched for in the store, its WAL, the logs, the trace HTML, the review and OTel exports.
 """
 

@@ -14,7 +14,7 @@ import pytest
 from aeh.errors import SuiteLoadError
 from aeh.suite import load_suite, validate_suite
 
-PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "aeh_demo_suite"
+PLUGIN = Path(__file__).resolve().parents[1] / "demo_plugin" / "aeh_demo_suite"
 
 
 def _forget_plugin(dist: str) -> None:
@@ -36,11 +36,14 @@ def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     """
     target = tmp_path_factory.mktemp("site")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    subprocess.run(
+    pip = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
          "--no-build-isolation", "--no-cache-dir", "--target", str(target), str(PLUGIN)],
-        check=True, env=env, capture_output=True, timeout=120,
+        env=env, capture_output=True, text=True, timeout=120,
     )
+    if pip.returncode != 0:  # pip's own words say why (no pip in this venv, a build error, …)
+        pytest.fail(f"pip install of {PLUGIN.name} exited {pip.returncode}:\n{pip.stdout}{pip.stderr}",
+                    pytrace=False)
     assert (target / "aeh_demo_suite-0.1.0.dist-info" / "entry_points.txt").is_file()
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()

@@ -10,7 +10,7 @@ import pytest
 import aeh
 from aeh.errors import ValidationError
 from aeh.pricing import load_price_table
-from tests.test_cli import run_cli
+from tests.commands.test_cli import run_cli
 
 TABLE = """
 version: "custom-7"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import aeh
+from tests.commands.test_cli import run_cli as cli
 from tests.examples_support import load_example
-from tests.test_cli import run_cli as cli
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from coding_support import FIXTURES, SHIPPED, mini_suite
 
 import aeh
 from aeh.cli import main
 from aeh.errors import SuiteLoadError
 from aeh.suite._coding import CodingSuite, validate_coding_suite
+from tests.coding_support import FIXTURES, SHIPPED, mini_suite
 
 
 def test_shipped_coding_suite_loads_by_name_and_by_path():

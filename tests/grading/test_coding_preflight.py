@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from coding_support import mini_suite, run_coding
 
 import aeh.api
 import aeh.grading._hidden_tests as hidden_tests
@@ -14,6 +13,7 @@ from aeh.cli import main
 from aeh.errors import Problem
 from aeh.grading._preflight import PreflightError, install_command, module_importable, preflight_problems
 from aeh.suite.loader import load_suite
+from tests.coding_support import mini_suite, run_coding
 
 
 @pytest.fixture(scope="module")

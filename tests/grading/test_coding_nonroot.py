@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from coding_support import REPO, LoopbackServer, mini_suite, network_fixture
+
+from tests.coding_support import REPO, LoopbackServer, mini_suite, network_fixture
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
-from coding_support import LoopbackServer, mini_suite, network_fixture, run_coding
 
 import aeh
 from aeh.adapters.command import OUTPUT_CAP_BYTES, CommandAdapter
 from aeh.errors import AdapterError, ConfigError
 from aeh.grading._sandbox import probe_sandbox
+from tests.coding_support import LoopbackServer, mini_suite, network_fixture, run_coding
 
 pytestmark = pytest.mark.slow
 

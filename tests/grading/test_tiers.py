@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import aeh
 from aeh.testing.openai_server import Reply
 
@@ -29,14 +31,24 @@ def test_correct_answer_that_broke_an_invariant_is_a_success_with_a_finding(db):
         assert a.needs_human_review is False and results(a, 2) == results(a, 3) == []
 
 
-def test_failure_with_golden_runs_tier2_and_success_is_unchanged(db, fake_openai):
+@pytest.fixture
+def wrong_with_judge(db, fake_openai):
+    """A wrong answer on both tasks (one with a golden trace, one without), judged by gpt-4o-mini."""
     server = fake_openai(judge_replies())
     info, store = run_tiny(db, Agent("84 boxes", WRONG), judge_model="gpt-4o-mini")
+    return server, info, store
+
+
+def test_run_records_the_judge_model_and_tier2_prompt_version(wrong_with_judge):
+    _, info, store = wrong_with_judge
     assert info.judge_model == "gpt-4o-mini" and info.tier2_prompt_version == "tier2-v1"
     stored = store.run_info(info.run_id)
     assert (stored.judge_model, stored.tier2_prompt_version) == ("gpt-4o-mini", "tier2-v1")
-    attempts = by_task(store, info.run_id)
-    golden = attempts["with_golden"]
+
+
+def test_failure_with_golden_runs_tier2_and_success_is_unchanged(wrong_with_judge):
+    _, info, store = wrong_with_judge
+    golden = by_task(store, info.run_id)["with_golden"]
     assert golden.success is False and golden.failure_bucket.value == "wrong_answer"
     (loc,) = results(golden, 2)
     assert loc.kind == "golden_divergence" and loc.passed is None and loc.error is None
@@ -45,15 +57,30 @@ def test_failure_with_golden_runs_tier2_and_success_is_unchanged(db, fake_openai
     assert ev["span_id"] == golden.tool_calls[1].span_id is not None
     assert ev["decision"] and ev["confidence"] == 0.9 and ev["judge_model"] == "gpt-4o-mini"
     assert ev["prompt_version"] == "tier2-v1"
-    assert golden.needs_human_review is False and results(golden, 3) == []  # confidently localized
-    # no golden: no tier 2, a review flag instead
-    plain = attempts["no_golden"]
+
+
+def test_confidently_localized_failure_is_not_flagged_for_review(wrong_with_judge):
+    _, info, store = wrong_with_judge
+    golden = by_task(store, info.run_id)["with_golden"]
+    assert golden.needs_human_review is False and results(golden, 3) == []
+
+
+def test_failure_without_golden_gets_a_review_flag_instead_of_tier2(wrong_with_judge):
+    _, info, store = wrong_with_judge
+    plain = by_task(store, info.run_id)["no_golden"]
     assert results(plain, 2) == [] and plain.needs_human_review is True
     assert results(plain, 3)[0].evidence["reason"] == "tier 0 failed and the task has no golden trace"
-    # the tier-2 prompt carried the golden and the failed trace, the latter fenced
+
+
+def test_tier2_prompt_carries_the_golden_and_the_fenced_failed_trace(wrong_with_judge):
+    server, _, _ = wrong_with_judge
     (tier2_request,) = [r for r in server.requests if "localize failures" in r["messages"][0]["content"]]
     user = tier2_request["messages"][1]["content"]
     assert "(17 + 25) * 3" in user and "<<<FAILED_RUN " in user and "42 * 2" in user
+
+
+def test_tier2_exchange_is_one_span_of_its_attempt(wrong_with_judge, db):
+    _, info, _ = wrong_with_judge
     spans = aeh.spans(info.run_id, db, task_id="with_golden")
     assert (spans["name"] == "judge:tier2").sum() == 1
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from aeh.cli import main
-from tests.reliability.test_malformed_inputs import SUITE_PY, TASK, Case, _invoke, check_case
+from tests.hostile_inputs.test_malformed_inputs import SUITE_PY, TASK, Case, _invoke, check_case
 
 DEEP = "[" * 100_000 + "]" * 100_000
 DEEPISH = "[" * 300 + "]" * 300  # parses in Python, past the 200-level limit

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from coding_support import FIXTURES
+
+from tests.coding_support import FIXTURES
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from coding_support import SHIPPED, grader_evidence, mini_suite, run_coding
 
 import aeh
 from aeh.grading._hidden_tests import build_grading_dir, run_tests
 from aeh.grading._jail import Jail, pid_namespace_prefix
 from aeh.grading._sandbox import sandbox_for
+from tests.coding_support import SHIPPED, grader_evidence, mini_suite, run_coding
 
 pytestmark = pytest.mark.slow  # every test grades through pytest subprocesses
 

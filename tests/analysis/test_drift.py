@@ -9,7 +9,7 @@ import pytest
 
 import aeh
 from aeh.stats import drift_trend
-from tests.test_cli import run_cli
+from tests.commands.test_cli import run_cli
 
 # Six runs: the trend is fitted on one rate per run (n = runs), so five noisy runs of 3 attempts
 # per task are too few to separate a 0.03-per-run decline from run-to-run noise.
@@ -80,7 +80,9 @@ def test_mixed_models_are_refused_unless_allowed(tmp_path: Path) -> None:
     frame = aeh.drift("toy_math", db=db, allow_mixed=True)
     assert frame.attrs["mixed"] and frame.attrs["notes"][0].startswith("WARNING")
     code, out, _ = run_cli("drift", "--suite", "toy_math", "--allow-mixed", "--db", str(db))
-    assert code in (0, 1) and out.startswith("WARNING: the runs mix models")
+    # 0: the mixed-model warning is a note, not a verdict; over these four seeded runs the trend
+    # (-0.078 per run, p 0.592) is not significant, so the runs are not drifting
+    assert code == 0 and out.startswith("WARNING: the runs mix models")
 
 
 @pytest.mark.slow  # six core-suite runs / simulated run series

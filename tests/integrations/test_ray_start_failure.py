@@ -8,6 +8,7 @@ stop them), instead of waiting the 30 s Ray gives its raylet.
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
@@ -76,10 +77,9 @@ def test_stop_ends_a_process_that_ignores_sigterm() -> None:
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
         assert proc.pid in ray_integration._descendants()
-        started = time.monotonic()
         assert ray_integration._stop({proc.pid}, grace_s=0.5) == 0
-        assert time.monotonic() - started < 10
-        assert not ray_integration._alive(proc.pid)
+        # killed by the SIGKILL that follows the ignored SIGTERM, not ended by its own sleep
+        assert proc.poll() == -signal.SIGKILL
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from coding_support import mini_suite, run_coding
 
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.cli import main
+from tests.coding_support import mini_suite, run_coding
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,11 @@ import math
 from pathlib import Path
 
 import pytest
-from coding_support import mini_suite, run_coding
 
 import aeh
 from aeh.analysis._matrix import format_matrix
 from aeh.stats import wilson_interval
+from tests.coding_support import mini_suite, run_coding
 
 pytestmark = pytest.mark.slow
 
@@ -34,33 +34,66 @@ def runs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return db, ids
 
 
-def test_matrix_with_floor_and_ceiling(runs):
+@pytest.fixture(scope="module")
+def matrix(runs):
+    """The matrix over every run: noop floor, reference ceiling, a half solver twice, one unpriced."""
     db, ids = runs
-    m = aeh.matrix([ids["noop"], ids["reference"], ids["half"], ids["half2"], ids["unpriced"]], db=db)
-    rows = m.set_index("label")
-    assert list(m["label"]) == ["reference", "half", "unpriced", "noop"]
+    return aeh.matrix([ids["noop"], ids["reference"], ids["half"], ids["half2"], ids["unpriced"]], db=db)
+
+
+def test_matrix_orders_by_solve_rate_and_names_floor_and_ceiling(matrix):
+    rows = matrix.set_index("label")
+    assert list(matrix["label"]) == ["reference", "half", "unpriced", "noop"]
     assert rows.loc["noop", "role"] == "floor" and rows.loc["reference", "role"] == "ceiling"
-    assert m.attrs["floor"] == "noop" and m.attrs["ceiling"] == "reference"
+    assert matrix.attrs["floor"] == "noop" and matrix.attrs["ceiling"] == "reference"
+
+
+def test_matrix_counts_solved_attempts_pooling_two_runs_of_one_label(matrix):
+    rows = matrix.set_index("label")
     assert (rows.loc["noop", "solved"], rows.loc["noop", "n"]) == (0, 4)
     assert (rows.loc["reference", "solved"], rows.loc["reference", "n"]) == (4, 4)
-    # two runs of one label pool their attempts
     assert (rows.loc["half", "solved"], rows.loc["half", "n"]) == (3, 6)
+
+
+def test_matrix_solve_interval_is_wilson_of_the_pooled_counts(matrix):
+    rows = matrix.set_index("label")
     low, high = wilson_interval(3, 6)
     assert rows.loc["half", "solve_low"] == pytest.approx(low) and rows.loc["half", "solve_high"] == pytest.approx(high)
+
+
+def test_hidden_gap_is_what_the_full_public_rate_hides(matrix):
+    rows = matrix.set_index("label")
     # the public rate is full for everyone (the seed is green on public): it is not the signal
-    assert (m["public_rate"] == 1.0).all()
+    assert (matrix["public_rate"] == 1.0).all()
     assert rows.loc["noop", "hidden_gap"] == pytest.approx(1.0) and rows.loc["reference", "hidden_gap"] == 0
+
+
+def test_rates_against_floor_and_ceiling(matrix):
+    rows = matrix.set_index("label")
     assert rows.loc["half", "floor_gap"] == pytest.approx(1.0)
     assert rows.loc["half", "above_floor"] == pytest.approx(0.5)
     assert rows.loc["reference", "above_floor"] == pytest.approx(1.0)
     assert rows.loc["half", "below_ceiling"] == pytest.approx(0.5)
-    # cost per solved: 6 attempts × (1000 × 1 + 100 × 10) / 1e6 = 0.012 over 3 solved
+
+
+def test_cost_per_solved_counts_every_attempt_of_the_label(matrix):
+    rows = matrix.set_index("label")
+    # 6 attempts × (1000 × 1 + 100 × 10) / 1e6 = 0.012 over 3 solved
     assert rows.loc["half", "cost_total_usd"] == pytest.approx(0.012)
     assert rows.loc["half", "cost_per_solved_usd"] == pytest.approx(0.004)
-    assert math.isnan(rows.loc["unpriced", "cost_per_solved_usd"])
-    assert any("unpriced: cost unknown" in w for w in m.attrs["warnings"])
-    assert not any("no floor" in w for w in m.attrs["warnings"])
-    text = format_matrix(m)
+
+
+def test_unpriced_label_has_no_cost_per_solved_and_a_warning(matrix):
+    assert math.isnan(matrix.set_index("label").loc["unpriced", "cost_per_solved_usd"])
+    assert any("unpriced: cost unknown" in w for w in matrix.attrs["warnings"])
+
+
+def test_matrix_with_a_floor_gives_no_floor_warning(matrix):
+    assert not any("no floor" in w for w in matrix.attrs["warnings"])
+
+
+def test_formatted_matrix_names_roles_and_the_unpriced_warning(matrix):
+    text = format_matrix(matrix)
     assert "reference" in text and "floor" in text and "WARNING: unpriced" in text
 
 

@@ -75,37 +75,90 @@ def _respond(request: dict[str, Any]) -> Reply:
     return Reply.text("I think the reasoning was great!")  # not JSON, twice: the judge fails on it
 
 
-@pytest.mark.local_http
-def test_aeh_score_with_a_judge_stores_scores_spans_and_counts(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+JUDGED = ["plan_coherence", "output_faithfulness", "trajectory_reasoning"]
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """A smoke run scored by `aeh score --judge-model` on a loopback judge: (db, run id, printed)."""
+    db = tmp_path_factory.mktemp("judged") / "runs.db"
     table = aeh.run("smoke", adapter="mock", attempts=2, seed=4, db=db, progress=False,
                     tasks=["draft_and_count", "count_inbox_words"])
     run_id = str(table.attrs["run_id"])
-    with FakeOpenAIServer(_respond) as server:
+    with FakeOpenAIServer(_respond) as server, pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test")
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             code = cli_main(["score", run_id, "--judge-model", "gpt-4o-mini", "--db", str(db)])
     assert code == 0, err.getvalue()
-    text = out.getvalue()
+    return db, run_id, out.getvalue()
+
+
+def _judged(db: Path, run_id: str) -> Any:
+    frame = aeh.scores(run_id, db=db)
+    return frame[frame["dimension"].isin(JUDGED)]
+
+
+@pytest.mark.local_http
+def test_aeh_score_names_the_judged_dimensions_and_the_one_it_could_not_judge(scored: tuple[Path, str, str]) -> None:
+    text = scored[2]
     assert "judged plan_coherence, trajectory_reasoning, output_faithfulness with gpt-4o-mini" in text
     assert "could not be judged" in text and "trajectory_reasoning" in text
-    frame = aeh.scores(run_id, db=db)
-    judged = frame[frame["dimension"].isin(["plan_coherence", "output_faithfulness", "trajectory_reasoning"])]
-    assert set(judged["dimension"]) == {"plan_coherence", "output_faithfulness"}  # reasoning never stored
-    assert (judged[judged["dimension"] == "plan_coherence"]["score"] == 0.75).all()
-    assert all(e["dropped_steps"] == [99] for e in judged[judged["dimension"] == "plan_coherence"]["evidence"])
+
+
+@pytest.mark.local_http
+def test_a_dimension_the_judge_failed_on_is_never_stored(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
+    assert set(_judged(db, run_id)["dimension"]) == {"plan_coherence", "output_faithfulness"}
+
+
+@pytest.mark.local_http
+def test_judged_scores_are_stored_with_the_invented_steps_dropped(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
+    judged = _judged(db, run_id)
+    plan = judged[judged["dimension"] == "plan_coherence"]
+    assert (plan["score"] == 0.75).all()
+    assert all(e["dropped_steps"] == [99] for e in plan["evidence"])
     assert (judged[judged["dimension"] == "output_faithfulness"]["score"] == 0.5).all()
-    dropped = len(judged)  # one invented step per stored judged score: [99] for the plan, [40] for a claim
+
+
+@pytest.mark.local_http
+def test_aeh_score_counts_the_dropped_steps(scored: tuple[Path, str, str]) -> None:
+    db, run_id, text = scored
+    dropped = len(_judged(db, run_id))  # one invented step per stored judged score: [99] for the plan, [40] for a claim
     assert f"{dropped} cited step(s) the trajectories do not have were dropped" in text
+
+
+@pytest.mark.local_http
+def test_overall_is_the_mean_of_the_exact_dimensions_only(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
+    frame = aeh.scores(run_id, db=db)
     overall = frame.attrs["suite"].set_index("dimension").loc["overall", "mean"]
-    exact = frame[~frame["dimension"].isin(judged["dimension"].unique())]
+    exact = frame[~frame["dimension"].isin(_judged(db, run_id)["dimension"].unique())]
     assert overall == pytest.approx(exact.groupby(["task_id", "attempt"])["score"].mean().mean())
-    assert {"plan_coherence", "output_faithfulness", "tool_selection"} <= set(frame.attrs["suite"]["dimension"])
+
+
+@pytest.mark.local_http
+def test_suite_summary_lists_judged_beside_exact_dimensions(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
+    suite = aeh.scores(run_id, db=db).attrs["suite"]
+    assert {"plan_coherence", "output_faithfulness", "tool_selection"} <= set(suite["dimension"])
+
+
+@pytest.mark.local_http
+def test_every_judge_exchange_is_a_span_with_prompt_and_raw_response(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
     spans = aeh.spans(run_id, db=db)
     exchanges = spans[spans["name"].str.startswith("judge:dimension:")]
     assert len(exchanges) >= 4 * 3
     assert all("prompt" in a and "raw_response" in a for a in aeh.span_attributes(exchanges))
+
+
+@pytest.mark.local_http
+def test_judge_spans_hang_under_each_attempts_root_span(scored: tuple[Path, str, str]) -> None:
+    db, run_id, _ = scored
+    spans = aeh.spans(run_id, db=db)
     parents = set(spans[spans["name"] == "judge:dimensions"]["parent_span_id"])
     roots = set(spans[spans["parent_span_id"].isna()]["span_id"])
-    assert parents <= roots  # hung under each attempt's root span
+    assert parents and parents <= roots

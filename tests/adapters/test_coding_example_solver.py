@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from coding_support import REPO, mini_suite, run_coding
 
 import aeh
 from aeh.testing import FakeOpenAIServer, Reply
+from tests.coding_support import REPO, mini_suite, run_coding
 from tests.examples_support import load_example
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "suites" / "coding"
 FIXTURES = sorted(p.name for p in SHIPPED.iterdir() if (p / "task.yaml").is_file())
 

@@ -79,39 +79,67 @@ def _attempts(db: Path) -> dict[str, Any]:
     return {"rows": rows, "calls": calls, "graders": graders}
 
 
-@pytest.mark.timeout(60)
-def test_exiting_hanging_and_backtracking_work_ends_its_attempt_and_the_run_continues(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def bounded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One run over a task per kind of unbounded work, plus a fine one; its attempts and its time."""
+    root = tmp_path_factory.mktemp("bounded")
     ok = "- kind: exact\n  expected: ok"
-    suite = _suite(tmp_path / "s", {
+    suite = _suite(root / "s", {
         "exits": _task("exits", ["exits", "exits_async"], ok),
         "hangs": _task("hangs", ["hangs"], ok),
         "over_budget": _task("over_budget", ["slow_but_allowed"], ok, timeout_s=1),
         "backtracks": _task("backtracks", [], "- kind: regex\n  pattern: '(a|aa)+$'"),
         "fine": _task("fine", ["echo"], ok),
     })
-    db = tmp_path / "runs.db"
+    db = root / "runs.db"
     start = time.monotonic()
     aeh.run(suite, agent=_agent, attempts=1, seed=1, db=db, progress=False)
-    elapsed = time.monotonic() - start
-    got = _attempts(db)
-    rows, calls = got["rows"], got["calls"]
+    return {**_attempts(db), "elapsed": time.monotonic() - start}
 
-    # sys.exit in a sync (worker thread) or async tool is that tool failing, nothing more
-    assert [c.error_kind for c in calls["exits"]] == ["exception", "exception"]
-    assert "the tool called sys.exit(3)" in calls["exits"][0].error
-    assert "the tool called sys.exit(4)" in calls["exits"][1].error
-    assert rows["exits"]["status"] != "harness_error"
-    # a sync tool that sleeps past its timeout: a tool timeout, and the agent goes on
-    assert calls["hangs"][0].error_kind == "timeout"
-    assert rows["hangs"]["success"] is True
-    # a tool allowed longer than the attempt: the attempt's own budget ends it
-    assert rows["over_budget"]["failure_bucket"] == "budget_exhausted"
-    # a catastrophically backtracking pattern is a grader error (the task's), stopped in time
-    assert rows["backtracks"]["status"] == "harness_error"
-    assert "catastrophic backtracking" in (got["graders"]["backtracks"][0].error or "")
-    assert rows["fine"]["success"] is True
-    # 30 s sleeps were abandoned, not waited for
-    assert elapsed < 25
+
+@pytest.mark.timeout(60)
+def test_sys_exit_in_a_sync_or_async_tool_is_that_tool_failing(bounded: dict[str, Any]) -> None:
+    calls = bounded["calls"]["exits"]
+    assert [c.error_kind for c in calls] == ["exception", "exception"]
+    assert "the tool called sys.exit(3)" in calls[0].error
+    assert "the tool called sys.exit(4)" in calls[1].error
+
+
+@pytest.mark.timeout(60)
+def test_sys_exit_in_a_tool_is_not_a_harness_error(bounded: dict[str, Any]) -> None:
+    assert bounded["rows"]["exits"]["status"] != "harness_error"
+
+
+@pytest.mark.timeout(60)
+def test_a_sync_tool_sleeping_past_its_timeout_is_a_tool_timeout(bounded: dict[str, Any]) -> None:
+    assert bounded["calls"]["hangs"][0].error_kind == "timeout"
+
+
+@pytest.mark.timeout(60)
+def test_the_agent_goes_on_after_a_tool_timeout(bounded: dict[str, Any]) -> None:
+    assert bounded["rows"]["hangs"]["success"] is True
+
+
+@pytest.mark.timeout(60)
+def test_a_tool_allowed_longer_than_the_attempt_is_ended_by_the_attempts_budget(bounded: dict[str, Any]) -> None:
+    assert bounded["rows"]["over_budget"]["failure_bucket"] == "budget_exhausted"
+
+
+@pytest.mark.timeout(60)
+def test_a_catastrophically_backtracking_pattern_is_the_tasks_grader_error(bounded: dict[str, Any]) -> None:
+    assert bounded["rows"]["backtracks"]["status"] == "harness_error"
+    assert "catastrophic backtracking" in (bounded["graders"]["backtracks"][0].error or "")
+
+
+@pytest.mark.timeout(60)
+def test_the_run_goes_on_past_unbounded_work(bounded: dict[str, Any]) -> None:
+    assert bounded["rows"]["fine"]["success"] is True
+
+
+@pytest.mark.timeout(60)
+def test_thirty_second_sleeps_are_abandoned_not_waited_for(bounded: dict[str, Any]) -> None:
+    # two tools sleep 30 s each; waiting for either would take the run past this bound
+    assert bounded["elapsed"] < 25
 
 
 @pytest.mark.parametrize("path, error", [

@@ -7,11 +7,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from coding_support import LoopbackServer, grader_evidence, mini_suite, network_fixture, run_coding
 
 from aeh.cli import main
 from aeh.grading import _sandbox
 from aeh.grading._sandbox import probe_sandbox
+from tests.coding_support import LoopbackServer, grader_evidence, mini_suite, network_fixture, run_coding
 
 pytestmark = pytest.mark.slow  # every test grades through pytest subprocesses
 
