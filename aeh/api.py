@@ -8,13 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pandas as pd
-
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
 from aeh.adapters.base import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
-from aeh.analysis import run_table
+from aeh.analysis import RunResult, resumed, run_table
 from aeh.engine._resume import check_resumable, resume_mismatches
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
@@ -91,8 +89,8 @@ async def run_async(
     ray_address: str | None = None,
     ray_workers: int | None = None,
     **options: Any,
-) -> pd.DataFrame:
-    """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
+) -> RunResult:
+    """Execute a suite and return its `RunResult` (the per-task table as `.table`); `.run_id` names the stored run.
 
     Defaults: adapter "mock", 5 attempts, concurrency 4.
 
@@ -107,7 +105,7 @@ async def run_async(
     `resume`: the id of a stored run that did not finish (interrupted, killed, store failure):
     run only its missing (task, attempt) pairs with its seed, into the same run. Suite, adapter
     and options default to the stored ones; any that are given must match them (ConfigError
-    otherwise). A finished run is left alone: `attrs["resume"]["note"]` says so.
+    otherwise). A finished run is left alone: `.resume.note` says so.
 
     `executor="ray"`: run the attempts on Ray workers (extra `aeh[ray]`) at `ray_address`
     (`ray://host:10001`; default `RAY_ADDRESS`, else a local cluster), `ray_workers` actors
@@ -128,10 +126,7 @@ async def run_async(
     if resume is not None:
         stored, stored_attempts = _stored_run(resume, db)
         if not check_resumable(stored):
-            table = run_table(stored.run_id, db)
-            table.attrs["resume"] = {"ran": 0, "stored_before": stored_attempts,
-                                     "note": f"run {stored.run_id} is already finished — nothing to resume"}
-            return table
+            return resumed(run_table(stored.run_id, db), stored_attempts, already_finished=True)
         if suite is None:  # the stored location, checked against the stored hash
             reloaded = reload_run_suite(stored, flag="--suite")
             suite = stored.config.get("suite_spec")
@@ -205,12 +200,7 @@ async def run_async(
         info = await execute_run(loaded, adapter, store, prices, run_options, sinks=span_sinks,
                                  progress=logger)
         table = run_table(info.run_id, store)
-    if stored is not None:
-        total = int(table.attrs.get("attempts_total", 0))
-        table.attrs["resume"] = {"ran": total - stored_attempts, "stored_before": stored_attempts,
-                                 "note": f"resumed run {info.run_id}: {stored_attempts} attempts were stored, "
-                                         f"{total - stored_attempts} ran now"}
-    return table
+    return table if stored is None else resumed(table, stored_attempts)
 
 
 def _resume_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, attempts: int | None,
@@ -272,8 +262,8 @@ def run(
     seed: int | None = None,
     db: str | Path | Store | None = None,
     **options: Any,
-) -> pd.DataFrame:
-    """Execute a suite and return its per-task table (works in scripts and in Jupyter).
+) -> RunResult:
+    """Execute a suite and return its `RunResult`, the per-task table as `.table` (scripts and Jupyter).
 
     Keyword options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
     `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class;

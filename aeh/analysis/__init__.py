@@ -10,6 +10,20 @@ from aeh.analysis._matrix import matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
 from aeh.analysis._recovery import recovery_by_fault
+from aeh.analysis._results import (
+    AgreementResult,
+    CompareResult,
+    CompareVerdict,
+    DriftResult,
+    MatrixResult,
+    MinimumDetectable,
+    PassKResult,
+    ResumeNote,
+    RunResult,
+    ScoresResult,
+    SuiteRate,
+    resumed,
+)
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 from aeh.analysis._spans import span_attributes, spans
 from aeh.analysis._trajectory import (
@@ -25,9 +39,12 @@ from aeh.analysis._trajectory import (
 from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal
 from aeh.analysis._verdicts import verdict_differences
 
-__all__ = ["CANNOT_JUDGE", "HARNESS_ERROR_LIMIT", "MIN_SHARED_TASKS", "SUITE_ROW", "Baseline", "BaselineMismatchError",
-           "CannotJudgeError", "GateResult", "JudgedRunSummary", "Refusal", "agreement",
+__all__ = ["CANNOT_JUDGE", "HARNESS_ERROR_LIMIT", "MIN_SHARED_TASKS", "SUITE_ROW", "AgreementResult", "Baseline",
+           "BaselineMismatchError", "CannotJudgeError", "CompareResult", "CompareVerdict", "DriftResult",
+           "GateResult", "JudgedRunSummary", "MatrixResult", "MinimumDetectable", "PassKResult", "Refusal",
+           "ResumeNote", "RunResult", "ScoresResult", "SuiteRate", "agreement",
            "attempts", "build_baseline", "compare", "drift", "format_run_table", "gate", "judge_run", "judge_run_async",
            "load_baseline", "load_run", "matrix",
-           "pass_k", "power", "recovery_by_fault", "run_table", "runs", "save_baseline", "score_run", "scores",
+           "pass_k", "power", "recovery_by_fault", "resumed", "run_table", "runs", "save_baseline", "score_run",
+           "scores",
            "span_attributes", "spans", "validate_baseline", "verdict_differences"]

@@ -12,8 +12,9 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh.analysis._results import AgreementResult
 from aeh.engine.fidelity import judge_verdict_status
-from aeh.stats import cohens_kappa
+from aeh.stats import KAPPA_TRUST_THRESHOLD, cohens_kappa
 from aeh.store import using_store
 from aeh.store._labels import JUDGE_KINDS, human_label_pairs, programmatic_verdicts
 
@@ -64,8 +65,9 @@ def judge_verdict_counts(grader_rows: pl.DataFrame,
             "unparseable": counts.get("unparseable", 0), "automatic": automatic}
 
 
-def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
-    """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
+def agreement(run_id: str, db: Any = None) -> AgreementResult:
+    """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval
+    (one row per rater in `.table`), and the run's judge verdict counts."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
         graders = store.grader_frame(full)
@@ -93,9 +95,6 @@ def agreement(run_id: str, db: Any = None) -> pd.DataFrame:
                 "note": (f"not enough data (n = {result.n} < {MIN_KAPPA_N})" if result.n < MIN_KAPPA_N
                          else result.note),
             })
-        out = pd.DataFrame(rows)
-        out.attrs["threshold"] = 0.7
-        out.attrs["min_n"] = MIN_KAPPA_N
-        out.attrs["judge_verdicts"] = counts
-        out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
-        return out
+        return AgreementResult(
+            table=pd.DataFrame(rows), threshold=KAPPA_TRUST_THRESHOLD, min_n=MIN_KAPPA_N, judge_verdicts=counts,
+            table_orientation="rows = programmatic (pass, fail); columns = rater (pass, fail)")

@@ -140,13 +140,12 @@ def main(args: argparse.Namespace) -> int:
             print("aeh: interrupted — the attempts that finished are stored; finish the run with "
                   f"`aeh run --resume {logger.run_id}` (`aeh runs` lists it as interrupted)", file=sys.stderr)
         return EXIT_INTERRUPTED
-    resumed = table.attrs.get("resume")
-    if resumed:
-        print(resumed["note"])
+    if table.resume is not None:
+        print(table.resume.note)
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
-    return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
+    return EXIT_INVALID_RUN if table.invalid_measurement else EXIT_OK
 
 
 def key_values(items: list[str], flag: str) -> dict[str, Any]:
