@@ -23,13 +23,13 @@ def runs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     half = f'test "$AEH_TASK_ID" = csv_dedup && {fix}; true'  # solves one of the two fixtures
     usage = "printf '{\"tokens_in\": 1000, \"tokens_out\": 100}' > \"$AEH_USAGE_FILE\""
     ids = {
-        "noop": run_coding(suite, db, "noop", attempts=2).attrs["run_id"],
-        "reference": run_coding(suite, db, "reference", attempts=2).attrs["run_id"],
+        "noop": run_coding(suite, db, "noop", attempts=2).run_id,
+        "reference": run_coding(suite, db, "reference", attempts=2).run_id,
         "half": run_coding(suite, db, f"{half}; {usage}", attempts=2,
-                           adapter_options={"label": "half", "price_in": 1.0, "price_out": 10.0}).attrs["run_id"],
+                           adapter_options={"label": "half", "price_in": 1.0, "price_out": 10.0}).run_id,
         "half2": run_coding(suite, db, f"{half}; {usage}", attempts=1, seed=2,
-                            adapter_options={"label": "half", "price_in": 1.0, "price_out": 10.0}).attrs["run_id"],
-        "unpriced": run_coding(suite, db, half, attempts=2, adapter_options={"label": "unpriced"}).attrs["run_id"],
+                            adapter_options={"label": "half", "price_in": 1.0, "price_out": 10.0}).run_id,
+        "unpriced": run_coding(suite, db, half, attempts=2, adapter_options={"label": "unpriced"}).run_id,
     }
     return db, ids
 
@@ -40,7 +40,7 @@ def test_matrix_with_floor_and_ceiling(runs):
     rows = m.set_index("label")
     assert list(m["label"]) == ["reference", "half", "unpriced", "noop"]
     assert rows.loc["noop", "role"] == "floor" and rows.loc["reference", "role"] == "ceiling"
-    assert m.attrs["floor"] == "noop" and m.attrs["ceiling"] == "reference"
+    assert m.floor == "noop" and m.ceiling == "reference"
     assert (rows.loc["noop", "solved"], rows.loc["noop", "n"]) == (0, 4)
     assert (rows.loc["reference", "solved"], rows.loc["reference", "n"]) == (4, 4)
     # two runs of one label pool their attempts
@@ -58,8 +58,8 @@ def test_matrix_with_floor_and_ceiling(runs):
     assert rows.loc["half", "cost_total_usd"] == pytest.approx(0.012)
     assert rows.loc["half", "cost_per_solved_usd"] == pytest.approx(0.004)
     assert math.isnan(rows.loc["unpriced", "cost_per_solved_usd"])
-    assert any("unpriced: cost unknown" in w for w in m.attrs["warnings"])
-    assert not any("no floor" in w for w in m.attrs["warnings"])
+    assert any("unpriced: cost unknown" in w for w in m.warnings)
+    assert not any("no floor" in w for w in m.warnings)
     text = format_matrix(m)
     assert "reference" in text and "floor" in text and "WARNING: unpriced" in text
 
@@ -68,7 +68,7 @@ def test_without_a_floor_the_matrix_warns_instead_of_printing_a_gap(runs):
     db, ids = runs
     m = aeh.matrix([ids["reference"], ids["half"]], db=db)
     assert m["hidden_gap"].isna().all() and m["above_floor"].isna().all()
-    assert any("no floor run" in w for w in m.attrs["warnings"])
+    assert any("no floor run" in w for w in m.warnings)
     assert "WARNING: no floor run" in format_matrix(m)
     assert not m["solve_rate"].isna().any()
 

@@ -79,7 +79,7 @@ def _respond(request: dict[str, Any]) -> Reply:
 def test_aeh_score_with_a_judge_stores_scores_spans_and_counts(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     table = aeh.run("smoke", adapter="mock", attempts=2, seed=4, db=db, progress=False,
                     tasks=["draft_and_count", "count_inbox_words"])
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     with FakeOpenAIServer(_respond) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test")
@@ -98,10 +98,10 @@ def test_aeh_score_with_a_judge_stores_scores_spans_and_counts(db: Path, monkeyp
     assert (judged[judged["dimension"] == "output_faithfulness"]["score"] == 0.5).all()
     dropped = len(judged)  # one invented step per stored judged score: [99] for the plan, [40] for a claim
     assert f"{dropped} cited step(s) the trajectories do not have were dropped" in text
-    overall = frame.attrs["suite"].set_index("dimension").loc["overall", "mean"]
+    overall = frame.suite.set_index("dimension").loc["overall", "mean"]
     exact = frame[~frame["dimension"].isin(judged["dimension"].unique())]
     assert overall == pytest.approx(exact.groupby(["task_id", "attempt"])["score"].mean().mean())
-    assert {"plan_coherence", "output_faithfulness", "tool_selection"} <= set(frame.attrs["suite"]["dimension"])
+    assert {"plan_coherence", "output_faithfulness", "tool_selection"} <= set(frame.suite["dimension"])
     spans = aeh.spans(run_id, db=db)
     exchanges = spans[spans["name"].str.startswith("judge:dimension:")]
     assert len(exchanges) >= 4 * 3
