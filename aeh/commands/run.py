@@ -63,17 +63,16 @@ def main(args: argparse.Namespace) -> int:
             print("aeh: interrupted — the attempts that finished are stored; finish the run with "
                   f"`aeh run --resume {logger.run_id}` (`aeh runs` lists it as interrupted)", file=sys.stderr)
         return EXIT_INTERRUPTED
-    resumed = table.attrs.get("resume")
-    if resumed:
-        print(resumed["note"])
+    if table.resume is not None:
+        print(table.resume.note)
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
-    if table.attrs.get("invalid_measurement"):
+    if table.invalid_measurement:
         return EXIT_INVALID_RUN
-    gate = table.attrs.get("fail_under")
-    if gate and not gate["met"]:
-        print(f"suite rate {gate['rate']:.3f} is below {gate['threshold']:g}: failed the --fail-under gate")
+    gate = table.fail_under
+    if gate is not None and not gate.met:
+        print(f"suite rate {gate.rate:.3f} is below {gate.threshold:g}: failed the --fail-under gate")
         return EXIT_REGRESSION
     return EXIT_OK
 
