@@ -98,4 +98,4 @@ def main(args: argparse.Namespace) -> int:
         print(f"run {run_id} received no gradable traces", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(format_run_table(table))
-    return EXIT_INVALID_RUN if table.attrs.get("invalid_measurement") else EXIT_OK
+    return EXIT_INVALID_RUN if table.invalid_measurement else EXIT_OK
