@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aeh._harness_trajectory import is_harness_trajectory
 from aeh._install import install_command
 
 __all__ = ["KINDS", "looks_like", "looks_like_bytes", "refusal_fix"]
@@ -18,6 +19,9 @@ KINDS: dict[str, tuple[str, str]] = {
                       "Phoenix's span JSON instead (its REST API: GET /v1/projects/PROJECT/spans, saved as a "
                       "file) or OTLP, then aeh import otel FILE --suite S"),
     "trajectory": ("an aeh trajectory file", "aeh import trajectory FILE --suite S (or aeh grade --suite S FILE)"),
+    # the same command as aeh's own trajectories: it reads this shape as it is
+    "agent-eval-harness": ("agent-eval-harness trajectory JSON (run_id, agent_version, steps[].step_type)",
+                           "aeh import trajectory FILE --suite S (or aeh grade --suite S FILE)"),
     "tau-bench": ("τ-bench historical trajectories", "aeh import tau-bench FILE"),
     "terminal-bench": ("Terminal-Bench results", "aeh import terminal-bench PATH"),
     "otlp-protobuf": ("OTLP protobuf (binary)", "aeh import otel FILE --suite S (it reads OTLP protobuf with "
@@ -41,6 +45,8 @@ def _one(item: Any) -> str | None:
         return "trajectory"
     if "task_id" in item and ("traj" in item and "trial" in item):
         return "tau-bench"
+    if is_harness_trajectory(item):
+        return "agent-eval-harness"
     if "task_id" in item and ("steps" in item or item.get("format") == "aeh.trajectory/1"):
         return "trajectory"
     if isinstance(item.get("results"), list) and ("accuracy" in item or "n_resolved" in item):

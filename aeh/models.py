@@ -175,6 +175,8 @@ class Task(_Strict):
     acceptable_terminal_states: list[AgentStatus] | None = None
     """How the attempt may end and count as a good ending (`task_completion`); None: `declined` for
     `expect_decline` tasks, else `answered`."""
+    weight: float | None = Field(default=None, gt=0)
+    """The task's share of a weighted overall trajectory score; None counts as 1."""
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="before")
@@ -206,7 +208,7 @@ class Task(_Strict):
 
 
 TRAJECTORY_FIELDS: tuple[str, ...] = ("expected_tools", "forbidden_tools", "optimal_steps",
-                                      "acceptable_terminal_states")
+                                      "acceptable_terminal_states", "weight")
 """Task fields only the trajectory dimensions read (added after the first suite format)."""
 
 

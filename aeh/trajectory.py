@@ -33,10 +33,13 @@ from aeh._files import (
     read_bytes_limited,
 )
 from aeh._formats import KINDS, looks_like, looks_like_bytes
+from aeh._harness_trajectory import FORMAT_NAME as HARNESS_FORMAT
+from aeh._harness_trajectory import HarnessTrajectory, is_harness_trajectory, to_aeh_trajectory
 from aeh.errors import Problem, ValidationError
 from aeh.models import AgentStatus
 
-__all__ = ["FORMAT", "Step", "Trajectory", "load_trajectories", "parse_trajectories", "trajectory_json_schema"]
+__all__ = ["FORMAT", "Step", "Trajectory", "load_trajectories", "parse_trajectories", "source_format",
+           "trajectory_json_schema"]
 
 FORMAT: Literal["aeh.trajectory/1"] = "aeh.trajectory/1"
 
@@ -119,16 +122,51 @@ def _fix(error: dict[str, Any]) -> str:
     return "see the trajectory schema in docs/your_agent.md"
 
 
+def source_format(trajectory: Trajectory) -> str:
+    """The format a trajectory was read from: `aeh.trajectory/1` or `agent-eval-harness`."""
+    return str(trajectory.metadata.get("source_format") or trajectory.format)
+
+
+def _harness_problem(error: dict[str, Any]) -> str:
+    kind = error.get("type", "")
+    if kind == "missing":
+        return "add it (agent-eval-harness trajectories need task_id, and step_type on every step)"
+    if kind == "literal_error":
+        return f"use one of the allowed values ({error.get('ctx', {}).get('expected', '')})"
+    return "write it as agent-eval-harness records it (its src/trace/schema.py), or as an aeh trajectory"
+
+
+def _from_harness(where: str, doc: Any, problems: list[Problem]) -> Any:
+    """The aeh document of an agent-eval-harness trajectory; its problems named by its own fields."""
+    try:
+        return to_aeh_trajectory(HarnessTrajectory.model_validate(doc))
+    except PydanticValidationError as exc:
+        for err in exc.errors(include_url=False):
+            problems.append(Problem(where, _field(err["loc"]), f"{err['msg']} (read as {HARNESS_FORMAT} "
+                                    "trajectory JSON)", _harness_problem(dict(err))))
+    except ValueError as exc:  # a timestamp that is not ISO 8601
+        problems.append(Problem(where, "-", f"{exc} (read as {HARNESS_FORMAT} trajectory JSON)",
+                                "write timestamps as ISO 8601 or epoch seconds"))
+    return None
+
+
 def parse_trajectories(documents: list[tuple[str, Any]]) -> list[Trajectory]:
-    """Validate `(where, document)` pairs; raise one ValidationError listing every problem."""
+    """Validate `(where, document)` pairs; raise one ValidationError listing every problem.
+
+    A document in agent-eval-harness's trajectory shape is read as that format and converted
+    (`source_format` says which format each trajectory came from)."""
     problems: list[Problem] = []
     out: list[Trajectory] = []
     foreign = looks_like(documents[0][1]) if documents else None
-    if foreign is not None and foreign != "trajectory":
+    if foreign is not None and foreign not in ("trajectory", "agent-eval-harness"):
         # One clear refusal instead of a validation error per field of another tool's format.
         raise ValidationError([Problem(documents[0][0], "-", f"not an aeh trajectory: this looks like "
                                        f"{KINDS[foreign][0]}", f"use {KINDS[foreign][1]}")], "trajectory file")
     for where, doc in documents:
+        if is_harness_trajectory(doc):
+            doc = _from_harness(where, doc, problems)
+            if doc is None:
+                continue
         try:
             out.append(Trajectory.model_validate(doc))
         except PydanticValidationError as exc:
@@ -139,7 +177,18 @@ def parse_trajectories(documents: list[tuple[str, Any]]) -> list[Trajectory]:
     return out
 
 
+def _suite_yaml(path: Path, text: str) -> None:
+    """Refuse an agent-eval-harness suite given where trajectories go, saying where it goes."""
+    head = text.lstrip()
+    if path.suffix in (".yaml", ".yml") or head.startswith(("- task_id:", "tasks:", "name:")):
+        if "task_id:" in text and ("success_assertions:" in text or "expected_tools:" in text):
+            raise ValidationError([Problem(str(path), "-", "this is an agent-eval-harness suite (YAML tasks), "
+                                           "not a trajectory file", f"give it as the suite: --suite {path}")],
+                                  "trajectory file")
+
+
 def _documents(path: Path, text: str) -> list[tuple[str, Any]]:
+    _suite_yaml(path, text)
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")) and not _is_jsonl(stripped):
         try:

@@ -12,6 +12,7 @@ from aeh.analysis._dimensions import (
     save_baseline,
     score_run,
     scores,
+    weighted_overall,
 )
 from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
 from aeh.analysis._format import evaluation_cost_text, format_run_table, judge_verdicts_text, suite_interval_text
@@ -97,4 +98,5 @@ __all__ = [
     "suite_interval_text",
     "validate_baseline",
     "verdict_differences",
+    "weighted_overall",
 ]

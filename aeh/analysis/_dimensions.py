@@ -69,6 +69,7 @@ __all__ = [
     "score_run",
     "scores",
     "summarize",
+    "weighted_overall",
 ]
 
 DEFAULT_THRESHOLD = 0.05
@@ -151,8 +152,18 @@ def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> Score
         else:
             frame = stored.to_pandas()
             frame["evidence"] = frame["evidence"].map(json.loads)
+        weights = store.run_info(full).config.get("task_weights") or {}
     tasks, suite = summarize(frame)
-    return ScoresResult(table=frame, run_id=full, tasks=tasks, suite=suite)
+    return ScoresResult(table=frame, run_id=full, tasks=tasks, suite=suite, task_weights=dict(weights))
+
+
+def weighted_overall(tasks: pd.DataFrame, weights: dict[str, float]) -> float | None:
+    """Σ weight × task overall / Σ weight over the tasks scored (a task without a weight counts 1),
+    as a suite with task weights defines its overall score; None when no task has an overall."""
+    rows = tasks[tasks["dimension"] == OVERALL]
+    pairs = [(float(weights.get(t, 1.0)), float(m)) for t, m in rows[["task_id", "mean"]].itertuples(index=False)]
+    total = sum(w for w, _ in pairs)
+    return sum(w * m for w, m in pairs) / total if total else None
 
 
 def _with_overall(frame: pd.DataFrame) -> dict[tuple[str, int], dict[str, float]]:
@@ -324,6 +335,29 @@ class GateResult:
     family_size: int = 0
     #: task bands left untested: the baseline (saved before) has no per-attempt scores
     untested_bands: int = 0
+    #: the suite's task weights (task → weight) as the run recorded them; empty when unweighted
+    task_weights: dict[str, float] = field(default_factory=dict)
+    #: per task, (baseline, run) overall mean, for the task-weighted overall
+    task_overall: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def weighted_overall(self) -> tuple[float, float] | None:
+        """(baseline, run) Σ weight × task overall / Σ weight over the tasks both scored (a task
+        without a weight counts 1); None when the suite has no task weights. Shown beside the
+        unweighted overall; the gate's verdict does not use it."""
+        if not self.task_weights or not self.task_overall:
+            return None
+        pairs = [(float(self.task_weights.get(t, 1.0)), b, n) for t, (b, n) in self.task_overall.items()]
+        total = sum(w for w, _, _ in pairs)
+        return sum(w * b for w, b, _ in pairs) / total, sum(w * n for w, _, n in pairs) / total
+
+    def _weighted_text(self) -> str | None:
+        pair = self.weighted_overall()
+        if pair is None:
+            return None
+        named = ", ".join(f"{t} {w:g}" for t, w in sorted(self.task_weights.items()) if w != 1) or "all 1"
+        return (f"overall, task-weighted: {pair[0]:.3f} -> {pair[1]:.3f} ({pair[1] - pair[0]:+.3f}; Σ weight × "
+                f"task overall / Σ weight, weights {named}, other tasks 1; shown only, the gate tests the "
+                "unweighted overall)")
 
     @property
     def regressed(self) -> bool:
@@ -385,6 +419,8 @@ class GateResult:
         for f in self.suite:
             mark = "REGRESSION" if f.regressed else "noise" if f.delta < 0 else "ok"
             lines.append(f"  {f.dimension:<18} {f.base:.3f} -> {f.new:.3f} ({f.delta:+.3f} ±{f.band:.3f})  {mark}")
+        if (weighted := self._weighted_text()) is not None:
+            lines.append(f"  {weighted}")
         hit = [f for f in self.tasks if f.regressed]
         for f in hit:
             lines.append(f"  task {f.task_id}: {f.dimension} {f.base:.3f} -> {f.new:.3f} "
@@ -417,6 +453,8 @@ class GateResult:
         for f in self.suite:
             verdict = "**regression**" if f.regressed else "within noise" if f.delta < 0 else "ok"
             out.append(f"| {f.dimension} | {f.base:.3f} | {f.new:.3f} | {f.delta:+.3f} | ±{f.band:.3f} | {verdict} |")
+        if (weighted := self._weighted_text()) is not None:
+            out += ["", weighted[0].upper() + weighted[1:] + "."]
         hit = [f for f in self.tasks if f.regressed]
         if hit:
             out += ["", f"**Task-level regressions** (each task against its own band, Benjamini–Hochberg "
@@ -502,7 +540,7 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
-    return replace(result, cannot_judge=refusals)
+    return replace(result, cannot_judge=refusals, task_weights=dict(info.config.get("task_weights") or {}))
 
 
 def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,
@@ -552,10 +590,14 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
         reasons.append("previously passing task(s) now failing: " + ", ".join(str(f.task_id) for f in failing))
     if verdict.regressed:
         reasons.append("success rate: " + verdict.headline)
+    task_overall = {t: (float(e["dimensions"][OVERALL]["mean"]), float(new_tasks[t][OVERALL]["mean"]))
+                    for t, e in base["tasks"].items()
+                    if t in new_tasks and OVERALL in e["dimensions"] and OVERALL in new_tasks[t]}
     return GateResult(base, run_id, suite_findings, task_findings, verdict, reasons=reasons,
                       failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
                       untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
-                                         for f in raw))
+                                         for f in raw),
+                      task_overall=task_overall)
 
 
 def _newly_failing(task: str, p: float, q: float, base: dict[str, Any], new_tasks: dict[str, dict[str, Any]],

@@ -389,6 +389,8 @@ class ScoresResult(_Tabled):
     tasks: pd.DataFrame
     #: per dimension: mean, sd, n
     suite: pd.DataFrame
+    #: the suite's task weights (task → weight) as the run recorded them; empty when unweighted
+    task_weights: dict[str, float] = field(default_factory=dict)
 
     def _header(self) -> str:
         means = [(str(r.dimension), _figure(r.mean)) for r in self.suite.itertuples()] if len(self.suite) else []

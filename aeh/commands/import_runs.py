@@ -71,6 +71,8 @@ def summary_line(table: RunResult) -> str:
     cost = f"cost ${a.total_cost_usd or 0:.4f}" if a.priced else unpriced_text(table)
     line = (f"{a.n_tasks} tasks, {a.attempts_total} attempts: suite rate {a.suite_rate:.3f} "
             f"{suite_interval_text(a)} ({a.suite_rate_method}); {errors}; {cost}")
+    if config.get("trajectory_format"):
+        line += f"; read as {config['trajectory_format']}"
     source = config.get("source_accuracy")
     if source:
         line += f"; source accuracy {source['mean']:.4f}"

@@ -76,7 +76,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"run {frame.run_id}: {len(frame)} scores")
     for line in notes:
         print(line)
-    print(format_summary(frame.suite, frame.tasks))
+    print(format_summary(frame.suite, frame.tasks, frame.task_weights))
     return EXIT_OK
 
 
@@ -98,15 +98,30 @@ def score_changes(before: dict[tuple[str, int, str], float], fresh: Any) -> tupl
     return changed, sum(1 for k in before if k not in after)
 
 
-def format_summary(suite: object, tasks: object) -> str:
-    """Per-dimension mean ± sd (n) with a bar, then tasks worst first by overall score."""
+def weighted_line(suite: Any, tasks: Any, weights: dict[str, float]) -> str:
+    """The unweighted overall beside the task-weighted one, the weighting named."""
+    from aeh.analysis import weighted_overall  # heavy: loaded on first use (pandas)
+
+    mean = suite[suite["dimension"] == "overall"]["mean"]
+    weighted = weighted_overall(tasks, weights)
+    named = ", ".join(f"{t} {w:g}" for t, w in sorted(weights.items()) if w != 1) or "all 1"
+    shown = "—" if weighted is None else f"{weighted:.3f}"
+    return (f"overall: unweighted mean {float(mean.iloc[0]) if len(mean) else float('nan'):.3f} (over attempts); "
+            f"task-weighted {shown} (Σ weight × task overall / Σ weight; weights {named}, other tasks 1)")
+
+
+def format_summary(suite: Any, tasks: Any, weights: dict[str, float] | None = None) -> str:
+    """Per-dimension mean ± sd (n) with a bar, then tasks worst first by overall score; with task
+    weights, the weighted overall beside the unweighted one."""
     lines = [f"{'dimension':<20} {'mean':>6} {'sd':>6} {'n':>4}"]
-    for r in suite.itertuples(index=False):  # type: ignore[attr-defined]
+    for r in suite.itertuples(index=False):
         bar = "█" * round(r.mean * 20)
         lines.append(f"{r.dimension:<20} {r.mean:>6.3f} {r.sd:>6.3f} {r.n:>4}  {bar}")
-    overall = tasks[tasks["dimension"] == "overall"]  # type: ignore[index]
+    overall = tasks[tasks["dimension"] == "overall"]
     if len(overall):
         lines.append("\ntasks, worst first (overall):")
         for r in overall.itertuples(index=False):
             lines.append(f"  {r.task_id:<34} {r.mean:.3f} ± {r.sd:.3f} (n={r.n})")
+        if weights:
+            lines.append(weighted_line(suite, tasks, weights))
     return "\n".join(lines)

@@ -57,7 +57,7 @@ def agent_task(task: Task) -> Task:
     return task.model_copy(deep=True, update={
         "outcome_graders": [], "golden": None, "plan": [], "reference_answer": None,
         "expect_decline": False, "expected_tools": None, "forbidden_tools": [], "optimal_steps": None,
-        "acceptable_terminal_states": None, "invariants": [], "metadata": metadata,
+        "acceptable_terminal_states": None, "weight": None, "invariants": [], "metadata": metadata,
     })
 
 

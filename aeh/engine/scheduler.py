@@ -293,6 +293,9 @@ def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, option
     suite_config = run_config(options.resources) if callable(run_config) else {}
     adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
     suite_config.update(adapter_config() if callable(adapter_config) else {})
+    weights = {t.id: t.weight for t in tasks if t.weight is not None}
+    if weights:  # the weighted overall trajectory score reads them from the run
+        suite_config["task_weights"] = weights
     return RunInfo(
         run_id=options.run_id or _shard_run_id(suite, adapter, options, tasks, seed), created_at=_now(),
         aeh_version=__version__,

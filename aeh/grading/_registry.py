@@ -87,6 +87,9 @@ BUILTIN_GRADERS = {
     "sql": "aeh.grading.workspace_graders:sql_grader",
     "judge": "aeh.grading.judge_grader:judge",
     "hidden_tests": "aeh.grading._hidden_tests:hidden_tests",
+    "terminal_state": "aeh.grading._assertions:terminal_state",
+    "artifact_exists": "aeh.grading._assertions:artifact_exists",
+    "metric_present": "aeh.grading._assertions:metric_present",
 }
 
 

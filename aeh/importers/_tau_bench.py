@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aeh._formats import looks_like, refusal_fix
 from aeh.errors import Problem, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.importers._common import load_json, new_run_id, run_info, short_hash, write_run
@@ -70,6 +71,9 @@ def _model_from_name(name: str) -> str:
 
 
 def _validate(file: Path, records: Any) -> None:
+    if looks_like(records) not in (None, "tau-bench"):  # another known format: one refusal naming its command
+        raise ValidationError([Problem(str(file), "-", "not τ-bench trajectories", refusal_fix(records, "tau-bench"))],
+                              _WHAT)
     if not isinstance(records, list):
         raise ValidationError([Problem(str(file), "-", f"top level is {type(records).__name__}, not a list",
                                        "pass a τ-bench historical_trajectories file (a JSON list of records)")], _WHAT)

@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from aeh._files import unsafe_id
+from aeh._formats import looks_like, refusal_fix
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import (
     iso_to_epoch,
@@ -322,7 +323,8 @@ def _load(file: Path, submission: Path, run_name: str) -> ResultsFile:
                     where_file,
                     "results",
                     "missing or not a list",
-                    "pass a results.json of terminal-bench (its `results` list holds the trials)",
+                    refusal_fix(results, "terminal-bench") if looks_like(results) not in (None, "terminal-bench")
+                    else "pass a results.json of terminal-bench (its `results` list holds the trials)",
                 )
             ],
             _WHAT,

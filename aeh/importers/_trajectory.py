@@ -22,7 +22,7 @@ from aeh.store import StoreLike, redaction_record, using_store
 from aeh.suite import suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
-from aeh.trajectory import Trajectory, load_trajectories
+from aeh.trajectory import Trajectory, load_trajectories, source_format
 
 __all__ = ["grade_trajectories", "grade_trajectories_async", "import_trajectory_files"]
 
@@ -55,7 +55,9 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
     adapter = TrajectoryAdapter(trajectories, name=name, tools=tools, model_free=model_free)
     prices = load_price_table(price_table)
     tasks = {t.id: t for t in loaded.tasks()}
+    formats = sorted({source_format(t) for t in trajectories})
     run_config = {"recorded_from": source, "trajectories": len(trajectories), "tool_replay": tools,
+                  "trajectory_format": ", ".join(formats),
                   "recorded_over_budget": over_budget_summary(numbered, tasks, prices),
                   **({"price_table": str(price_table)} if price_table is not None else {}),
                   **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}

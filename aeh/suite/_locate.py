@@ -28,7 +28,7 @@ class SuiteNotFoundError(ConfigError):
 def suite_location(spec: str | Path) -> str:
     """What a run stores as its suite: a directory as an absolute path, a name as given."""
     path = Path(spec).expanduser()
-    return str(path.resolve()) if path.is_dir() else str(spec)
+    return str(path.resolve()) if path.is_dir() or path.is_file() else str(spec)
 
 
 def _describe(info: RunInfo, spec: str) -> str:

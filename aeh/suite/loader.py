@@ -17,6 +17,7 @@ from aeh.models import TRAJECTORY_FIELDS
 from aeh.suite import builtin
 from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
+from aeh.suite._harness import HarnessSuite, is_harness_suite_file
 from aeh.suite._validate import validate_suite
 from aeh.suite.contract import EvalSuite, suite_root
 
@@ -62,6 +63,15 @@ def _from_registry(name: str) -> EvalSuite:
     return target
 
 
+def _not_a_suite(path: Path) -> str:
+    if not path.is_file():
+        return "no such suite directory"
+    if path.suffix in (".json", ".jsonl"):
+        return ("is a file, not a suite (a trajectory file? give it as `aeh import trajectory FILE --suite S`, "
+                "the suite after --suite)")
+    return "is a file, not a suite directory (nor an agent-eval-harness suite YAML: no `- task_id:` tasks)"
+
+
 def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     """A validated suite from an object, a directory path, or an installed `aeh.suites` name."""
     if not isinstance(spec, str | Path):
@@ -69,9 +79,12 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     elif Path(spec).expanduser().is_dir():
         path = Path(spec).expanduser()
         suite = CodingSuite(path) if is_coding_suite_dir(path) else DirectorySuite(path)
+    elif is_harness_suite_file(Path(spec).expanduser()):
+        suite = HarnessSuite(Path(spec).expanduser())
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):
-        raise SuiteLoadError([Problem(str(spec), "suite", "no such suite directory",
-                                      "pass a directory holding suite.py and tasks/, or an installed suite name")],
+        raise SuiteLoadError([Problem(str(spec), "suite", _not_a_suite(Path(spec).expanduser()),
+                                      "pass a directory holding suite.py and tasks/, an agent-eval-harness "
+                                      "suite YAML file, or an installed suite name")],
                              suite=str(spec))
     else:
         suite = _from_registry(spec)
