@@ -17,6 +17,7 @@ from aeh.models import TRAJECTORY_FIELDS
 from aeh.suite import builtin
 from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
+from aeh.suite._task_json import TaskJsonSuite, is_task_json_path
 from aeh.suite._validate import validate_suite
 from aeh.suite.contract import EvalSuite, suite_root
 
@@ -68,7 +69,8 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
         suite = spec
     elif Path(spec).expanduser().is_dir():
         path = Path(spec).expanduser()
-        suite = CodingSuite(path) if is_coding_suite_dir(path) else DirectorySuite(path)
+        suite = (CodingSuite(path) if is_coding_suite_dir(path)
+                 else TaskJsonSuite(path) if is_task_json_path(path) else DirectorySuite(path))
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):
         raise SuiteLoadError([Problem(str(spec), "suite", "no such suite directory",
                                       "pass a directory holding suite.py and tasks/, or an installed suite name")],
