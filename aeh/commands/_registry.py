@@ -44,6 +44,7 @@ BUILTIN_COMMANDS = {
     "gate": "aeh.commands.gate",
     "matrix": "aeh.commands.matrix",
     "merge": "aeh.commands.merge",
+    "validate": "aeh.commands.validate",
 }
 
 #: Name → command: the built-ins above, then `aeh.commands` entry points.
