@@ -128,6 +128,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
         **_evaluation_attrs(checks.get("evaluation_spend"), total_cost if priced else None),
         "price_table_version": info.get("price_table_version"),
         "price_table_date": info.get("price_table_date"),
+        "cost_currency": (info.get("config") or {}).get("cost_currency"),
         # Imported runs say how the source's results were counted (e.g. null results as failures).
         "import_policy": (info.get("config") or {}).get("import_policy"),
     })
