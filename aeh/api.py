@@ -18,6 +18,7 @@ from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.grading import require_preflight
+from aeh.importers import write_run_cards
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
@@ -203,6 +204,9 @@ def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None
     if spec.fail_under is not None:
         rate = float(table.attrs.get("suite_rate") or 0.0)
         table.attrs["fail_under"] = {"rate": rate, "threshold": spec.fail_under, "met": rate >= spec.fail_under}
+    if spec.run_card is not None:
+        written = write_run_cards(run_id, spec.run_card, spec.db)
+        table.attrs["run_cards"] = {"dir": str(spec.run_card), "attempts": len(written)}
     return table
 
 

@@ -69,6 +69,9 @@ def main(args: argparse.Namespace) -> int:
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
+    cards = table.attrs.get("run_cards")
+    if cards:
+        print(f"run cards (results.json + run_card.md) for {cards['attempts']} attempt(s) under {cards['dir']}")
     if table.attrs.get("invalid_measurement"):
         return EXIT_INVALID_RUN
     gate = table.attrs.get("fail_under")

@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
     from aeh.importers._otel_send import send_otlp
     from aeh.importers._registry import add_trajectory_arguments
+    from aeh.importers._run_card import write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -33,6 +34,7 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "send_otlp": "aeh.importers._otel_send",
     "add_trajectory_arguments": "aeh.importers._registry",
+    "write_run_cards": "aeh.importers._run_card",
     "grade_trajectories_async": "aeh.importers._trajectory",
     "new_run_id": "aeh.importers._common",
     "run_info": "aeh.importers._common",
@@ -79,4 +81,5 @@ __all__ = [
     "run_to_otlp",
     "send_otlp",
     "write_run",
+    "write_run_cards",
 ]
