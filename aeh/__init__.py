@@ -1,7 +1,7 @@
 """aeh — the Agent Eval Harness. Measure LLM agents the way a statistician would.
 
     import aeh
-    table = aeh.run("smoke", adapter="mock", attempts=5, seed=1)   # per-task DataFrame
+    result = aeh.run("smoke", adapter="mock", attempts=5, seed=1)  # RunResult; per-task table: .table
     aeh.compare(run_a, run_b)                                       # regressions, BH-corrected
     aeh.agreement(run_id)                                           # judge vs programmatic, κ
 
@@ -20,6 +20,11 @@ if _typing.TYPE_CHECKING:
     from aeh._recorded_run import RecordedRun
     from aeh._version import __version__
     from aeh.analysis import (
+        AgreementResult,
+        CompareResult,
+        DriftResult,
+        GateResult,
+        RunResult,
         agreement,
         attempts,
         compare,
@@ -45,6 +50,11 @@ if _typing.TYPE_CHECKING:
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
 _LAZY = {
+    "AgreementResult": "aeh.analysis",
+    "CompareResult": "aeh.analysis",
+    "DriftResult": "aeh.analysis",
+    "GateResult": "aeh.analysis",
+    "RunResult": "aeh.analysis",
     "agreement": "aeh.analysis",
     "attempts": "aeh.analysis",
     "compare": "aeh.analysis",
@@ -94,12 +104,17 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AehError",
+    "AgreementResult",
     "Budget",
+    "CompareResult",
+    "DriftResult",
     "EvalSuite",
+    "GateResult",
     "GoldenTrace",
     "GraderSpec",
     "RecordedRun",
     "Recorder",
+    "RunResult",
     "SuiteLoadError",
     "Task",
     "ToolRegistry",

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pandas as pd
-
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
-from aeh.analysis import run_table
+from aeh.analysis import RunResult, resumed, run_table, with_fail_under
 from aeh.engine import check_resumable, resume_mismatches, stored_options
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
@@ -51,8 +49,8 @@ def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunPro
     return RunLogger(level="silent")
 
 
-async def run_async(*args: Any, **options: Any) -> pd.DataFrame:
-    """Execute a suite and return its per-task table; `df.attrs["run_id"]` names the stored run.
+async def run_async(*args: Any, **options: Any) -> RunResult:
+    """Execute a suite and return its `RunResult` (the per-task table as `.table`); `.run_id` names the stored run.
 
     `agent`: a plain function `agent(task, tools)` (sync or async) to run instead of an adapter;
     see `aeh.adapters.callable`. Its cost comes from the model calls it reports; an attempt that
@@ -65,16 +63,16 @@ async def run_async(*args: Any, **options: Any) -> pd.DataFrame:
     `resume`: the id of a stored run that did not finish (interrupted, killed, store failure):
     run only its missing (task, attempt) pairs with its seed, into the same run. Suite, adapter
     and options default to the stored ones; any that are given must match them (ConfigError
-    otherwise). A finished run is left alone: `attrs["resume"]["note"]` says so.
+    otherwise). A finished run is left alone: `.resume.note` says so.
 
-    `executor="ray"`: run the attempts on Ray workers (extra `aeh[ray]`) at `ray_address`
+    `executor="ray"`: run the attempts on Ray workers (extra `aeh-harness[ray]`) at `ray_address`
     (`ray://host:10001`; default `RAY_ADDRESS`, else a local cluster), `ray_workers` actors
     (default one per CPU), each with `concurrency` attempts in flight; this process writes the store.
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
     shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
 
-    `fail_under=RATE`: `attrs["fail_under"]` is `{"rate", "threshold", "met"}`: whether the suite
-    success rate reached RATE (the CLI exits 1 when it did not).
+    `fail_under=RATE`: `.fail_under` (`rate`, `threshold`, `met`) says whether the suite success rate
+    reached RATE (the CLI exits 1 when it did not).
 
     Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
@@ -192,30 +190,19 @@ async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_option
         return info.run_id
 
 
-def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None) -> pd.DataFrame:
-    """The run's per-task table, with what a resume ran and the --fail-under verdict in its attrs."""
-    table = run_table(run_id, spec.db)
+def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None) -> RunResult:
+    """The run's result, with what a resume ran and the --fail-under verdict."""
+    result = run_table(run_id, spec.db)
     if stored is not None:
-        before = stored[1]
-        total = int(table.attrs.get("attempts_total", 0))
-        table.attrs["resume"] = {"ran": total - before, "stored_before": before,
-                                 "note": f"resumed run {run_id}: {before} attempts were stored, "
-                                         f"{total - before} ran now"}
-    if spec.fail_under is not None:
-        rate = float(table.attrs.get("suite_rate") or 0.0)
-        table.attrs["fail_under"] = {"rate": rate, "threshold": spec.fail_under, "met": rate >= spec.fail_under}
+        result = resumed(result, stored[1])
     if spec.run_card is not None:
-        written = write_run_cards(run_id, spec.run_card, spec.db)
-        table.attrs["run_cards"] = {"dir": str(spec.run_card), "attempts": len(written)}
-    return table
+        write_run_cards(run_id, spec.run_card, spec.db)
+    return result if spec.fail_under is None else with_fail_under(result, spec.fail_under)
 
 
-def _already_finished(stored: tuple[RunInfo, int], db: Any) -> pd.DataFrame:
+def _already_finished(stored: tuple[RunInfo, int], db: Any) -> RunResult:
     info, count = stored
-    table = run_table(info.run_id, db)
-    table.attrs["resume"] = {"ran": 0, "stored_before": count,
-                             "note": f"run {info.run_id} is already finished — nothing to resume"}
-    return table
+    return resumed(run_table(info.run_id, db), count, already_finished=True)
 
 
 def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, prices: PriceTable) -> RayExecutor:
@@ -244,8 +231,8 @@ def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, in
         return info, len(store.attempts_frame(info.run_id, columns=["attempt"]))
 
 
-def run(*args: Any, **options: Any) -> pd.DataFrame:
-    """Execute a suite and return its per-task table (works in scripts and in Jupyter).
+def run(*args: Any, **options: Any) -> RunResult:
+    """Execute a suite and return its `RunResult`, the per-task table as `.table` (scripts and Jupyter).
 
     The options are those of `run_async` (agent, model, progress, log_level, fault_profile, …);
     `agent=fn` runs a plain function `fn(task, tools)` as the agent, with no adapter class;
@@ -258,5 +245,5 @@ def run(*args: Any, **options: Any) -> pd.DataFrame:
 
 for _fn in (run, run_async):
     # help(), inspect.signature and Jupyter's tooltip show every option with its type and default.
-    _fn.__signature__ = spec_signature(returns=pd.DataFrame)  # type: ignore[union-attr]
+    _fn.__signature__ = spec_signature(returns=RunResult)  # type: ignore[union-attr]
     _fn.__doc__ = f"{_fn.__doc__ or ''}\n{spec_docs()}\n"

@@ -49,7 +49,7 @@ class Pool:
 def engine_pool(suite: str, profile: str, attempts: int, db: str, seed: int) -> Pool:
     """Run the mock engine once and score every attempt with aeh's scorers."""
     table = aeh.run(suite, "mock", model=f"mock-{profile}", attempts=attempts, seed=seed, db=db, progress=False)
-    rid = table.attrs["run_id"]
+    rid = table.run_id
     frame = score_run(rid, db, write=False)
     att = aeh.attempts(rid, db=db)
     att = att[att["failure_bucket"] != "harness_error"]

@@ -149,7 +149,7 @@ def main() -> None:
         db = Path(tmp) / "runs.db"
         cold = {**os.environ, "AEH_DB": str(db), "PYTHONDONTWRITEBYTECODE": "1",
                 "PYTHONPYCACHEPREFIX": str(Path(tmp) / "empty-pycache")}
-        runs = {suite: aeh.run(suite, attempts=5, seed=1, db=db, progress=False).attrs["run_id"]
+        runs = {suite: aeh.run(suite, attempts=5, seed=1, db=db, progress=False).run_id
                 for suite in TARGETS}
         cmds = {"baseline": [sys.executable, "-c", "import aeh, pandas, matplotlib.pyplot"]}
         for suite, rid in runs.items():

@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     table = aeh.run("smoke", agent=notes_agent, attempts=args.attempts, seed=7, db=args.db,
                     tasks=["draft_and_count", "count_inbox_words"], model_free=True, progress=False)
-    print(table.to_string())
-    run_id: str = table.attrs["run_id"]
+    print(table.table.to_string())
+    run_id: str = table.run_id
     print(f"stored run {run_id}")
     return run_id
 

@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> str:
     agent = graph_agent(build_graph(), make_input=lambda task, tools: {"prompt": task.prompt})
     table = aeh.run("toy_math", agent=agent, attempts=args.attempts, seed=7, db=args.db,
                     tasks=["add_then_multiply"], progress=False)
-    print(table.to_string())
-    run_id: str = table.attrs["run_id"]
+    print(table.table.to_string())
+    run_id: str = table.run_id
     print(f"stored run {run_id}")
     return run_id
 

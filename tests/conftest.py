@@ -82,8 +82,8 @@ def mock_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     import aeh
 
     db = tmp_path_factory.mktemp("store") / "runs.db"
-    a = aeh.run("toy_math", adapter="mock", attempts=3, seed=1, db=str(db)).attrs["run_id"]
-    b = aeh.run("toy_math", adapter="mock", attempts=3, seed=2, db=str(db), model="mock-degraded").attrs["run_id"]
+    a = aeh.run("toy_math", adapter="mock", attempts=3, seed=1, db=str(db)).run_id
+    b = aeh.run("toy_math", adapter="mock", attempts=3, seed=2, db=str(db), model="mock-degraded").run_id
     return db, a, b
 
 

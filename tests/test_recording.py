@@ -100,7 +100,7 @@ def test_record_step_inside_a_callable_run_joins_the_attempt_trace(db: Path) -> 
         return str(tools.count_words(path="draft.txt")["words"])
 
     table = aeh.run("smoke", agent=agent, attempts=1, seed=1, db=db, tasks=["draft_and_count"], progress=False)
-    spans = aeh.spans(table.attrs["run_id"], db=db)
+    spans = aeh.spans(table.run_id, db=db)
     model = spans[spans["category"] == "model"]
     assert len(model) == 1
     assert aeh.span_attributes(model, "gen_ai.usage.input_tokens").tolist() == [11]

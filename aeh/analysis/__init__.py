@@ -20,6 +20,22 @@ from aeh.analysis._matrix import format_matrix, matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
 from aeh.analysis._recovery import recovery_by_fault
+from aeh.analysis._results import (
+    AgreementResult,
+    CompareResult,
+    CompareVerdict,
+    DriftResult,
+    FailUnder,
+    MatrixResult,
+    MinimumDetectable,
+    PassKResult,
+    ResumeNote,
+    RunResult,
+    ScoresResult,
+    SuiteRate,
+    resumed,
+    with_fail_under,
+)
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 from aeh.analysis._spans import span_attributes, spans
 from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal, cannot_judge_text
@@ -32,12 +48,24 @@ __all__ = [
     "MIN_SHARED_TASKS",
     "NOT_ENOUGH_RUNS",
     "SUITE_ROW",
+    "AgreementResult",
     "Baseline",
     "BaselineMismatchError",
     "CannotJudgeError",
+    "CompareResult",
+    "CompareVerdict",
+    "DriftResult",
+    "FailUnder",
     "GateResult",
     "JudgedRunSummary",
+    "MatrixResult",
+    "MinimumDetectable",
+    "PassKResult",
     "Refusal",
+    "ResumeNote",
+    "RunResult",
+    "ScoresResult",
+    "SuiteRate",
     "agreement",
     "attempts",
     "build_baseline",
@@ -57,6 +85,8 @@ __all__ = [
     "pass_k",
     "power",
     "recovery_by_fault",
+    "resumed",
+    "with_fail_under",
     "run_table",
     "runs",
     "save_baseline",

@@ -12,8 +12,9 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh.analysis._results import AgreementResult
 from aeh.engine.fidelity import judge_verdict_status
-from aeh.stats import cohens_kappa
+from aeh.stats import KAPPA_TRUST_THRESHOLD, cohens_kappa
 from aeh.store import JUDGE_KINDS, StoreLike, human_label_pairs, programmatic_verdicts, using_store
 
 __all__ = ["MIN_KAPPA_N", "agreement", "judge_verdict_counts", "verdict_pairs"]
@@ -63,8 +64,9 @@ def judge_verdict_counts(grader_rows: pl.DataFrame,
             "unparseable": counts.get("unparseable", 0), "automatic": automatic}
 
 
-def agreement(run_id: str, db: StoreLike = None) -> pd.DataFrame:
-    """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval."""
+def agreement(run_id: str, db: StoreLike = None) -> AgreementResult:
+    """κ on the overlap set, with n, raw agreement, base rates, the 2×2 table, κ's interval
+    (one row per rater in `.table`), and the run's judge verdict counts."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
         graders = store.grader_frame(full)
@@ -92,9 +94,6 @@ def agreement(run_id: str, db: StoreLike = None) -> pd.DataFrame:
                 "note": (f"not enough data (n = {result.n} < {MIN_KAPPA_N})" if result.n < MIN_KAPPA_N
                          else result.note),
             })
-        out = pd.DataFrame(rows)
-        out.attrs["threshold"] = 0.7
-        out.attrs["min_n"] = MIN_KAPPA_N
-        out.attrs["judge_verdicts"] = counts
-        out.attrs["table_orientation"] = "rows = programmatic (pass, fail); columns = rater (pass, fail)"
-        return out
+        return AgreementResult(
+            table=pd.DataFrame(rows), threshold=KAPPA_TRUST_THRESHOLD, min_n=MIN_KAPPA_N, judge_verdicts=counts,
+            table_orientation="rows = programmatic (pass, fail); columns = rater (pass, fail)")

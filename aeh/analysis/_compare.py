@@ -1,5 +1,5 @@
 """`compare(run_a, run_b)`: per-task exact tests with Benjamini–Hochberg, a paired suite row, and the
-two-level regression verdict (`attrs["verdict"]`) that the CLI, its exit code and the report read."""
+two-level regression verdict (`CompareResult.verdict`) that the CLI, its exit code and the report read."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._results import CompareResult, CompareVerdict, MinimumDetectable, RunResult
 from aeh.analysis._run_table import counts_table
 from aeh.analysis._task_totals import task_counts
 from aeh.analysis._validity import (
@@ -64,19 +65,19 @@ def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
             "task cannot be flagged and the suite-level test decides alone; plan attempts with aeh.power()")
 
 
-def _counts(store: Store, run_id: str) -> pd.DataFrame:
+def _counts(store: Store, run_id: str) -> RunResult:
     """The run's per-task counts with intervals and suite summary: what a comparison reads of the
     per-task table, without the cost, latency and bucket totals it does not."""
     with store.snapshot():
         info = store.run_info(run_id)
         counts = task_counts(store, info.run_id)
-    return counts_table(counts, info.model_dump(mode="json"))
+    return counts_table(counts, info)
 
 
-def _refusals(table_a: pd.DataFrame, table_b: pd.DataFrame, shared: int, *, allow_unfinished: bool,
+def _refusals(table_a: RunResult, table_b: RunResult, shared: int, *, allow_unfinished: bool,
               overlap: bool, min_tasks: int) -> list[Refusal]:
     """Why the two runs cannot be judged against each other ([] when they can)."""
-    a, b = (Measurement.of(t.attrs["run"], t.attrs["attempts_total"], t.attrs["harness_errors"])
+    a, b = (Measurement.of(t.run.model_dump(mode="json"), t.attempts_total, t.harness_errors)
             for t in (table_a, table_b))
     out = measurement_refusals(a, "run A", allow_unfinished=allow_unfinished)
     out += measurement_refusals(b, "run B", allow_unfinished=allow_unfinished)
@@ -86,23 +87,24 @@ def _refusals(table_a: pd.DataFrame, table_b: pd.DataFrame, shared: int, *, allo
 
 def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
             suite_alpha: float = SUITE_ALPHA, *, allow_unfinished: bool = False, overlap: bool = False,
-            min_tasks: int = MIN_SHARED_TASKS) -> pd.DataFrame:
+            min_tasks: int = MIN_SHARED_TASKS) -> CompareResult:
     """One row per task (A = baseline, B = new) plus a `<suite>` row over the tasks both runs
-    tested; the two-level verdict in `attrs["verdict"]`, warnings in `attrs["warnings"]`.
+    tested (`.table`); the two-level verdict in `.verdict`, warnings in `.warnings`.
 
-    `attrs["verdict"]["status"]` is "regressed", "no regression" or "cannot judge": the latter
+    `.verdict.status` is "regressed", "no regression" or "cannot judge": the latter
     when a run has harness errors over the limit or is unfinished (unless `allow_unfinished`),
     the runs measured different suites (unless `overlap`: judge the tasks both ran), or fewer than
-    `min_tasks` tasks have valid attempts in both. Then `regressed` is None, and `reasons` (and
-    `cannot_judge`, as dicts with check, reason, fix) say why and what to do.
+    `min_tasks` tasks have valid attempts in both. Then `.verdict.regressed` is None, and
+    `.verdict.reasons` (and `.verdict.cannot_judge`, each with check, reason, fix) say why and what to do.
     """
     for name, value in (("--fdr", fdr), ("suite_alpha", suite_alpha)):
         if not 0 < value < 1:  # also refuses nan
             raise ConfigError(f"{name} must be a probability between 0 and 1 (exclusive), got {value} — "
                               "e.g. --fdr 0.05")
     with using_store(db) as store:  # one connection for both runs
-        table_a, table_b = _counts(store, run_a), _counts(store, run_b)
-    # Plain dicts: per-key lookups on a DataFrame with attrs copy its metadata every time.
+        result_a, result_b = _counts(store, run_a), _counts(store, run_b)
+    table_a, table_b = result_a.table, result_b.table
+    # Plain dicts: per-key lookups on a DataFrame cost more than on a dict.
     a = {
         col: dict(zip(table_a["task_id"], table_a[col], strict=True))
         for col in ("successes", "n", "rate", "low", "high")
@@ -196,9 +198,9 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         }
     )
     frame = pd.DataFrame(rows)
-    info_a, info_b = table_a.attrs["run"], table_b.attrs["run"]
+    info_a, info_b = result_a.run.model_dump(mode="json"), result_b.run.model_dump(mode="json")
     warnings = comparison_warnings(info_a, info_b)
-    refusals = _refusals(table_a, table_b, len(paired), allow_unfinished=allow_unfinished, overlap=overlap,
+    refusals = _refusals(result_a, result_b, len(paired), allow_unfinished=allow_unfinished, overlap=overlap,
                          min_tasks=min_tasks)
     # where a refusal says it, with the fix, its warning would only repeat it
     if any(r.check == "unfinished" for r in refusals):
@@ -210,44 +212,35 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         warnings.append(power_note)
     mde = per_task_mde(counts, fdr=fdr)
     task_rows = frame[frame.task_id != SUITE_ROW]
-    frame.attrs.update(
-        {
-            "run_a": info_a["run_id"],
-            "run_b": info_b["run_id"],
-            "run_a_info": info_a,
-            "run_b_info": info_b,
-            "fdr": fdr,
-            "method": TEST_METHOD,
-            "warnings": warnings,
-            "regressed": task_rows.loc[task_rows.regressed, "task_id"].tolist(),
-            "improved": task_rows.loc[task_rows.improved, "task_id"].tolist(),
-            "newly_failing": task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
-            "suite_a": {k: table_a.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
-            "suite_b": {k: table_b.attrs[k] for k in ("suite_rate", "suite_low", "suite_high")},
-            "suite_dropped": dropped,
-            "suite_dropped_note": dropped_note,
-            "verdict": {
-                "status": CANNOT_JUDGE if refusals else "regressed" if gate.regressed else "no regression",
-                "regressed": None if refusals else gate.regressed,
-                "headline": CANNOT_JUDGE_HEADLINE if refusals else gate.headline,
-                "reasons": [str(r) for r in refusals] if refusals else list(gate.reasons),
-                "cannot_judge": [r.as_dict() for r in refusals],
-                "task_level": list(gate.task_level),
-                "suite_level": gate.suite_level,
-                "fdr": fdr,
-                "suite_alpha": suite_alpha,
-                "mde": None
-                if mde is None or refusals
-                else {
-                    "drop": mde.drop,
-                    "n": mde.n,
-                    "base_rate": mde.base_rate,
-                    "n_tasks": mde.n_tasks,
-                    "power": mde.power,
-                    "lone_task_flaggable": mde.lone_task_flaggable,
-                    "text": mde.text,
-                },
-            },
-        }
+    verdict = CompareVerdict(
+        status=CANNOT_JUDGE if refusals else "regressed" if gate.regressed else "no regression",
+        regressed=None if refusals else gate.regressed,
+        headline=CANNOT_JUDGE_HEADLINE if refusals else gate.headline,
+        reasons=[str(r) for r in refusals] if refusals else list(gate.reasons),
+        cannot_judge=refusals,
+        task_level=list(gate.task_level),
+        suite_level=gate.suite_level,
+        fdr=fdr,
+        suite_alpha=suite_alpha,
+        mde=None if mde is None or refusals else MinimumDetectable(
+            drop=mde.drop, n=mde.n, base_rate=mde.base_rate, n_tasks=mde.n_tasks, power=mde.power,
+            lone_task_flaggable=mde.lone_task_flaggable, text=mde.text),
     )
-    return frame
+    return CompareResult(
+        table=frame,
+        run_a=result_a.run_id,
+        run_b=result_b.run_id,
+        run_a_info=result_a.run,
+        run_b_info=result_b.run,
+        fdr=fdr,
+        method=TEST_METHOD,
+        verdict=verdict,
+        warnings=warnings,
+        regressed_tasks=task_rows.loc[task_rows.regressed, "task_id"].tolist(),
+        improved_tasks=task_rows.loc[task_rows.improved, "task_id"].tolist(),
+        newly_failing=task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
+        suite_a=result_a.suite,
+        suite_b=result_b.suite,
+        suite_dropped=dropped,
+        suite_dropped_note=dropped_note,
+    )

@@ -16,6 +16,7 @@ import pandas as pd
 from aeh._version import __version__
 from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
 from aeh.analysis._gate_family import NewlyFailing, family_q
+from aeh.analysis._results import ScoresResult
 from aeh.analysis._validity import (
     CANNOT_JUDGE,
     MIN_SHARED_TASKS,
@@ -137,10 +138,10 @@ def score_run(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuit
     return frame
 
 
-def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> pd.DataFrame:
-    """One row per attempt × dimension (score, evidence); scored now when nothing is stored.
+def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> ScoresResult:
+    """One row per attempt × dimension (score, evidence) in `.table`; scored now when nothing is stored.
 
-    `attrs["tasks"]` holds per task × dimension mean/sd/n and `attrs["suite"]` per dimension.
+    `.tasks` holds per task × dimension mean/sd/n and `.suite` per dimension.
     """
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
@@ -150,11 +151,8 @@ def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> pd.Da
         else:
             frame = stored.to_pandas()
             frame["evidence"] = frame["evidence"].map(json.loads)
-    frame.attrs["run_id"] = full
     tasks, suite = summarize(frame)
-    frame.attrs["tasks"] = tasks
-    frame.attrs["suite"] = suite
-    return frame
+    return ScoresResult(table=frame, run_id=full, tasks=tasks, suite=suite)
 
 
 def _with_overall(frame: pd.DataFrame) -> dict[tuple[str, int], dict[str, float]]:
@@ -303,8 +301,14 @@ class GateFinding:
         return -self.delta > self.threshold and -self.delta > self.band and self.significant
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateResult:
+    """`gate(baseline, run)`: the findings per dimension (suite and task), the verdict and why.
+
+    `.table` holds every finding as a row; in a notebook it renders as a header with the
+    verdict, then that table; `str()` is the gate's terminal text.
+    """
+
     baseline: dict[str, Any]
     run_id: str
     suite: list[GateFinding]
@@ -338,6 +342,28 @@ class GateResult:
     @property
     def regressed_dimensions(self) -> list[str]:
         return sorted({f.dimension for f in self.suite + self.tasks if f.regressed and f.dimension != OVERALL})
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per finding (suite rows have no task_id): base, new, delta, band, p, q, regressed."""
+        return pd.DataFrame(
+            [{"task_id": f.task_id, "dimension": f.dimension, "base": f.base, "new": f.new, "delta": f.delta,
+              "band": f.band, "threshold": f.threshold, "p": f.p, "q": f.q, "regressed": f.regressed}
+             for f in self.suite + self.tasks],
+            columns=["task_id", "dimension", "base", "new", "delta", "band", "threshold", "p", "q", "regressed"])
+
+    def _repr_html_(self) -> str:
+        # heavy: loaded on first use (only a notebook renders)
+        from aeh.analysis._results import header_html
+
+        figures = [("newly failing", ", ".join(self.newly_failing) or "none"),
+                   ("success rate", str(self.success_verdict.headline))]
+        reasons = [str(r) for r in self.cannot_judge] or self.reasons
+        title = f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"
+        return header_html(title, self.verdict, figures, [], reasons) + str(self.table.to_html(border=0, max_rows=60))
+
+    def __str__(self) -> str:
+        return self.text()
 
     def worst(self) -> tuple[str, str, float] | None:
         """(task, dimension, delta) of the worst task's worst dimension."""
@@ -476,8 +502,7 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
-    result.cannot_judge = refusals
-    return result
+    return replace(result, cannot_judge=refusals)
 
 
 def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,
@@ -519,18 +544,18 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
     failing = [_newly_failing(t, p, qt, base, new_tasks, task_findings)
                for (t, p), qt in zip(candidates, q[len(raw):], strict=True) if qt < fdr]
     verdict = regression_gate(rows, fdr=fdr, suite_alpha=GATE_SUCCESS_SUITE_ALPHA)
-    result = GateResult(base, run_id, suite_findings, task_findings, verdict,
-                        failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
-                        untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
-                                           for f in raw))
+    reasons = []
     dims = sorted({f.dimension for f in suite_findings + task_findings if f.regressed})
     if dims:
-        result.reasons.append("dimension(s) cleared their noise band: " + ", ".join(dims))
+        reasons.append("dimension(s) cleared their noise band: " + ", ".join(dims))
     if failing:
-        result.reasons.append("previously passing task(s) now failing: " + ", ".join(result.newly_failing))
+        reasons.append("previously passing task(s) now failing: " + ", ".join(str(f.task_id) for f in failing))
     if verdict.regressed:
-        result.reasons.append("success rate: " + verdict.headline)
-    return result
+        reasons.append("success rate: " + verdict.headline)
+    return GateResult(base, run_id, suite_findings, task_findings, verdict, reasons=reasons,
+                      failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
+                      untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
+                                         for f in raw))
 
 
 def _newly_failing(task: str, p: float, q: float, base: dict[str, Any], new_tasks: dict[str, dict[str, Any]],

@@ -9,6 +9,7 @@ import polars as pl
 
 from aeh.analysis._dimensions import OVERALL, scores
 from aeh.analysis._read import run_table
+from aeh.analysis._results import DriftResult
 from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
@@ -78,11 +79,10 @@ def _dimension_drift(store: Store, infos: list[RunInfo], threshold: float, alpha
 
     long = []
     for index, info in enumerate(infos):
-        frame = scores(info.run_id, store)
+        frame = scores(info.run_id, store).table
         if not len(frame):
             continue
         frame = frame[["task_id", "attempt", "dimension", "score"]].copy()
-        frame.attrs = {}  # the summaries in attrs are frames; pandas compares attrs when it combines
         per_attempt = frame.pivot_table(index=["task_id", "attempt"], columns="dimension", values="score")
         per_attempt.columns.name = None
         exact = [c for c in per_attempt.columns if c not in JUDGED_DIMENSIONS]
@@ -119,24 +119,25 @@ def _dimension_drift(store: Store, infos: list[RunInfo], threshold: float, alpha
 def drift(suite: str | None = None, *, runs: list[str] | None = None, window: int = 5,
           threshold: float = 0.08, allow_mixed: bool = False, db: StoreLike = None,
           dimension_threshold: float = DEFAULT_DIMENSION_THRESHOLD, dimensions: bool = True,
-          allow_unfinished: bool = False) -> pd.DataFrame:
-    """One row per run in the window (oldest first) with its suite rate; the trend in `attrs`.
+          allow_unfinished: bool = False) -> DriftResult:
+    """One row per run in the window (oldest first) with its suite rate (`.table`); the trend
+    and its verdict as fields.
 
-    `attrs["status"]` is one of "drifting" (the slope's 95% interval lies below 0 *and* the
+    `.status` is one of "drifting" (the slope's 95% interval lies below 0 *and* the
     modelled cumulative drop over the window exceeds `threshold`), "no significant drift", or
     "not enough runs to judge" (fewer than 4 runs: no verdict, never "no drift"). Runs that mix
     suites, suite hashes, adapters or models raise `ConfigError` unless `allow_mixed=True`, which
-    fits anyway and puts a warning first in `attrs["notes"]`.
+    fits anyway and puts a warning first in `.notes`.
 
-    With `dimensions` (default), `attrs["dimensions"]` holds the same trend per trajectory
+    With `dimensions` (default), `.dimensions` holds the same trend per trajectory
     dimension (scores stored with the runs, scored now where missing): "drifting" when its
     Benjamini–Hochberg q over the dimensions is < 0.05 and the modelled drop exceeds
-    `dimension_threshold`; `attrs["drifting_dimensions"]` names them.
+    `dimension_threshold`; `.drifting_dimensions` names them.
 
     Every run fitted must be a valid measurement: a window chosen by `suite` leaves out runs
     with harness errors over the limit (noted); among explicit `runs`, such a run, or one not
     finished (unless `allow_unfinished`), makes the status "cannot judge". Both that and "not
-    enough runs to judge" list their reasons and fixes in `attrs["cannot_judge"]`.
+    enough runs to judge" list their reasons and fixes in `.cannot_judge`.
     """
     if not isinstance(window, int) or window < MIN_DRIFT_RUNS:
         raise ConfigError(f"--window must be a whole number of runs ≥ {MIN_DRIFT_RUNS} (a trend needs at least "
@@ -159,9 +160,9 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             valid = attempts.filter(pl.col("failure_bucket").fill_null("") != "harness_error")
             frames.append(valid.with_columns(pl.lit(index).alias("run_index")))
             rows.append({"run_index": index, "run_id": info.run_id, "created_at": info.created_at,
-                         "model": info.model, "suite_rate": table.attrs["suite_rate"],
-                         "low": table.attrs["suite_low"], "high": table.attrs["suite_high"],
-                         "n_tasks": table.attrs["n_tasks"], "attempts": table.attrs["attempts_total"]})
+                         "model": info.model, "suite_rate": table.suite_rate,
+                         "low": table.suite_low, "high": table.suite_high,
+                         "n_tasks": table.n_tasks, "attempts": table.attempts_total})
         data = pl.concat(frames) if frames else pl.DataFrame()
         trend = drift_trend(data["task_id"].to_list(), data["run_index"].to_list(), data["success"].to_list()) \
             if frames else None
@@ -182,20 +183,17 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             status = NOT_DRIFTING
         if trend is not None and trend.fitted and frame["n_tasks"].max() > trend.tasks:
             notes.append(f"the trend averages the {trend.tasks} tasks present in every run")
-        frame.attrs.update({
-            "suite": suite or (infos[0].suite if infos else None), "window": window, "threshold": threshold,
-            "slope": trend.slope if trend else nan, "slope_se": trend.se if trend else nan,
-            "slope_low": trend.low if trend else nan, "slope_high": trend.high if trend else nan,
-            "p_value": trend.p if trend else nan,
-            "cumulative": trend.cumulative if trend else nan,
-            "status": status, "drifting": status == DRIFTING, "mixed": mixed,
-            "cannot_judge": [r.as_dict() for r in refusals],
-            "method": trend.method if trend else "no runs", "notes": notes,
-        })
         dims = _dimension_drift(store, infos, dimension_threshold) if dimensions else pd.DataFrame()
-        frame.attrs.update({
-            "dimensions": dims, "dimension_threshold": dimension_threshold, "dimension_method": DIMENSION_METHOD,
-            "drifting_dimensions": dims.loc[dims["status"] == DRIFTING, "dimension"].tolist()
+        return DriftResult(
+            table=frame, suite=suite or (infos[0].suite if infos else None), window=window, threshold=threshold,
+            slope=trend.slope if trend else nan, slope_se=trend.se if trend else nan,
+            slope_low=trend.low if trend else nan, slope_high=trend.high if trend else nan,
+            p_value=trend.p if trend else nan,
+            cumulative=trend.cumulative if trend else nan,
+            status=status, drifting=status == DRIFTING, mixed=mixed,
+            cannot_judge=refusals,
+            method=trend.method if trend else "no runs", notes=notes,
+            dimensions=dims, dimension_threshold=dimension_threshold, dimension_method=DIMENSION_METHOD,
+            drifting_dimensions=dims.loc[dims["status"] == DRIFTING, "dimension"].tolist()
             if len(dims) and not refusals else [],
-        })
-        return frame
+        )

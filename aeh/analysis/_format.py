@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    from aeh.analysis._results import RunResult
 
 __all__ = ["BUCKET_LEGEND", "evaluation_cost_text", "format_run_table", "judge_verdicts_text",
            "suite_interval_text"]
@@ -13,12 +15,10 @@ BUCKET_LEGEND = ("te tool_error · mtc malformed_tool_call · ht hallucinated_to
                  "ju judge_unparseable · wa wrong_answer · na no_answer · ref refusal")
 
 
-def suite_interval_text(attrs: dict[str, object]) -> str:
+def suite_interval_text(result: RunResult) -> str:
     """`95% CI [0.412, 0.655]`, or why there is none: a suite interval needs tasks to spread across."""
-    low, high = attrs.get("suite_low"), attrs.get("suite_high")
-    n_tasks = int(attrs.get("n_tasks") or 0)  # type: ignore[call-overload]
-    if n_tasks < 2 or not isinstance(low, float | int) or not isinstance(high, float | int) \
-            or math.isnan(low) or math.isnan(high):
+    low, high, n_tasks = result.suite_low, result.suite_high, result.n_tasks
+    if n_tasks < 2 or math.isnan(low) or math.isnan(high):
         return f"no interval with {'one task' if n_tasks == 1 else f'{n_tasks} tasks'} (a suite interval needs ≥ 2)"
     return f"95% CI [{low:.3f}, {high:.3f}]"
 
@@ -39,18 +39,18 @@ def judge_verdicts_text(judge: dict[str, object]) -> str:
     return text + f", {judge.get('automatic', 0)} automatic"
 
 
-def evaluation_cost_text(attrs: dict[str, object]) -> str | None:
+def evaluation_cost_text(result: RunResult) -> str | None:
     """`evaluation $0.0006 (12 judge calls: judge grader 10, …), run total $0.1911`, or None when
     the run made no evaluation model call."""
-    spend = attrs.get("evaluation_spend")
-    if not isinstance(spend, dict) or not spend.get("calls"):
+    spend: dict[str, Any] | None = result.evaluation_spend
+    if not spend or not spend.get("calls"):
         return None
     purposes = ", ".join(f"{k} {v}" for k, v in (spend.get("by_purpose") or {}).items())
     calls = f"{spend['calls']} judge call{'s' if spend['calls'] != 1 else ''}" + (f": {purposes}" if purposes else "")
     if spend.get("usd") is None:
         return (f"evaluation unpriced ({calls}; {spend.get('unpriced_calls', 0)} with a judge model missing "
                 "from the price table)")
-    total = attrs.get("run_cost_usd")
+    total = result.run_cost_usd
     return (f"evaluation {_money(spend['usd'])} ({calls}), run total "
             + (_money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
 
@@ -65,12 +65,11 @@ def _money(value: object, currency: object = "USD") -> str:
     return f"{_SYMBOLS.get(str(currency), '$')}{value:.4f}"
 
 
-def format_run_table(table: pd.DataFrame) -> str:
+def format_run_table(result: RunResult) -> str:
     """The per-task table, the suite line, harness errors and the run id."""
-    a = table.attrs
-    warnings = list(a.get("warnings") or [])
-    cur = a.get("cost_currency") or "USD"
-    lines = [f"⚠ {w}" for w in warnings] + ([""] if warnings else [])
+    a, table = result, result.table
+    cur = str(a.run.config.get("cost_currency") or "USD")
+    lines = [f"⚠ {w}" for w in a.warnings] + ([""] if a.warnings else [])
     lines.append(f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
                  f"{'h.err':>5} {'cost/attempt':>12} {'cost/succ':>10} {'p50 s':>6}  failures")
     for row in table.itertuples(index=False):
@@ -85,33 +84,33 @@ def format_run_table(table: pd.DataFrame) -> str:
     if "failures" in table.columns and any(table["failures"]):
         lines.append(f"failures: {BUCKET_LEGEND}")
     lines.append("")
-    if a.get("n_tasks") == 1:
+    if a.n_tasks == 1:
         # No spread across tasks to build a suite interval from: show the task's own Wilson interval.
         only = table[table["n"] > 0].iloc[0]
         lines.append(
-            f"suite rate {a['suite_rate']:.3f} over 1 task — a suite interval needs ≥ 2 tasks; "
+            f"suite rate {a.suite_rate:.3f} over 1 task — a suite interval needs ≥ 2 tasks; "
             f"the task's Wilson 95% CI [{only['low']:.3f}, {only['high']:.3f}] (n = {only['n']})"
         )
-    elif a.get("n_tasks"):
+    elif a.n_tasks:
         lines.append(
-            f"suite rate {a['suite_rate']:.3f}  95% CI [{a['suite_low']:.3f}, {a['suite_high']:.3f}] "
-            f"over {a['n_tasks']} tasks — {a['suite_rate_method']}"
+            f"suite rate {a.suite_rate:.3f}  95% CI [{a.suite_low:.3f}, {a.suite_high:.3f}] "
+            f"over {a.n_tasks} tasks — {a.suite_rate_method}"
         )
-    per_success = (_money(a.get("cost_per_success_usd"), cur) if a.get("cost_per_success_usd") is not None
+    per_success = (_money(a.cost_per_success_usd, cur) if a.cost_per_success_usd is not None
                    else "— (no success)")
     unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
-    cost = unpriced if not a.get("priced") else (
-        f"total {_money(a.get('total_cost_usd'), cur)}, per success {per_success}")
-    if a.get("cost_currency") and cur != "USD":
+    cost = unpriced if not a.priced else (
+        f"total {_money(a.total_cost_usd, cur)}, per success {per_success}")
+    if cur != "USD":
         cost = f"{cost} (in {cur})"
     evaluation = evaluation_cost_text(a)
     if evaluation:  # the harness's spend beside the agent's, never inside its cost per success
         cost = f"{cost} (agent) · {evaluation}"
-    lines.append(f"cost {cost} — price table {a.get('price_table_version')} ({a.get('price_table_date')})")
-    errors = f"harness errors {a.get('harness_errors', 0)}/{a.get('attempts_total', 0)}"
-    if a.get("invalid_measurement"):
-        errors += f" ({a['harness_error_rate']:.1%} > 2%): NOT A VALID MEASUREMENT"
-    causes = a.get("harness_error_causes") or []
+    lines.append(f"cost {cost} — price table {a.price_table_version} ({a.price_table_date})")
+    errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
+    if a.invalid_measurement:
+        errors += f" ({a.harness_error_rate:.1%} > 2%): NOT A VALID MEASUREMENT"
+    causes = a.harness_error_causes
     if causes:
         top = causes[0]
         errors += (
@@ -120,17 +119,17 @@ def format_run_table(table: pd.DataFrame) -> str:
         if len(causes) > 1:
             errors += f"; {len(causes) - 1} other cause{'s' if len(causes) > 2 else ''}"
     lines.append(errors)
-    split = a.get("time_split_s")
+    split = a.time_split_s
     if split:
         lines.append(f"time: agent {split.get('agent', 0):.2f} s (model + tools; latency columns and "
                      f"budgets), queued {split.get('queue', 0):.2f} s, grading {split.get('grading', 0):.2f} s")
-    if a.get("faults_planned_rate"):
-        lines.append(f"faults: planned rate {a['faults_planned_rate']:g}, injected {a.get('faults_injected', 0)} "
-                     f"over {a.get('tool_calls', 0)} tool calls")
-    judge = a.get("judge_verdicts") or {}
+    if a.faults_planned_rate:
+        lines.append(f"faults: planned rate {a.faults_planned_rate:g}, injected {a.faults_injected or 0} "
+                     f"over {a.tool_calls or 0} tool calls")
+    judge = a.judge_verdicts or {}
     if judge.get("attempted") or judge.get("automatic"):
         lines.append(f"judge verdicts: {judge_verdicts_text(judge)}")
-    if a.get("import_policy"):
-        lines.append(f"import policy: {a['import_policy']}")
-    lines.append(f"run id {a.get('run_id')}")
+    if a.import_policy:
+        lines.append(f"import policy: {a.import_policy}")
+    lines.append(f"run id {a.run_id}")
     return "\n".join(lines)

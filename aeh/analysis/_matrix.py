@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh.analysis._results import MatrixResult
 from aeh.errors import ConfigError
 from aeh.models import RunInfo
 from aeh.stats import wilson_interval
@@ -55,11 +56,11 @@ def _label(info: Any) -> tuple[str, str]:
     return str(label), str(cfg.get("solver_role") or "solver")
 
 
-def matrix(run_ids: Sequence[str], db: StoreLike = None) -> pd.DataFrame:
+def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
     """Per solver label: solve rate (Wilson 95%), public and hidden rates, the hidden gap read
     against the noop floor, distance from floor and ceiling, median latency, cost per solved task.
 
-    `df.attrs["warnings"]` says what could not be computed and why (no floor, partial cost …).
+    `.warnings` says what could not be computed and why (no floor, partial cost …).
     """
     if not run_ids:
         raise ConfigError("matrix needs at least one run id — e.g. a noop, a reference and a solver run")
@@ -132,21 +133,19 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> pd.DataFrame:
             warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
     order = {"ceiling": 0, "solver": 1, "floor": 2}
     rows.sort(key=lambda r: (order.get(r["role"], 1), -(r["solve_rate"] if not math.isnan(r["solve_rate"]) else -1)))
-    df = pd.DataFrame(rows, columns=MATRIX_COLUMNS)
-    df.attrs.update(warnings=warnings, run_ids=list(run_ids), floor=floor["label"] if floor else None,
-                    ceiling=ceiling["label"] if ceiling else None)
-    return df
+    return MatrixResult(table=pd.DataFrame(rows, columns=MATRIX_COLUMNS), warnings=warnings, run_ids=list(run_ids),
+                        floor=floor["label"] if floor else None, ceiling=ceiling["label"] if ceiling else None)
 
 
 def _f(v: Any, fmt: str) -> str:
     return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
 
 
-def format_matrix(df: pd.DataFrame) -> str:
+def format_matrix(result: MatrixResult) -> str:
     head = (f"{'solver':<22} {'role':<8} {'k/n':>7} {'solve':>5} {'wilson 95%':<13} {'public':>6} {'hidden':>6} "
             f"{'gap':>6} {'floor gap':>9} {'vs floor':>8} {'p50 s':>6} {'$/solved':>9}")
     lines = [head]
-    for r in df.itertuples(index=False):
+    for r in result.table.itertuples(index=False):
         lines.append(
             f"{r.label[:22]:<22} {r.role:<8} {r.solved:>3}/{r.n:<3} {_f(r.solve_rate, '{:.2f}'):>5} "
             f"{'[' + _f(r.solve_low, '{:.2f}') + ', ' + _f(r.solve_high, '{:.2f}') + ']':<13} "
@@ -156,5 +155,5 @@ def format_matrix(df: pd.DataFrame) -> str:
     lines += ["", "solve = all public and hidden tests pass (graded in a clean directory); public alone is not "
                   "evidence of a fix", "gap = public rate − hidden rate; vs floor = solve rate − the noop floor's "
                   "on the same fixtures; cost is solver-reported"]
-    lines += [f"WARNING: {w}" for w in df.attrs.get("warnings", [])]
+    lines += [f"WARNING: {w}" for w in result.warnings]
     return "\n".join(lines)

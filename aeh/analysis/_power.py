@@ -40,7 +40,7 @@ def power(
     task_ids: list[str]
     skipped: list[str] = []
     if pilot_run is not None:
-        table = run_table(pilot_run, db)
+        table = run_table(pilot_run, db).table
         measured = table["n"] > 0
         skipped = table.loc[~measured, "task_id"].tolist()
         if skipped:

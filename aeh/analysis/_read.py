@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh.analysis._results import PassKResult, RunResult
 from aeh.analysis._run_table import run_table_from_totals
 from aeh.analysis._task_totals import harness_errors, task_totals
 from aeh.stats import pass_at_k, pass_hat_k, pass_k_table
@@ -21,13 +22,13 @@ __all__ = ["StoreLike", "attempts", "load_run", "pass_k", "run_table", "runs"]
 StoreLike = Store | str | Path | None
 
 
-def run_table(run_id: str, db: StoreLike = None) -> pd.DataFrame:
-    """The per-task table of a stored run (what `aeh.run` returns)."""
+def run_table(run_id: str, db: StoreLike = None) -> RunResult:
+    """The result of a stored run, its per-task table as `.table` (what `aeh.run` returns)."""
     with using_store(db) as store, store.snapshot():
         info = store.run_info(run_id)
         tasks = task_totals(store, info.run_id)
         errors = harness_errors(store, info.run_id) if tasks["harness_errors"].sum() else []
-    return run_table_from_totals(tasks, errors, info.model_dump(mode="json"))
+    return run_table_from_totals(tasks, errors, info)
 
 
 load_run = run_table
@@ -61,14 +62,14 @@ def runs(db: StoreLike = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
 
-def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> pd.DataFrame:
+def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> PassKResult:
     """pass^k (all k succeed) and pass@k (at least one of k succeeds), unbiased, for k = 1..n.
 
     Rows per task and k ≤ that task's n, plus rows with task_id "<suite>" for k = 1..kmax:
     the mean over ONE set of tasks, those with n ≥ kmax, for every k (so the suite pass^k never
     rises with k). `kmax` defaults to the smallest n among tasks with attempts, so every task
     counts; a larger `kmax` leaves out tasks with fewer valid attempts, with a warning. The
-    suite rows' `n` is the number of tasks they average; `attrs["suite_tasks"]` lists them.
+    suite rows' `n` is the number of tasks they average; `.suite_tasks` lists them (the rows: `.table`).
     """
     table = run_table(run_id, db)
     rows: list[dict[str, Any]] = []
@@ -81,7 +82,7 @@ def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> pd.Dat
                          "pass_at_k": pass_at_k(int(n), int(c), k)})
     frame = pd.DataFrame(rows, columns=["task_id", "k", "n", "successes", "pass_hat_k", "pass_at_k"])
     if frame.empty:
-        return frame
+        return PassKResult(table=frame, run_id=table.run_id, suite_tasks=[], note="no attempts")
     suite = pd.DataFrame(pass_k_table(counts, kmax)).rename(columns={"tasks": "n"})
     top = int(suite["k"].max())
     kept = [t for t, (n, _) in counts.items() if n >= top]
@@ -98,7 +99,4 @@ def pass_k(run_id: str, db: StoreLike = None, kmax: int | None = None) -> pd.Dat
     suite["task_id"] = "<suite>"
     suite["successes"] = pd.NA
     frame = pd.concat([frame, suite[frame.columns]], ignore_index=True)
-    frame.attrs["run_id"] = table.attrs["run_id"]
-    frame.attrs["suite_tasks"] = kept
-    frame.attrs["note"] = "; ".join(notes)
-    return frame
+    return PassKResult(table=frame, run_id=table.run_id, suite_tasks=kept, note="; ".join(notes))

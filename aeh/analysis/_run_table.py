@@ -1,7 +1,7 @@
 """The per-task table of a run: every rate with its n and Wilson interval, cost, latency, buckets.
 
 The per-task totals (`_task_totals`, aggregated by SQLite) cross to pandas here and gain their
-intervals, the suite summary and the run's warnings in `df.attrs`.
+intervals; the suite summary and the run's warnings become the fields of a `RunResult`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import pandas as pd
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
+from aeh.analysis._results import RunResult
 from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine import health_warnings, over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
+from aeh.models import RunInfo
 from aeh.stats import suite_rate
 
 __all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
@@ -100,9 +102,10 @@ _ORDER = ["task_id", "n", "successes", "rate", "low", "high", "clean_successes",
           "successes_breaking_invariants", "harness_errors", "attempts"]
 
 
-def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: dict[str, Any]) -> pd.DataFrame:
-    """The public per-task DataFrame from the per-task totals (`task_totals`) and the stored errors
-    of the harness-error attempts, with the suite summary and the run's warnings in `df.attrs`."""
+def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: RunInfo) -> RunResult:
+    """The run's result from the per-task totals (`task_totals`) and the stored errors of the
+    harness-error attempts: the per-task table, the suite summary and the run's warnings."""
+    info = run.model_dump(mode="json")
     frame = _with_intervals(tasks.to_pandas())
     rest = [c for c in frame.columns if c not in _ORDER]
     frame = frame[[c for c in _ORDER if c in frame.columns] + rest].reset_index(drop=True)
@@ -111,31 +114,29 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], info: d
     successes = int(frame["successes"].sum()) if len(frame) else 0
     frame["failures"] = failure_summaries(frame)
     checks, warnings = _run_warnings(frame, info)
-    frame.attrs.update({
-        "warnings": warnings,
-        "live_checks": checks,
-        "faults_planned_rate": checks.get("faults_planned_rate"),
-        "faults_injected": checks.get("faults_injected"),
-        "tool_calls": checks.get("tool_calls"),
-        "judge_verdicts": checks.get("judge_verdicts"),
-        "time_split_s": checks.get("time_s"),
-        "harness_health": (info.get("config") or {}).get("harness_health"),
-        **_summary_attrs(frame, info),
-        "harness_error_causes": harness_error_causes(errors),
-        "priced": priced,
-        "total_cost_usd": total_cost,
-        "cost_per_success_usd": (total_cost / successes) if total_cost is not None and successes else None,
-        **_evaluation_attrs(checks.get("evaluation_spend"), total_cost if priced else None),
-        "price_table_version": info.get("price_table_version"),
-        "price_table_date": info.get("price_table_date"),
-        "cost_currency": (info.get("config") or {}).get("cost_currency"),
+    return RunResult(
+        table=frame, run=run, **_summary(frame, run.run_id),
+        warnings=warnings,
+        live_checks=checks,
+        faults_planned_rate=checks.get("faults_planned_rate"),
+        faults_injected=checks.get("faults_injected"),
+        tool_calls=checks.get("tool_calls"),
+        judge_verdicts=checks.get("judge_verdicts"),
+        time_split_s=checks.get("time_s"),
+        harness_health=run.config.get("harness_health"),
+        harness_error_causes=harness_error_causes(errors),
+        priced=priced,
+        total_cost_usd=total_cost,
+        cost_per_success_usd=(total_cost / successes) if total_cost is not None and successes else None,
+        **_evaluation_spend(checks.get("evaluation_spend"), total_cost if priced else None),
+        price_table_version=run.price_table_version,
+        price_table_date=run.price_table_date,
         # Imported runs say how the source's results were counted (e.g. null results as failures).
-        "import_policy": (info.get("config") or {}).get("import_policy"),
-    })
-    return frame
+        import_policy=run.config.get("import_policy"),
+    )
 
 
-def _evaluation_attrs(spend: dict[str, Any] | None, agent_cost: float | None) -> dict[str, Any]:
+def _evaluation_spend(spend: dict[str, Any] | None, agent_cost: float | None) -> dict[str, Any]:
     """Evaluation spend (judge graders, tier-2 localization, judged dimensions) beside the agent's:
     `evaluation_cost_usd` (None: unpriced or not recorded) and `run_cost_usd`, agent + evaluation."""
     if not spend:  # a run stored before evaluation spend was recorded: unknown, not $0
@@ -145,25 +146,23 @@ def _evaluation_attrs(spend: dict[str, Any] | None, agent_cost: float | None) ->
             "run_cost_usd": agent_cost + usd if agent_cost is not None and usd is not None else None}
 
 
-def counts_table(counts: pl.DataFrame, info: dict[str, Any]) -> pd.DataFrame:
-    """The per-task table cut to what `compare` reads: task_id, n, successes, rate, low, high,
-    harness_errors, attempts (from `task_counts`), with the run and its suite summary in `df.attrs`."""
+def counts_table(counts: pl.DataFrame, run: RunInfo) -> RunResult:
+    """The run's result cut to what `compare` reads: a table of task_id, n, successes, rate, low,
+    high, harness_errors, attempts (from `task_counts`) and the suite summary; no cost or checks."""
     frame = _with_intervals(counts.to_pandas())
     frame = frame[[c for c in _ORDER if c in frame.columns]].reset_index(drop=True)
-    frame.attrs.update(_summary_attrs(frame, info))
-    return frame
+    return RunResult(table=frame, run=run, **_summary(frame, run.run_id))
 
 
-def _summary_attrs(frame: pd.DataFrame, info: dict[str, Any]) -> dict[str, Any]:
-    """The run, its suite rate with interval, and its harness-error share."""
+def _summary(frame: pd.DataFrame, run_id: str) -> dict[str, Any]:
+    """The run id, its suite rate with interval, and its harness-error share."""
     rates = [r for r in frame["rate"].tolist() if not math.isnan(r)]
     summary = suite_rate(rates) if rates else None
     total = int(frame["attempts"].sum()) if len(frame) else 0
     errors = int(frame["harness_errors"].sum()) if len(frame) else 0
     error_rate = errors / total if total else 0.0
     return {
-        "run_id": info["run_id"],
-        "run": info,
+        "run_id": run_id,
         "suite_rate": summary.mean if summary else float("nan"),
         "suite_low": summary.low if summary else float("nan"),
         "suite_high": summary.high if summary else float("nan"),

@@ -7,9 +7,12 @@ run and `run_notes(table)` after it; nothing else there knows about coding runs.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.errors import ConfigError
+
+if TYPE_CHECKING:
+    from aeh.analysis import RunResult
 
 __all__ = ["CODING_GROUP", "add_run_arguments", "run_notes", "run_options"]
 
@@ -64,9 +67,9 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
     return adapter_options, options
 
 
-def run_notes(table: Any) -> list[str]:
+def run_notes(table: RunResult) -> list[str]:
     """Lines printed after a coding run: the grading sandbox, never silently off; kept workspaces."""
-    config = (table.attrs.get("run") or {}).get("config") or {}
+    config = table.run.config
     mode = config.get("grading_sandbox")
     if mode is None:
         return []
@@ -82,15 +85,15 @@ def run_notes(table: Any) -> list[str]:
     return lines + _ceiling_note(table, config)
 
 
-def _ceiling_note(table: Any, config: dict[str, Any]) -> list[str]:
+def _ceiling_note(table: RunResult, config: dict[str, Any]) -> list[str]:
     """The reference solution must solve everything: anything less is the suite's or the
     environment's fault, and is said so rather than left as a low score."""
     if config.get("solver_role") != "ceiling" or not len(table):
         return []
-    total = int(table.attrs.get("attempts_total") or table["attempts"].sum())
+    total = table.attempts_total
     solved = int(table["successes"].sum())
     if solved == total:
         return []
     return [f"WARNING: the reference solution (the ceiling) solved {solved} of {total} attempts "
-            f"({table.attrs.get('harness_errors', 0)} harness errors): the fixtures or the grading environment "
+            f"({table.harness_errors} harness errors): the fixtures or the grading environment "
             "are broken, not an agent — `aeh tasks validate --suite SUITE` runs the fixture contract"]

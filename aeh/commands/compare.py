@@ -12,7 +12,7 @@ from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
 from aeh.commands._judge_options import add_allow_unfinished
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from aeh.analysis import CompareResult
 
 NAME = "compare"
 HELP = ("compare a new run (B) against a baseline (A); exits 1 when a task regressed after "
@@ -38,9 +38,9 @@ def _f(value: object, fmt: str = "{:.2f}") -> str:
     return fmt.format(value)
 
 
-def format_comparison(frame: pd.DataFrame) -> str:
-    a = frame.attrs
-    lines = [f"A = {a['run_a']} (baseline)   B = {a['run_b']} (new)", "",
+def format_comparison(result: CompareResult) -> str:
+    a, frame = result, result.table
+    lines = [f"A = {a.run_a} (baseline)   B = {a.run_b} (new)", "",
              f"{'task':<34} {'A k/n':>7} {'rate':>5} {'B k/n':>7} {'rate':>5} {'delta':>6} "
              f"{'p':>6} {'q (BH)':>6}  verdict"]
     for row in frame.itertuples(index=False):
@@ -53,26 +53,26 @@ def format_comparison(frame: pd.DataFrame) -> str:
             f"{_f(row.q_value, '{:.3f}'):>6}  {verdict or row.note}"
         )
     s = frame[frame.task_id == "<suite>"].iloc[0]
-    verdict = a["verdict"]
+    v = a.verdict
     # The rates printed are the ones the paired delta is computed from (tasks in both runs).
     lines += [
         "",
         f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
         f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
-        f"{(1 - verdict['suite_alpha']) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
+        f"{(1 - v.suite_alpha) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
         f"p {'< 0.001' if s.p_value < 0.001 else _f(s.p_value, '{:.3f}')})",
-        f"       {a['suite_dropped_note']}; each run's own suite rate: A "
-        f"{_f(a['suite_a']['suite_rate'], '{:.3f}')}, B {_f(a['suite_b']['suite_rate'], '{:.3f}')}",
-        f"method: {a['method']}; FDR {a['fdr']}",
+        f"       {a.suite_dropped_note}; each run's own suite rate: A "
+        f"{_f(a.suite_a.rate, '{:.3f}')}, B {_f(a.suite_b.rate, '{:.3f}')}",
+        f"method: {a.method}; FDR {a.fdr}",
         "",
-        f"VERDICT: {verdict['headline']}",
+        f"VERDICT: {v.headline}",
     ]
-    lines += [f"  {reason}" for reason in verdict["reasons"]]
-    if verdict["mde"]:
-        lines.append(f"  {verdict['mde']['text']}")
-    if a["newly_failing"]:
-        lines.append(f"newly failing (was 100% in A): {', '.join(a['newly_failing'])}")
-    for warning in a["warnings"]:
+    lines += [f"  {reason}" for reason in v.reasons]
+    if v.mde:
+        lines.append(f"  {v.mde.text}")
+    if a.newly_failing:
+        lines.append(f"newly failing (was 100% in A): {', '.join(a.newly_failing)}")
+    for warning in a.warnings:
         lines.append(f"WARNING: {warning}")
     return "\n".join(lines)
 
@@ -91,6 +91,6 @@ def main(args: argparse.Namespace) -> int:
         # the report recomputes the comparison at the same FDR, so it reaches the same verdict
         out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr, **options)
         print(f"report written to {out}")
-    if frame.attrs["verdict"]["cannot_judge"]:
+    if frame.verdict.cannot_judge:
         return EXIT_CANNOT_JUDGE
-    return EXIT_REGRESSION if frame.attrs["verdict"]["regressed"] else EXIT_OK
+    return EXIT_REGRESSION if frame.verdict.regressed else EXIT_OK

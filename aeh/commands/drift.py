@@ -39,42 +39,42 @@ def _f(value: float, fmt: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.analysis import CANNOT_JUDGE, DRIFTING, NOT_ENOUGH_RUNS, Refusal, cannot_judge_text, drift
+    from aeh.analysis import CANNOT_JUDGE, DRIFTING, NOT_ENOUGH_RUNS, cannot_judge_text, drift
 
     frame = drift(args.suite, runs=args.runs, window=args.window, threshold=args.threshold,
                   allow_mixed=args.allow_mixed, db=args.db, dimension_threshold=args.dimension_threshold,
                   dimensions=not args.no_dimensions, allow_unfinished=args.allow_unfinished)
-    a = frame.attrs
-    for warning in (n for n in a["notes"] if n.startswith("WARNING")):
+    a = frame
+    for warning in (n for n in a.notes if n.startswith("WARNING")):
         print(warning)
     print(f"{'#':>2} {'run id':<26} {'model':<16} {'suite rate':>10}  95% CI")
-    for row in frame.itertuples(index=False):
+    for row in frame.table.itertuples(index=False):
         print(f"{row.run_index:>2} {row.run_id:<26} {row.model!s:<16} {row.suite_rate:>10.3f}  "
               f"[{_f(row.low, '{:.3f}')}, {_f(row.high, '{:.3f}')}]")
-    print(f"\ntrend {_f(a['slope'], '{:+.3f}')} per run (95% CI [{_f(a['slope_low'], '{:+.3f}')}, "
-          f"{_f(a['slope_high'], '{:+.3f}')}], p {_f(a['p_value'], '{:.3f}')}); modelled change over the "
-          f"window {_f(a['cumulative'], '{:+.3f}')} (threshold −{a['threshold']})")
-    print(f"method: {a['method']}")
-    for note in a["notes"]:
+    print(f"\ntrend {_f(a.slope, '{:+.3f}')} per run (95% CI [{_f(a.slope_low, '{:+.3f}')}, "
+          f"{_f(a.slope_high, '{:+.3f}')}], p {_f(a.p_value, '{:.3f}')}); modelled change over the "
+          f"window {_f(a.cumulative, '{:+.3f}')} (threshold −{a.threshold})")
+    print(f"method: {a.method}")
+    for note in a.notes:
         print(f"note: {note}")
-    dims = a.get("dimensions")
-    if dims is not None and len(dims):
+    dims = a.dimensions
+    if len(dims):
         print(f"\n{'dimension':<20} {'runs':>4} {'trend/run':>9} {'95% CI':>17} {'change':>7} {'q (BH)':>7}  verdict")
         for r in dims.itertuples(index=False):
             ci = f"[{_f(r.low, '{:+.3f}')}, {_f(r.high, '{:+.3f}')}]"
             print(f"{r.dimension:<20} {r.runs:>4} {_f(r.slope, '{:+.3f}'):>9} {ci:>17} "
                   f"{_f(r.cumulative, '{:+.3f}'):>7} {_f(r.q, '{:.3f}'):>7}  {r.status}")
-        print(f"dimensions: {a['dimension_method']}; drift = q < 0.05 and a drop over "
-              f"{a['dimension_threshold']}")
-    if a["status"] == NOT_ENOUGH_RUNS:
+        print(f"dimensions: {a.dimension_method}; drift = q < 0.05 and a drop over "
+              f"{a.dimension_threshold}")
+    if a.status == NOT_ENOUGH_RUNS:
         print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
         return EXIT_CANNOT_JUDGE
-    if a["status"] == CANNOT_JUDGE:
-        print(cannot_judge_text(None, [Refusal(**r) for r in a["cannot_judge"]]))
+    if a.status == CANNOT_JUDGE:
+        print(cannot_judge_text(None, a.cannot_judge))
         return EXIT_CANNOT_JUDGE
-    drifting_dims = a.get("drifting_dimensions") or []
-    if a["status"] == DRIFTING or drifting_dims:
-        what = (["the success rate"] if a["status"] == DRIFTING else []) + drifting_dims
+    drifting_dims = a.drifting_dimensions
+    if a.status == DRIFTING or drifting_dims:
+        what = (["the success rate"] if a.status == DRIFTING else []) + drifting_dims
         print(f"DRIFTING: a significant decline beyond the threshold in {', '.join(what)}")
         return EXIT_REGRESSION
     print("no significant drift")

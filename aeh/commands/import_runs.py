@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
+
+if TYPE_CHECKING:
+    from aeh.analysis import RunResult
 
 NAME = "import"
 HELP = "import recorded runs of another harness (tau-bench, terminal-bench) as one stored run"
@@ -51,23 +54,23 @@ def main(args: argparse.Namespace) -> int:
     table = run_table(run_id, args.db)
     print(run_id)
     print(summary_line(table))
-    for warning in table.attrs.get("warnings") or []:  # e.g. recordings that ran over the suite's budget
+    for warning in table.warnings:  # e.g. recordings that ran over the suite's budget
         print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
-def summary_line(table: Any) -> str:
+def summary_line(table: RunResult) -> str:
     """One line: tasks, attempts, suite rate with its interval, harness errors, cost, and the import policy."""
     from aeh.analysis import suite_interval_text  # heavy: loaded on first use (pandas)
 
-    a = table.attrs
-    config = a.get("run", {}).get("config") or {}
-    errors = f"harness errors {a['harness_errors']}/{a['attempts_total']}"
-    if a["invalid_measurement"]:
-        errors += f" ({a['harness_error_rate']:.1%} > 2%: not a valid measurement)"
-    cost = f"cost ${a['total_cost_usd']:.4f}" if a["priced"] else unpriced_text(table)
-    line = (f"{a['n_tasks']} tasks, {a['attempts_total']} attempts: suite rate {a['suite_rate']:.3f} "
-            f"{suite_interval_text(a)} ({a['suite_rate_method']}); {errors}; {cost}")
+    a = table
+    config = a.run.config
+    errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
+    if a.invalid_measurement:
+        errors += f" ({a.harness_error_rate:.1%} > 2%: not a valid measurement)"
+    cost = f"cost ${a.total_cost_usd or 0:.4f}" if a.priced else unpriced_text(table)
+    line = (f"{a.n_tasks} tasks, {a.attempts_total} attempts: suite rate {a.suite_rate:.3f} "
+            f"{suite_interval_text(a)} ({a.suite_rate_method}); {errors}; {cost}")
     source = config.get("source_accuracy")
     if source:
         line += f"; source accuracy {source['mean']:.4f}"
@@ -76,12 +79,12 @@ def summary_line(table: Any) -> str:
     return line
 
 
-def unpriced_text(table: Any) -> str:
+def unpriced_text(table: RunResult) -> str:
     """Why an imported run is unpriced: no token counts at all, or counts the price table cannot price."""
     tokens = int(table["tokens_in"].sum() + table["tokens_out"].sum()) if len(table) else 0
     if not tokens:
         return "cost unpriced (no token counts)"
-    model = (table.attrs.get("run") or {}).get("model")
+    model = table.run.model
     named = f" of model {model!r}" if model else ""
     return (f"cost unpriced ({tokens} tokens recorded{named}, but a model is not in the price table "
             "or a model call has no counts: pass --price-table YAML)")

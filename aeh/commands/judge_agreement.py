@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aeh.analysis import AgreementResult
 
 NAME = "judge-agreement"
 HELP = "Cohen's κ between the LLM judge (and imported human labels) and the programmatic graders"
@@ -37,11 +40,9 @@ def _kappa_line(r: dict[str, Any], min_n: int) -> str:
     return f"  κ = {_f(r['kappa'])}   95% CI [{_f(r['kappa_low'])}, {_f(r['kappa_high'])}]   n = {r['n']}"
 
 
-def format_agreement(frame: Any) -> str:
-    threshold = frame.attrs.get("threshold", 0.7)
-    min_n = frame.attrs.get("min_n", 10)
-    counts = frame.attrs.get("judge_verdicts")
-    rows = [r for r in frame.to_dict("records") if r["n"] > 0]
+def format_agreement(result: AgreementResult) -> str:
+    threshold, min_n, counts = result.threshold, result.min_n, result.judge_verdicts
+    rows = [r for r in result.table.to_dict("records") if r["n"] > 0]
     head = [_verdict_line(counts)] if counts and (counts.get("attempted") or counts.get("automatic")) else []
     if counts and counts.get("failed"):
         head.append(f"WARNING: {counts['failed']} of {counts['attempted']} judge verdicts failed — "

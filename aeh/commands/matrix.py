@@ -23,7 +23,7 @@ def main(args: argparse.Namespace) -> int:
     frame = matrix(args.run_ids, db=args.db)
     print(format_matrix(frame))
     if args.csv:
-        frame.to_csv(args.csv, index=False)
+        frame.table.to_csv(args.csv, index=False)
         print(f"matrix written to {args.csv}")
     if args.html:
         from aeh.report import render_matrix_report

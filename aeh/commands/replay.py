@@ -40,9 +40,9 @@ def main(args: argparse.Namespace) -> int:
                         progress=RunLogger(args.log_level), secrets=args.secrets or [])
     table = run_table(new_id, db)
     print(format_run_table(table))
-    original = table.attrs["run"].get("parent_run_id") or args.run_id
+    original = table.run.parent_run_id or args.run_id
     diffs = verdict_differences(original, new_id, db)
-    total = int(table.attrs.get("attempts_total", 0))
+    total = table.attempts_total
     print(f"replay of {original}: {len(diffs)} of {total} verdicts differ from the original")
     for d in diffs[: max(0, args.show_diffs)]:
         def show(v: tuple[bool, str | None] | None) -> str:
@@ -54,4 +54,4 @@ def main(args: argparse.Namespace) -> int:
         print(f"  {d['task_id']} #{d['attempt']}: {show(d['original'])} → {show(d['replay'])}")
     if len(diffs) > args.show_diffs:
         print(f"  … and {len(diffs) - args.show_diffs} more")
-    return 3 if table.attrs.get("invalid_measurement") else 0
+    return 3 if table.invalid_measurement else 0

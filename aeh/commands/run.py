@@ -63,20 +63,18 @@ def main(args: argparse.Namespace) -> int:
             print("aeh: interrupted — the attempts that finished are stored; finish the run with "
                   f"`aeh run --resume {logger.run_id}` (`aeh runs` lists it as interrupted)", file=sys.stderr)
         return EXIT_INTERRUPTED
-    resumed = table.attrs.get("resume")
-    if resumed:
-        print(resumed["note"])
+    if table.resume is not None:
+        print(table.resume.note)
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
-    cards = table.attrs.get("run_cards")
-    if cards:
-        print(f"run cards (results.json + run_card.md) for {cards['attempts']} attempt(s) under {cards['dir']}")
-    if table.attrs.get("invalid_measurement"):
+    if getattr(args, "run_card", None):
+        print(f"run cards (results.json + run_card.md) for each attempt under {args.run_card}")
+    if table.invalid_measurement:
         return EXIT_INVALID_RUN
-    gate = table.attrs.get("fail_under")
-    if gate and not gate["met"]:
-        print(f"suite rate {gate['rate']:.3f} is below {gate['threshold']:g}: failed the --fail-under gate")
+    gate = table.fail_under
+    if gate is not None and not gate.met:
+        print(f"suite rate {gate.rate:.3f} is below {gate.threshold:g}: failed the --fail-under gate")
         return EXIT_REGRESSION
     return EXIT_OK
 

@@ -73,10 +73,10 @@ def main(args: argparse.Namespace) -> int:
                             concurrency=args.judge_concurrency)
         notes += summary.lines()
     frame = scores(args.run_id, args.db)
-    print(f"run {frame.attrs['run_id']}: {len(frame)} scores")
+    print(f"run {frame.run_id}: {len(frame)} scores")
     for line in notes:
         print(line)
-    print(format_summary(frame.attrs["suite"], frame.attrs["tasks"]))
+    print(format_summary(frame.suite, frame.tasks))
     return EXIT_OK
 
 

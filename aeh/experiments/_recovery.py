@@ -56,7 +56,7 @@ def _profile(mode: str, rate: float, kinds: Sequence[str], burst_length: int,
     return profile.model_dump(mode="json")
 
 
-def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) -> dict[str, Any]:
+def _row(table: pd.DataFrame, run_id: str, calls: int, *, mode: str, rate: float, kind: str) -> dict[str, Any]:
     n = int(table["n"].sum()) if len(table) else 0
     k = int(table["successes"].sum()) if len(table) else 0
     # Tasks are the unit: the same interval as the suite rate of `aeh.run`, not pooled attempts.
@@ -72,7 +72,7 @@ def _row(table: pd.DataFrame, calls: int, *, mode: str, rate: float, kind: str) 
         "tool_calls": calls, "injected_faults": injected,
         "observed_fault_rate": (injected / calls) if calls else 0.0,
         "harness_errors": int(table["harness_errors"].sum()) if "harness_errors" in table else 0,
-        "run_id": table.attrs.get("run_id"),
+        "run_id": run_id,
     }
 
 
@@ -118,11 +118,11 @@ async def recovery_curve_async(
             profile = _profile(mode, float(rate), chosen, burst_length, tools, timeout_s)
             table = await run_async(suite, adapter, attempts=attempts, concurrency=concurrency, seed=seed,
                                     db=db, model=model, fault_profile=profile, **kw)
-            calls = _count_calls(table.attrs["run_id"], db)
+            calls = _count_calls(table.run_id, db)
             if rate == 0:  # no faults is one condition, shown under every kind
-                rows += [_row(table, calls, mode=mode, rate=0.0, kind=lab) for lab, _ in labels]
+                rows += [_row(table.table, table.run_id, calls, mode=mode, rate=0.0, kind=lab) for lab, _ in labels]
             else:
-                rows.append(_row(table, calls, mode=mode, rate=float(rate), kind=label))
+                rows.append(_row(table.table, table.run_id, calls, mode=mode, rate=float(rate), kind=label))
     frame = pd.DataFrame(rows, columns=COLUMNS)
     adapter_name = adapter if isinstance(adapter, str) else getattr(adapter, "name", "adapter")
     model_name = model or (None if isinstance(adapter, str) else getattr(adapter, "model", None))

@@ -69,7 +69,7 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str
         )
     finally:
         reader.close()
-    return str(table.attrs["run_id"])
+    return table.run_id
 
 
 def _carry_redaction(run_id: str, record: object, suite: EvalSuite, options: dict[str, Any]) -> None:

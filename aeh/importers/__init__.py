@@ -18,6 +18,7 @@ from aeh.importers._registry import Importer, importers
 if _typing.TYPE_CHECKING:
     from aeh.importers._common import new_run_id, run_info, write_run
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
+    from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
     from aeh.importers._registry import add_trajectory_arguments
     from aeh.importers._run_card import write_run_cards
@@ -33,6 +34,7 @@ if _typing.TYPE_CHECKING:
 # heavy: loaded on first use (the store brings polars), so `aeh import --help` stays fast
 _LAZY = {
     "send_otlp": "aeh.importers._otel_send",
+    "serve_otlp": "aeh.importers._otel_live",
     "add_trajectory_arguments": "aeh.importers._registry",
     "write_run_cards": "aeh.importers._run_card",
     "grade_trajectories_async": "aeh.importers._trajectory",
@@ -80,6 +82,7 @@ __all__ = [
     "run_info",
     "run_to_otlp",
     "send_otlp",
+    "serve_otlp",
     "write_run",
     "write_run_cards",
 ]

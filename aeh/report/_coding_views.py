@@ -9,14 +9,17 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis import MatrixResult
+from aeh.models import RunInfo
+from aeh.report._expect import expect
 from aeh.store import StoreLike, open_store
 
 __all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "public_hidden_frame",
            "public_hidden_section"]
 
 
-def is_coding_run(run: dict[str, Any]) -> bool:
-    return (run.get("config") or {}).get("suite_kind") == "coding_fixtures"
+def is_coding_run(run: RunInfo) -> bool:
+    return run.config.get("suite_kind") == "coding_fixtures"
 
 
 def coding_runs(db: StoreLike) -> list[str]:
@@ -64,11 +67,11 @@ def public_hidden_frame(run_id: str, db: StoreLike = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def public_hidden_section(run_id: str, run: dict[str, Any], db: StoreLike = None) -> Any:
+def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> Any:
     """HTML: the run's grading facts and the per-task public-vs-hidden table."""
     from IPython.display import HTML
 
-    cfg = run.get("config") or {}
+    cfg = run.config
     frame = public_hidden_frame(run_id, db)
     mode = cfg.get("grading_sandbox", "?")
     warn = "" if mode == "unshare" else " <b>(graded code had the network)</b>"
@@ -90,9 +93,11 @@ def _f(v: Any, fmt: str) -> str:
     return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
 
 
-def matrix_html(df: pd.DataFrame) -> Any:
+def matrix_html(result: MatrixResult) -> Any:
     from IPython.display import HTML
 
+    expect(result, MatrixResult)
+    df = result.table
     rows = []
     for r in df.itertuples(index=False):
         rows.append({
@@ -105,15 +110,17 @@ def matrix_html(df: pd.DataFrame) -> Any:
             "p50 s": _f(r.latency_p50_s, "{:.2f}"), "$/solved": _f(r.cost_per_solved_usd, "${:.4f}"),
             "tamper": r.tamper_suspects,
         })
-    warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in df.attrs.get("warnings", []))
+    warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in result.warnings)
     page = warnings + pd.DataFrame(rows).to_html(index=False, border=0, classes="coding-matrix")
     return HTML(page)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
-def matrix_chart(df: pd.DataFrame) -> Any:
+def matrix_chart(result: MatrixResult) -> Any:
     """Solve rate per solver with its Wilson interval; the floor as a dashed line."""
     import matplotlib.pyplot as plt
 
+    expect(result, MatrixResult)
+    df = result.table
     fig, ax = plt.subplots(figsize=(7, 0.6 * max(2, len(df)) + 1))
     labels = list(df["label"])[::-1]
     rates = list(df["solve_rate"])[::-1]

@@ -1,6 +1,6 @@
 """Trajectory dimensions in the notebooks: per-dimension bars with spread, tasks worst first.
 
-Both take the frame `aeh.scores(run_id)` returns (its `attrs["suite"]` and `attrs["tasks"]`).
+Both take the `ScoresResult` `aeh.scores(run_id)` returns (its `.suite` and `.tasks`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._results import ScoresResult
 from aeh.report._charts import PALETTE
+from aeh.report._expect import expect as _expect
 
 __all__ = ["dimension_chart", "dimension_table"]
 
@@ -24,13 +26,14 @@ def _html(text: str) -> Any:
     return HTML(text)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
-def dimension_chart(scores: pd.DataFrame) -> Any:
+def dimension_chart(scores: ScoresResult) -> Any:
     """One bar per dimension: the mean over attempts, ± one sd as the whisker, n in the label."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
 
-    suite = scores.attrs.get("suite")
-    if suite is None or not len(suite):
+    _expect(scores, ScoresResult)
+    suite = scores.suite
+    if not len(suite):
         return None
     data = suite.sort_values("mean")
     labels = [f"{d} (n={n})" for d, n in zip(data["dimension"], data["n"], strict=True)]
@@ -51,10 +54,11 @@ def _cell(mean: float, sd: float, n: int) -> str:
     return f'<td style="background:{background}" title="n = {n}">{mean:.2f}{spread}</td>'
 
 
-def dimension_table(scores: pd.DataFrame) -> Any:
+def dimension_table(scores: ScoresResult) -> Any:
     """Task × dimension means (± sd), tasks sorted worst first by overall score; red where low."""
-    tasks = scores.attrs.get("tasks")
-    if tasks is None or not len(tasks):
+    _expect(scores, ScoresResult)
+    tasks = scores.tasks
+    if not len(tasks):
         return _html("<p>No trajectory scores for this run (no scorable attempt).</p>")
     dims = sorted(set(tasks["dimension"]) - {_OVERALL}) + ([_OVERALL] if _OVERALL in set(tasks["dimension"]) else [])
     overall = tasks[tasks["dimension"] == _OVERALL].set_index("task_id")["mean"]

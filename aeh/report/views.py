@@ -12,10 +12,19 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis import evaluation_cost_text, judge_verdicts_text, suite_interval_text
+from aeh.analysis import (
+    AgreementResult,
+    CompareResult,
+    PassKResult,
+    RunResult,
+    evaluation_cost_text,
+    judge_verdicts_text,
+    suite_interval_text,
+)
 from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
+from aeh.report._expect import expect as _expect
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "coding_runs", "is_coding_run", "matrix_chart", "matrix_html",
@@ -71,66 +80,66 @@ def _money(value: Any) -> str:
 # -- run report ---------------------------------------------------------------------------
 
 
-def run_header(table: pd.DataFrame) -> Any:
+def run_header(table: RunResult) -> Any:
     """Banner (harness errors above 2%), title, the run's metadata and the price table."""
-    a = table.attrs
-    run = a.get("run", {})
+    _expect(table, RunResult)
+    a, run = table, table.run
     parts = []
-    if a.get("invalid_measurement"):
+    if a.invalid_measurement:
         parts.append(
             f'<div class="aeh-banner warn" id="harness-error-banner" style="padding:12px 16px;'
             f'background:#fdecea;border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px">'
-            f"⚠ NOT A VALID MEASUREMENT: {a['harness_errors']} of {a['attempts_total']} attempts "
-            f"({a['harness_error_rate']:.1%}) were harness errors, above the 2% limit. "
+            f"⚠ NOT A VALID MEASUREMENT: {a.harness_errors} of {a.attempts_total} attempts "
+            f"({a.harness_error_rate:.1%}) were harness errors, above the 2% limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
-    if run.get("status") in ("interrupted", "stale", "failed"):
-        planned = int(run.get("attempts") or 0) * len((run.get("config") or {}).get("tasks") or [])
+    if run.status in ("interrupted", "stale", "failed"):
+        planned = run.attempts * len(run.config.get("tasks") or [])
         # A partial run's rates cover only the attempts that finished: say so before any number.
         parts.append(
             f'<div class="aeh-banner warn" id="unfinished-run-banner" style="padding:10px 14px;'
             f'background:#fff4e5;border:1px solid #e8b96a;color:#6b4200;font-weight:600;border-radius:6px;'
-            f'margin:4px 0">⚠ This run did not finish (status {escape(str(run.get("status")))}): '
-            f"{a.get('attempts_total', 0)} of {planned} attempts are stored, and the rates cover only "
+            f'margin:4px 0">⚠ This run did not finish (status {escape(run.status)}): '
+            f"{a.attempts_total} of {planned} attempts are stored, and the rates cover only "
             "those. Finish it with "
-            f"<code>aeh run --resume {escape(str(run.get('run_id')))}</code>.</div>")
-    for w in a.get("warnings") or []:
+            f"<code>aeh run --resume {escape(run.run_id)}</code>.</div>")
+    for w in a.warnings:
         parts.append(f'<div class="aeh-banner warn run-warning" style="padding:10px 14px;background:#fdecea;'
                      f'border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px;margin:4px 0">'
                      f"⚠ {escape(w)}</div>")
-    title = f"{escape(str(run.get('suite')))} · {escape(str(run.get('model') or run.get('adapter')))}"
+    title = f"{escape(run.suite)} · {escape(str(run.model or run.adapter))}"
     parts.append(f"<h1>Run report: {title}</h1>")
-    fields = [("run id", run.get("run_id")), ("status", run.get("status")),
-              ("created / finished", f"{run.get('created_at')} / {run.get('finished_at') or '—'}"),
-              ("suite", f"{run.get('suite')} (hash {str(run.get('suite_hash'))[:12]})"),
-              ("adapter / model", f"{run.get('adapter')} / {run.get('model') or '—'}"),
-              ("attempts per task / concurrency", f"{run.get('attempts')} / {run.get('concurrency')}"),
-              ("seed", run.get("seed")),
-              ("price table", f"version {a.get('price_table_version')} dated {a.get('price_table_date')}"),
+    fields = [("run id", run.run_id), ("status", run.status),
+              ("created / finished", f"{run.created_at} / {run.finished_at or '—'}"),
+              ("suite", f"{run.suite} (hash {run.suite_hash[:12]})"),
+              ("adapter / model", f"{run.adapter} / {run.model or '—'}"),
+              ("attempts per task / concurrency", f"{run.attempts} / {run.concurrency}"),
+              ("seed", run.seed),
+              ("price table", f"version {a.price_table_version} dated {a.price_table_date}"),
               ("judge model / tier-2 prompt",
-               f"{run.get('judge_model') or '—'} / {run.get('tier2_prompt_version') or '—'}"),
-              ("fault profile", "none" if not run.get("fault_profile") else str(run.get("fault_profile"))),
-              ("import policy", (run.get("config") or {}).get("import_policy") or "—"),
-              ("harness errors", f"{a.get('harness_errors', 0)} of {a.get('attempts_total', 0)} attempts "
-                                 f"({a.get('harness_error_rate', 0.0):.1%}; limit 2%)"),
-              ("aeh version", run.get("aeh_version"))]
-    split = a.get("time_split_s")
+               f"{run.judge_model or '—'} / {run.tier2_prompt_version or '—'}"),
+              ("fault profile", "none" if not run.fault_profile else str(run.fault_profile)),
+              ("import policy", a.import_policy or "—"),
+              ("harness errors", f"{a.harness_errors} of {a.attempts_total} attempts "
+                                 f"({a.harness_error_rate:.1%}; limit 2%)"),
+              ("aeh version", run.aeh_version)]
+    split = a.time_split_s
     if split:
         fields.append(("time: agent / queued / grading",
                        f"{split.get('agent', 0):.2f} s / {split.get('queue', 0):.2f} s / "
                        f"{split.get('grading', 0):.2f} s (latency columns and budgets use agent time: "
                        "model + tools, queueing excluded)"))
-    if a.get("faults_planned_rate"):
+    if a.faults_planned_rate:
         fields.append(("faults planned / injected",
-                       f"rate {a['faults_planned_rate']:g} / {a.get('faults_injected', 0)} injected over "
-                       f"{a.get('tool_calls', 0)} tool calls"))
-    judge = a.get("judge_verdicts") or {}
+                       f"rate {a.faults_planned_rate:g} / {a.faults_injected or 0} injected over "
+                       f"{a.tool_calls or 0} tool calls"))
+    judge = a.judge_verdicts or {}
     if judge.get("attempted") or judge.get("automatic"):
         fields.append(("judge verdicts", judge_verdicts_text(judge)))
     evaluation = evaluation_cost_text(a)
     if evaluation:
-        fields.append(("cost: agent / evaluation", f"agent {_money(a.get('total_cost_usd'))} · {evaluation} "
+        fields.append(("cost: agent / evaluation", f"agent {_money(a.total_cost_usd)} · {evaluation} "
                                                     "(evaluation is the harness's spend, not in cost per success)"))
-    health = a.get("harness_health") or {}
+    health = a.harness_health or {}
     if health:
         fields.append(("harness health", f"loop stalls {health.get('stall_s', 0):g} s (longest "
                                          f"{health.get('max_loop_lag_s', 0):g} s), "
@@ -143,19 +152,22 @@ def run_header(table: pd.DataFrame) -> Any:
     return _html("\n".join(parts))
 
 
-def suite_line(table: pd.DataFrame) -> Any:
-    a = table.attrs
-    if not a.get("n_tasks"):
+def suite_line(result: RunResult) -> Any:
+    _expect(result, RunResult)
+    a = result
+    if not a.n_tasks:
         return _html("<p><b>Suite rate:</b> no task has a valid attempt.</p>")
     return _html(
-        f"<p id='suite-rate'><b>Suite rate {a['suite_rate']:.3f}</b>, {escape(suite_interval_text(a))}, "
-        f"n = {a['n_tasks']} tasks ({a['attempts_total'] - a['harness_errors']} "
-        f"valid attempts) — {escape(a['suite_rate_method'])}</p>"
+        f"<p id='suite-rate'><b>Suite rate {a.suite_rate:.3f}</b>, {escape(suite_interval_text(a))}, "
+        f"n = {a.n_tasks} tasks ({a.attempts_total - a.harness_errors} "
+        f"valid attempts) — {escape(a.suite_rate_method)}</p>"
     )
 
 
-def task_table(table: pd.DataFrame) -> Any:
+def task_table(result: RunResult) -> Any:
     """Per task: n, successes, rate with its Wilson interval, clean successes, errors, cost, latency."""
+    _expect(result, RunResult)
+    table = result.table
     rows = pd.DataFrame({
         "task": table["task_id"],
         "n": table["n"],
@@ -174,21 +186,23 @@ def task_table(table: pd.DataFrame) -> Any:
     return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True))
 
 
-def interval_chart(table: pd.DataFrame) -> Any:
+def interval_chart(result: RunResult) -> Any:
     """Each task's pass rate with its Wilson interval; the suite rate and its interval as a band."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
 
+    _expect(result, RunResult)
+    table = result.table
     data = table[table["n"] > 0].sort_values("rate")
     fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(data), 2) + 1.2))
     labels = [f"{t} (n={n})" for t, n in zip(data["task_id"], data["n"], strict=True)]
     ax.hlines(labels, data["low"], data["high"], color=PALETTE[0], lw=3, alpha=0.6)
     ax.scatter(data["rate"].to_numpy(), labels, s=60, zorder=3, color=PALETTE[0], edgecolors="w", linewidths=0.75)
     ax.invert_yaxis()  # worst task first
-    a = table.attrs
-    if (a.get("n_tasks") or 0) >= 2:  # one task has no suite interval to shade
-        ax.axvspan(a["suite_low"], a["suite_high"], color="grey", alpha=0.15, label="suite 95% CI")
-        ax.axvline(a["suite_rate"], color="grey", ls="--", lw=1, label=f"suite {a['suite_rate']:.2f}")
+    a = result
+    if a.n_tasks >= 2:  # one task has no suite interval to shade
+        ax.axvspan(a.suite_low, a.suite_high, color="grey", alpha=0.15, label="suite 95% CI")
+        ax.axvline(a.suite_rate, color="grey", ls="--", lw=1, label=f"suite {a.suite_rate:.2f}")
         ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("pass rate with Wilson 95% interval")
@@ -213,8 +227,10 @@ def recovery_chart(recovery: pd.DataFrame) -> Any:
     return fig
 
 
-def failure_table(table: pd.DataFrame) -> Any:
+def failure_table(result: RunResult) -> Any:
     """Failed attempts by root-cause bucket: count, share of valid attempts with its interval."""
+    _expect(result, RunResult)
+    table = result.table
 
     cols = [c for c in table.columns if c.startswith("fail_")]
     n = int(table["n"].sum())
@@ -257,7 +273,9 @@ def _task_bars(long: pd.DataFrame, x: str, hue: str, *, title: str, legend: str,
     return fig
 
 
-def failure_chart(table: pd.DataFrame) -> Any:
+def failure_chart(result: RunResult) -> Any:
+    _expect(result, RunResult)
+    table = result.table
     cols = [c for c in table.columns if c.startswith("fail_")]
     long = table.melt(id_vars="task_id", value_vars=cols, var_name="bucket", value_name="count")
     long = long[long["count"] > 0]
@@ -267,10 +285,12 @@ def failure_chart(table: pd.DataFrame) -> Any:
     return _task_bars(long, "count", "bucket", title="Failed attempts by bucket", legend="bucket", row_in=0.45)
 
 
-def cost_chart(table: pd.DataFrame) -> Any:
+def cost_chart(result: RunResult) -> Any:
     """Cost per attempt vs cost per success (what a success really costs)."""
-    if not table.attrs.get("priced", True):
+    _expect(result, RunResult)
+    if not result.priced:
         return None
+    table = result.table
     long = table.melt(
         id_vars="task_id",
         value_vars=["cost_per_attempt_usd", "cost_per_success_usd"],
@@ -340,14 +360,14 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
     return fig
 
 
-def pass_k_summary(pk: pd.DataFrame) -> pd.DataFrame:
+def pass_k_summary(result: PassKResult) -> pd.DataFrame:
     """Suite pass^k and pass@k per k with the suite rate's interval, over the one task set that
-    `aeh.pass_k` averages at every k (`attrs["suite_tasks"]`), so the curve is monotone."""
-
+    `aeh.pass_k` averages at every k (`.suite_tasks`), so the curve is monotone."""
+    _expect(result, PassKResult)
+    pk = result.table
     tasks = pk[pk["task_id"] != "<suite>"]
-    if "suite_tasks" in pk.attrs:
-        suite_ks = pk.loc[pk["task_id"] == "<suite>", "k"]
-        tasks = tasks[tasks["task_id"].isin(pk.attrs["suite_tasks"]) & tasks["k"].isin(suite_ks)]
+    suite_ks = pk.loc[pk["task_id"] == "<suite>", "k"]
+    tasks = tasks[tasks["task_id"].isin(result.suite_tasks) & tasks["k"].isin(suite_ks)]
     rows = []
     for k, group in tasks.groupby("k"):
         for col, label in (("pass_hat_k", "pass^k"), ("pass_at_k", "pass@k")):
@@ -382,17 +402,19 @@ def pass_k_chart(summary: pd.DataFrame) -> Any:
 # -- comparison ---------------------------------------------------------------------------
 
 
-def compare_header(frame: pd.DataFrame) -> Any:
-    a = frame.attrs
-    parts = [f"<h1>Comparison: B = {escape(a['run_b'])} vs baseline A = {escape(a['run_a'])}</h1>"]
-    for w in a["warnings"]:
+def compare_header(frame: CompareResult) -> Any:
+    _expect(frame, CompareResult)
+    a = frame
+    parts = [f"<h1>Comparison: B = {escape(a.run_b)} vs baseline A = {escape(a.run_a)}</h1>"]
+    for w in a.warnings:
         parts.append(
             f'<div class="aeh-banner warn" style="padding:10px 14px;background:#fdecea;'
             f'border:1px solid #e0a5a0;color:#8a1f17;border-radius:6px;margin:4px 0">⚠ {escape(w)}</div>'
         )
-    ia, ib = a["run_a_info"], a["run_b_info"]
+    ia, ib = a.run_a_info, a.run_b_info
     rows = "".join(
-        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(str(ia.get(k)))}</td><td>{escape(str(ib.get(k)))}</td></tr>"  # noqa: E501
+        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(str(getattr(ia, k)))}</td>"
+        f"<td>{escape(str(getattr(ib, k)))}</td></tr>"
         for k in (
             "suite",
             "suite_hash",
@@ -410,24 +432,25 @@ def compare_header(frame: pd.DataFrame) -> Any:
     )
     parts.append(f"<table id='runs-compared'><tr><th></th><th>A (baseline)</th><th>B (new)</th></tr>{rows}</table>")
     parts.append(verdict_html(frame))
-    parts.append(f"<p>Method: {escape(a['method'])}; FDR {a['fdr']}.</p>")
+    parts.append(f"<p>Method: {escape(a.method)}; FDR {a.fdr}.</p>")
     return _html("\n".join(parts))
 
 
-def verdict_html(frame: pd.DataFrame) -> str:
-    """The gate's verdict as `aeh.compare` computed it (`attrs["verdict"]`): headline, one reason
+def verdict_html(frame: CompareResult) -> str:
+    """The gate's verdict as `aeh.compare` computed it (`.verdict`): headline, one reason
     per level, the per-task MDE, and which tasks the suite row leaves out."""
-    v = frame.attrs["verdict"]
-    if v.get("cannot_judge"):
-        return cannot_judge_html(v["headline"], v["reasons"])
-    colour = "#8a1f17" if v["regressed"] else "#1f5f3f"
-    items = "".join(f"<li>{escape(r)}</li>" for r in v["reasons"])
-    if v["mde"]:
-        items += f"<li>{escape(v['mde']['text'])}</li>"
-    items += f"<li>suite row: {escape(frame.attrs['suite_dropped_note'])}</li>"
+    _expect(frame, CompareResult)
+    v = frame.verdict
+    if v.cannot_judge:
+        return cannot_judge_html(v.headline, v.reasons)
+    colour = "#8a1f17" if v.regressed else "#1f5f3f"
+    items = "".join(f"<li>{escape(r)}</li>" for r in v.reasons)
+    if v.mde:
+        items += f"<li>{escape(v.mde.text)}</li>"
+    items += f"<li>suite row: {escape(frame.suite_dropped_note)}</li>"
     return (
-        f"<div id='verdict' data-regressed='{str(bool(v['regressed'])).lower()}'>"
-        f"<h2 style='color:{colour}'>Verdict: {escape(v['headline'])}</h2><ul>{items}</ul></div>"
+        f"<div id='verdict' data-regressed='{str(bool(v.regressed)).lower()}'>"
+        f"<h2 style='color:{colour}'>Verdict: {escape(v.headline)}</h2><ul>{items}</ul></div>"
     )
 
 
@@ -441,10 +464,11 @@ def cannot_judge_html(headline: str, reasons: list[str]) -> str:
     )
 
 
-def compare_table(frame: pd.DataFrame) -> Any:
+def compare_table(result: CompareResult) -> Any:
     """Per-task rows and the suite row as `aeh.compare` returns them (Newcombe intervals per task,
     the paired interval on the suite row over the tasks both runs tested)."""
-    f = frame
+    _expect(result, CompareResult)
+    f = result.table
     rows = pd.DataFrame(
         {
             "task": f["task_id"],
@@ -464,12 +488,14 @@ def compare_table(frame: pd.DataFrame) -> Any:
     return _html(rows.to_html(index=False, table_id="compare-table", border=0))
 
 
-def forest_plot(frame: pd.DataFrame) -> Any:
+def forest_plot(result: CompareResult) -> Any:
     """Per-task delta (B − A) with its 95% interval, coloured by BH verdict; the suite row last."""
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    _expect(result, CompareResult)
+    frame = result.table
     f = frame[(frame["n_a"] > 0) & (frame["n_b"] > 0)].dropna(subset=["delta"])
     if f.empty:
         return None
@@ -493,10 +519,12 @@ def forest_plot(frame: pd.DataFrame) -> Any:
     return fig
 
 
-def newly_failing(frame: pd.DataFrame) -> Any:
-    names = frame.attrs["newly_failing"]
+def newly_failing(result: CompareResult) -> Any:
+    _expect(result, CompareResult)
+    names = result.newly_failing
     if not names:
         return _html("<p id='newly-failing'>No newly failing task (none was 100% in A and below 100% in B).</p>")
+    frame = result.table
     rows = frame[frame.task_id.isin(names)]
     items = "".join(
         f"<li>{escape(r.task_id)}: A {fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a)} → "
@@ -509,9 +537,10 @@ def newly_failing(frame: pd.DataFrame) -> Any:
 # -- agreement ----------------------------------------------------------------------------
 
 
-def agreement_tables(frame: pd.DataFrame) -> Any:
+def agreement_tables(result: AgreementResult) -> Any:
     """κ with its interval and n, raw agreement, base rates with intervals, and the 2×2 table."""
-
+    _expect(result, AgreementResult)
+    frame = result.table
     usable = frame[(frame["n"] > 0) & frame["kappa"].notna()] if len(frame) else frame
     if usable.empty:
         return _html(
@@ -528,7 +557,7 @@ def agreement_tables(frame: pd.DataFrame) -> Any:
             lo, hi = wilson_interval(k, n)
             return fmt_rate(p, k, n, lo, hi)
 
-        trusted = "trusted" if r.trusted else f"NOT trusted (κ below {frame.attrs.get('threshold', 0.7)} or too few)"
+        trusted = "trusted" if r.trusted else f"NOT trusted (κ below {result.threshold} or too few)"
         parts.append(
             f"<h3>{escape(r.rater)} vs programmatic graders</h3>"
             f"<p><b>κ = {_num(r.kappa)}</b> [{_num(r.kappa_low)}, {_num(r.kappa_high)}], n = {n} attempts, "

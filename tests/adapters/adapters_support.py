@@ -73,7 +73,7 @@ class Result:
     def __init__(self, table: Any, db: Path) -> None:
         self.table = table
         self.db = db
-        self.run_id: str = table.attrs["run_id"]
+        self.run_id: str = table.run_id
         self.store = open_store(db)  # closed by the run_live fixture at the end of the test
 
     def close(self) -> None:

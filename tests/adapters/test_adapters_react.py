@@ -173,7 +173,7 @@ def test_provider_errors_that_persist_are_harness_errors(server, run_live):
     assert set(frame["status"].to_list()) == {"harness_error"}
     assert len(srv.requests) == 4 * 3  # 1 try + 2 retries per attempt, then it stops
     assert "ProviderError" in res.attempt("a").error
-    assert res.table.attrs["invalid_measurement"]
+    assert res.table.invalid_measurement
 
 
 def test_429_then_exhausted_retries_is_harness_error_not_wrong_answer(server, run_live):
@@ -277,7 +277,7 @@ def test_concurrency_bounds_requests_in_flight_and_one_client_is_shared(server, 
     assert len(srv.requests) == 18
     assert max_in_flight() == 2  # reached, never exceeded
     assert created == [1] and adapter._client is None  # one shared client, closed at run end
-    assert res.table.attrs["attempts_total"] == 9
+    assert res.table.attempts_total == 9
 
 
 def test_options_are_validated():
@@ -305,6 +305,6 @@ async def test_runs_from_inside_a_running_event_loop_like_jupyter(server, run_li
     graders = [{"kind": "numeric", "expected": 126}]
     for _ in range(2):
         res = run_live(None, [calc_task(graders=graders)], adapter=adapter, attempts=2, concurrency=2)
-        assert res.table.attrs["attempts_total"] == 2 and res.table["successes"].sum() == 2
+        assert res.table.attempts_total == 2 and res.table["successes"].sum() == 2
         assert adapter._client is None
     assert len(srv.requests) == 4

@@ -44,7 +44,7 @@ def _same_trajectories(store, a: str, b: str) -> None:
 
 def test_replay_of_a_mock_run_reproduces_every_verdict(toy_dir, db):
     table = run(str(toy_dir), "mock", attempts=6, concurrency=3, seed=5, db=db, model="mock-degraded")
-    original = table.attrs["run_id"]
+    original = table.run_id
     new = replay_run(original, db=db)  # suite from the original run's config
     with open_store(db) as store:
         info = store.run_info(new)
@@ -59,7 +59,7 @@ def test_replay_of_a_mock_run_reproduces_every_verdict(toy_dir, db):
 
 def test_a_changed_grader_changes_verdicts_on_identical_trajectories(toy_dir, db, tmp_path):
     table = run(str(toy_dir), "mock", attempts=4, seed=2, db=db)
-    original = table.attrs["run_id"]
+    original = table.run_id
     changed = tmp_path / "toy_math_changed"
     shutil.copytree(toy_dir, changed)
     task = changed / "tasks" / "add_then_multiply.yaml"
@@ -120,11 +120,11 @@ def test_replay_budgets_run_for_real(toy_dir, db, tmp_path):
     shutil.copytree(toy_dir, tight)
     task = tight / "tasks" / "average_to_two_decimals.yaml"
     task.write_text(task.read_text().replace("max_steps: 8", "max_steps: 1"))
-    new = replay_run(table.attrs["run_id"], db=db, suite=str(tight))
+    new = replay_run(table.run_id, db=db, suite=str(tight))
     with open_store(db) as store:
         checked = 0
         for attempt in range(2):
-            before = store.attempt_record(table.attrs["run_id"], "average_to_two_decimals", attempt)
+            before = store.attempt_record(table.run_id, "average_to_two_decimals", attempt)
             after = store.attempt_record(new, "average_to_two_decimals", attempt)
             assert after.steps <= 1
             if len(before.tool_calls) > 1:  # the original needed more steps than the new budget allows
@@ -135,10 +135,10 @@ def test_replay_budgets_run_for_real(toy_dir, db, tmp_path):
 
 def test_cli_replay_reports_differences(toy_dir, db, capsys):
     table = run(str(toy_dir), "mock", attempts=2, seed=4, db=db)
-    code = main(["replay", "--run-id", table.attrs["run_id"][:17], "--db", str(db), "--log-level", "silent"])
+    code = main(["replay", "--run-id", table.run_id[:17], "--db", str(db), "--log-level", "silent"])
     out = capsys.readouterr().out
     assert code == 0
-    assert f"replay of {table.attrs['run_id']}: 0 of 6 verdicts differ from the original" in out
+    assert f"replay of {table.run_id}: 0 of 6 verdicts differ from the original" in out
 
 
 def test_replay_needs_a_run_and_a_suite(db):
@@ -146,4 +146,4 @@ def test_replay_needs_a_run_and_a_suite(db):
         ReplayAdapter()
     table = run(TinySuite([calc_task()]), "mock", attempts=1, seed=1, db=db)
     with pytest.raises(ConfigError, match="--suite"):
-        replay_run(table.attrs["run_id"], db=db)
+        replay_run(table.run_id, db=db)

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _run(agent: Any, db: Path, tasks: list[str], **kw: Any) -> str:
     table = aeh.run("smoke", agent=agent, attempts=kw.pop("attempts", 2), seed=3, db=db, tasks=tasks,
                     progress=False, **kw)
-    return str(table.attrs["run_id"])
+    return str(table.run_id)
 
 
 def test_sync_agent_tools_are_recorded_under_the_agent_span(db: Path) -> None:
@@ -128,7 +128,7 @@ def test_an_agent_that_reports_no_model_usage_is_unpriced_not_free(db: Path) -> 
     rows = aeh.attempts(run_id, db=db)
     assert rows["cost_usd"].isna().all()
     table = aeh.load_run(run_id, db=db)
-    assert table.attrs["priced"] is False and table.attrs["total_cost_usd"] is None
+    assert table.priced is False and table.total_cost_usd is None
     cost = aeh.span_attributes(aeh.spans(run_id, db=db).query("category == 'cost'"))
     assert all(a["unpriced_models"] == ["<model usage not reported>"] for a in cost)
 

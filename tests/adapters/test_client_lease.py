@@ -39,7 +39,7 @@ async def test_a_run_closes_every_client_it_opened(server, run_live):
     adapter = Counting(model=MODEL, base_url=srv.base_url, api_key="k")
     res = run_live(None, [calc_task()], adapter=adapter, attempts=CALLS_PER_CLIENT + 4,
                    concurrency=CALLS_PER_CLIENT + 4)
-    assert res.table.attrs["attempts_total"] == CALLS_PER_CLIENT + 4
+    assert res.table.attempts_total == CALLS_PER_CLIENT + 4
     assert srv.max_in_flight == CALLS_PER_CLIENT + 4
     assert len(opened) == 2  # 12 calls at once: 8 on the first client, 4 on a second
     assert adapter._client is None and adapter._more_clients == []

@@ -51,7 +51,7 @@ def test_timeout_kills_the_whole_process_group(suite, tmp_path, db):
     while any(_alive(p) for p in children) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(p) for p in children)
-    span = _spans(db, table.attrs["run_id"], "solver:command")[0]
+    span = _spans(db, table.run_id, "solver:command")[0]
     assert span["timed_out"] is True
 
 
@@ -59,10 +59,10 @@ def test_output_is_capped_kept_as_a_span_and_a_transcript(suite, tmp_path, db):
     solver = ("python3 -c \"import sys; sys.stdout.write('x' * 200000); sys.stderr.write('err-line')\"; "
               "echo 'key sk-abcdefghijklmnopqrstuvwxyz123456'")
     table = run_coding(suite, db, solver, keep_workspaces=True, work_dir=tmp_path / "ws")
-    span = _spans(db, table.attrs["run_id"], "solver:command")[0]
+    span = _spans(db, table.run_id, "solver:command")[0]
     assert span["stdout_bytes"] > OUTPUT_CAP_BYTES and span["truncated"] is True
     assert len(span["stdout"]) == OUTPUT_CAP_BYTES and span["stderr"] == "err-line"
-    root = Path(table.attrs["run"]["config"]["workspace_root"])
+    root = Path(table.run.config["workspace_root"])
     transcript = (root / "csv_dedup" / "0.transcript.txt").read_text()
     assert "err-line" in transcript and "(truncated)" in transcript
     assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in transcript  # redacted like the spans
@@ -98,15 +98,15 @@ def test_usage_ingestion_and_pricing(suite, db, usage, prices, cost, provenance)
         options.update(price_in=prices[0], price_out=prices[1])
     solver = USAGE.format(usage=usage) if usage else "true"
     table = run_coding(suite, db, solver, adapter_options=options)
-    attempt = aeh.attempts(table.attrs["run_id"], db=db).iloc[0]
+    attempt = aeh.attempts(table.run_id, db=db).iloc[0]
     if cost is None:
         assert attempt["cost_usd"] is None or attempt["cost_usd"] != attempt["cost_usd"]
     else:
         assert attempt["cost_usd"] == pytest.approx(cost)
-    span = _spans(db, table.attrs["run_id"], "solver:usage")[0]
+    span = _spans(db, table.run_id, "solver:usage")[0]
     assert provenance in span["cost_provenance"] and span["cost_provenance"].startswith("solver-reported")
-    assert table.attrs["run"]["config"]["cost_provenance"] == "solver-reported"
-    assert table.attrs["run"]["model"] == "priced"
+    assert table.run.config["cost_provenance"] == "solver-reported"
+    assert table.run.model == "priced"
 
 
 def test_concurrent_attempts_each_get_their_own_workspace(tmp_path, db):
@@ -121,7 +121,7 @@ def test_concurrent_attempts_each_get_their_own_workspace(tmp_path, db):
     table = run_coding(suite, db, solver, attempts=3, concurrency=4)
     assert len(list(marks.iterdir())) == 6
     assert table["successes"].tolist() == [3, 3]
-    spans = aeh.spans(table.attrs["run_id"], db=db)
+    spans = aeh.spans(table.run_id, db=db)
     solver_spans = spans[spans["name"] == "solver:command"]
     starts, ends = solver_spans["start_ts"].to_numpy(), solver_spans["end_ts"].to_numpy()
     overlapping = sum(1 for i in range(len(starts)) for j in range(len(starts))
@@ -168,15 +168,15 @@ def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
                  f"&& echo reached || echo denied")
         open_run = run_coding(suite, db, probe)
         closed = run_coding(suite, db, probe, adapter_options={"sandbox_solver": True}, seed=2)
-        out_open = _spans(db, open_run.attrs["run_id"], "solver:command")[0]
-        out_closed = _spans(db, closed.attrs["run_id"], "solver:command")[0]
+        out_open = _spans(db, open_run.run_id, "solver:command")[0]
+        out_closed = _spans(db, closed.run_id, "solver:command")[0]
         assert out_open["stdout"].strip() == "reached" and out_open["network"] == "allowed"
         assert out_closed["stdout"].strip() == "denied" and out_closed["network"] == "denied"
-        assert closed.attrs["run"]["config"]["solver_sandbox"] == "unshare"
+        assert closed.run.config["solver_sandbox"] == "unshare"
 
 
 def test_a_usage_file_past_its_size_limit_is_refused_unread(suite, db):
     solver = "head -c 200000 /dev/zero | tr '\\0' ' ' > \"$AEH_USAGE_FILE\""
     table = run_coding(suite, db, solver, adapter_options={"label": "huge"})
-    span = _spans(db, table.attrs["run_id"], "solver:usage")[0]
+    span = _spans(db, table.run_id, "solver:usage")[0]
     assert "unreadable usage file" in span["cost_provenance"] and "limit" in span["cost_provenance"]

@@ -45,14 +45,14 @@ def test_example_solver_fixes_through_an_openai_compatible_server(tmp_path, db, 
         user = request["messages"][-1]["content"]
         assert "# Public tests" in user and "test_hidden" not in user
     assert table["successes"].tolist() == [1, 1]
-    assert table.attrs["run"]["config"]["solver_confinement"] in ("bwrap", "unavailable") or \
-        table.attrs["run"]["config"]["solver_confinement"].startswith("fallback-off:")
-    attempts = aeh.attempts(table.attrs["run_id"], db=db)
+    assert table.run.config["solver_confinement"] in ("bwrap", "unavailable") or \
+        table.run.config["solver_confinement"].startswith("fallback-off:")
+    attempts = aeh.attempts(table.run_id, db=db)
     assert attempts["tokens_in"].tolist() == [1200, 1200] and attempts["tokens_out"].tolist() == [300, 300]
     assert attempts["cost_usd"].tolist() == pytest.approx([(1200 + 300 * 4) / 1e6] * 2)
     noop = run_coding(suite, db, "noop", seed=2)
     ref = run_coding(suite, db, "reference", seed=3)
-    m = aeh.matrix([noop.attrs["run_id"], ref.attrs["run_id"], table.attrs["run_id"]], db=db).set_index("label")
+    m = aeh.matrix([noop.run_id, ref.run_id, table.run_id], db=db).set_index("label")
     assert m.loc["fake-coder", "solve_rate"] == 1.0 and m.loc["fake-coder", "above_floor"] == 1.0
     assert m.loc["fake-coder", "cost_per_solved_usd"] == pytest.approx((1200 + 1200) / 1e6)
 

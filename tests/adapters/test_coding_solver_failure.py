@@ -82,7 +82,7 @@ def test_a_solver_that_crashes_at_start_up_keeps_its_exit_status_and_stderr(suit
     assert table["harness_errors"].tolist() == [2] and table["fail_wrong_answer"].tolist() == [0]
     import aeh
 
-    frame = aeh.attempts(table.attrs["run_id"], db=db)
+    frame = aeh.attempts(table.run_id, db=db)
     error = frame["error"].tolist()[0]
     assert error.startswith("solver exited 1 without changing the workspace: ModuleNotFoundError")
     assert "stderr tail:" in error and "Traceback" in error

@@ -57,5 +57,5 @@ def test_a_eur_run_prices_and_prints_in_eur(db: Path) -> None:
 @pytest.mark.slow
 def test_cost_eur_in_a_usd_run_is_a_harness_error_never_unpriced_silently(db: Path) -> None:
     table = run_coding(GOOD, db, EUR_USAGE)
-    attempt = aeh.attempts(table.attrs["run_id"], db=db).iloc[0]
+    attempt = aeh.attempts(table.run_id, db=db).iloc[0]
     assert (attempt["failure_bucket"], "this run is priced in USD" in attempt["error"]) == ("harness_error", True)

@@ -28,10 +28,10 @@ def test_a_call_cut_off_before_the_first_reply_counts_its_prompt_and_names_the_s
     assert call["cost_usd"] == pytest.approx(expected) and expected > 0
     assert attempt.tokens_in == call["gen_ai.usage.input_tokens"]
     assert attempt.cost_usd == pytest.approx(expected)
-    assert res.table.attrs["total_cost_usd"] > 0
+    assert res.table.total_cost_usd > 0
     # Named in the run's checks and warnings, with the advice.
-    assert res.table.attrs["live_checks"]["first_reply_exhausted"] == 2
-    warning = next(w for w in res.table.attrs["warnings"] if w.startswith("MODEL SERVER NEVER ANSWERED"))
+    assert res.table.live_checks["first_reply_exhausted"] == 2
+    warning = next(w for w in res.table.warnings if w.startswith("MODEL SERVER NEVER ANSWERED"))
     assert "2 of 2 attempts" in warning and "--max-connections" in warning
     assert "MODEL SERVER NEVER ANSWERED" in format_run_table(res.table)
 
@@ -46,6 +46,6 @@ def test_a_call_cut_off_after_earlier_replies_is_a_plain_budget_exhaustion(serve
     assert first.attributes["gen_ai.usage.input_tokens"] == 80 and not first.attributes.get("usage_estimated")
     assert cut.attributes["aeh.usage.cut_off"] and not cut.attributes["aeh.model.before_first_reply"]
     assert attempt.tokens_in == 80 + cut.attributes["gen_ai.usage.input_tokens"]
-    assert "first_reply_exhausted" in res.table.attrs["live_checks"]
-    assert not any(w.startswith("MODEL SERVER NEVER ANSWERED") for w in res.table.attrs["warnings"])
+    assert "first_reply_exhausted" in res.table.live_checks
+    assert not any(w.startswith("MODEL SERVER NEVER ANSWERED") for w in res.table.warnings)
     assert json.dumps(cut.attributes)  # stored attributes stay JSON

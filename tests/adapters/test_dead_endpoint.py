@@ -26,9 +26,9 @@ def test_connection_refused_is_named_once_in_the_table_and_its_attrs(run_live, d
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     res = run_live(None, [calc_task("a"), calc_task("b")], attempts=2, base_url=url,
                    api_key="test-key", retries=1)
-    attrs = res.table.attrs
-    assert attrs["harness_errors"] == 4 and attrs["invalid_measurement"]
-    assert attrs["harness_error_causes"] == [
+    attrs = res.table
+    assert attrs.harness_errors == 4 and attrs.invalid_measurement
+    assert attrs.harness_error_causes == [
         {"cause": f"model provider failed after 2 tries: connection refused at {url}", "attempts": 4}]
     text = format_run_table(res.table)
     line = next(ln for ln in text.splitlines() if ln.startswith("harness errors"))
@@ -36,7 +36,7 @@ def test_connection_refused_is_named_once_in_the_table_and_its_attrs(run_live, d
     assert f"most common cause: model provider failed after 2 tries: connection refused at {url} (4 attempts)" in line
     assert text.count("connection refused") == 1
     # Derived from what is stored, so a later report says the same.
-    assert run_table(res.run_id, db).attrs["harness_error_causes"] == attrs["harness_error_causes"]
+    assert run_table(res.run_id, db).harness_error_causes == attrs.harness_error_causes
 
 
 def test_cli_run_against_a_dead_endpoint_exits_3_and_names_the_cause(db: Path) -> None:

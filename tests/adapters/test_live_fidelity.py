@@ -43,7 +43,7 @@ def test_server_that_drops_tools_is_detected_and_warned(server, run_live):
     # … and the prompt-token count the server reported shows the tools never reached the prompt.
     assert a["aeh.tools_dropped_suspect"] is True
     assert a["gen_ai.usage.input_tokens"] < a["aeh.tools_min_prompt_tokens"]
-    warnings = res.table.attrs["warnings"]
+    warnings = res.table.warnings
     assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL: 2 of 2 model turns") for w in warnings)
     assert any(w.startswith("NO TOOL CALLS") for w in warnings)
     text = format_run_table(res.table)
@@ -60,7 +60,7 @@ def test_tool_choice_auto_reaches_the_prompt_and_no_drop_is_suspected(server, ru
     spans = res.model_spans()
     assert [s.attributes["aeh.tools_dropped_suspect"] for s in spans] == [False, False]
     assert spans[0].attributes["aeh.request.tool_choice"] == "auto"
-    assert res.table.attrs["warnings"] == []
+    assert res.table.warnings == []
     assert res.attempt().success
 
 
@@ -141,11 +141,11 @@ def test_max_connections_is_validated(server, run_live):
 def test_fault_run_with_no_tool_calls_warns(server, run_live):
     srv = server([Reply.text("There are 126 boxes.")])
     res = run_live(srv, [answer_task()], attempts=2, run_options={"fault_rate": 0.3})
-    a = res.table.attrs
-    assert a["faults_planned_rate"] == pytest.approx(0.3) and a["faults_injected"] == 0
-    assert a["tool_calls"] == 0
+    a = res.table
+    assert a.faults_planned_rate == pytest.approx(0.3) and a.faults_injected == 0
+    assert a.tool_calls == 0
     assert any(w.startswith("NO FAULT INJECTED: fault rate 0.3 planned, 0 faults injected over 0 tool calls")
-               for w in a["warnings"])
+               for w in a.warnings)
     text = format_run_table(res.table)
     assert "faults: planned rate 0.3, injected 0 over 0 tool calls" in text
 
@@ -181,13 +181,13 @@ def test_soft_refusal_is_bucketed_refusal_not_wrong_answer(server, run_live):
     res = run_live(srv)
     a = res.attempt()
     assert a.status == "declined" and a.failure_bucket.value == "refusal"
-    assert res.table.loc[0, "failures"] == "ref:1"
+    assert res.table.table.loc[0, "failures"] == "ref:1"
 
 
 def test_run_table_failure_column_and_no_success_cost_line(server, run_live):
     srv = server([Reply.text("There are 60 boxes.")])
     res = run_live(srv, [answer_task()], attempts=2)
-    assert res.table.loc[0, "failures"] == "wa:2"
+    assert res.table.table.loc[0, "failures"] == "wa:2"
     text = format_run_table(res.table)
     header = text.splitlines()[[i for i, line in enumerate(text.splitlines()) if line.startswith("task")][0]]
     assert "cost/attempt" in header and header.rstrip().endswith("failures")
@@ -224,7 +224,7 @@ def test_preflight_probe_finds_a_server_that_drops_tools(server, run_live):
     probe = res.store.run_info(res.run_id).config["tools_probe"]
     assert probe["dropped"] is True and probe["prompt_tokens_with"] == probe["prompt_tokens_without"]
     assert [r.get("max_tokens") for r in srv.requests[:2]] == [1, 1] and "tools" in srv.requests[1]
-    assert any(w.startswith("TOOLS DROPPED BY THE SERVER (preflight)") for w in res.table.attrs["warnings"])
+    assert any(w.startswith("TOOLS DROPPED BY THE SERVER (preflight)") for w in res.table.warnings)
 
 
 def test_preflight_probe_passes_when_tool_choice_is_set(server, run_live):
@@ -232,13 +232,13 @@ def test_preflight_probe_passes_when_tool_choice_is_set(server, run_live):
     res = run_live(srv, [answer_task()], probe_tools=True, tool_choice="auto")
     probe = res.store.run_info(res.run_id).config["tools_probe"]
     assert probe["dropped"] is False and probe["tool_choice"] == "auto"
-    assert not any("TOOLS" in w for w in res.table.attrs["warnings"])
+    assert not any("TOOLS" in w for w in res.table.warnings)
 
 
 def test_single_shot_is_not_warned_for_making_no_tool_call(server, run_live):
     srv = server([Reply.text("126")], count_prompt_tokens=True)
     res = run_live(srv, [answer_task()], adapter="single_shot", attempts=2)
-    assert res.table.attrs["warnings"] == []
+    assert res.table.warnings == []
 
 
 def test_cli_run_prints_the_warnings_and_the_time_split(server, tmp_path, capsys):

@@ -20,7 +20,7 @@ def test_zero_latency_keeps_the_seeded_trajectories(db: Path) -> None:
     slow = aeh.run("smoke", model="mock-degraded", attempts=3, seed=9, db=db, progress=False)
     fast = aeh.run("smoke", model="mock-degraded", attempts=3, seed=9, db=db, progress=False,
                    adapter_options={"latency_s": 0})
-    assert _verdicts(fast.attrs["run_id"], db) == _verdicts(slow.attrs["run_id"], db)
+    assert _verdicts(fast.run_id, db) == _verdicts(slow.run_id, db)
     assert MockAdapter(latency_s="0").profile.latency_s == (0.0, 0.0)
 
 

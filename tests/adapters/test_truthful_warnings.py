@@ -33,11 +33,11 @@ def _closed_port() -> int:
 def test_dead_endpoint_says_it_never_answered_not_that_the_agent_made_no_tool_call(run_live):
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     res = run_live(None, [calc_task("a"), calc_task("b")], attempts=2, base_url=url, api_key="k", retries=0)
-    warnings = res.table.attrs["warnings"]
+    warnings = res.table.warnings
     assert not any(w.startswith("NO TOOL CALLS") for w in warnings), warnings
     (dead,) = [w for w in warnings if w.startswith("MODEL ENDPOINT NEVER ANSWERED")]
     assert "none of 4 model requests got a reply" in dead
-    checks = res.table.attrs["live_checks"]
+    checks = res.table.live_checks
     assert checks["model_turns"] == 4 and checks["model_turns_answered"] == 0
 
 
@@ -45,7 +45,7 @@ def test_a_server_ignoring_required_tool_choice_is_named_and_not_blamed_on_the_a
     srv = server([Reply.text("There are 126 boxes.")], count_prompt_tokens=True)
     res = run_live(srv, attempts=2, tool_choice="required")
     assert all(r["tool_choice"] == "required" for r in srv.requests)
-    warnings = res.table.attrs["warnings"]
+    warnings = res.table.warnings
     (ignored,) = [w for w in warnings if w.startswith("SERVER IGNORED tool_choice")]
     assert "2 model turns sent tool_choice required" in ignored
     assert not any(w.startswith("NO TOOL CALLS") for w in warnings), warnings
@@ -59,7 +59,7 @@ def test_a_forced_function_answered_with_another_tool_is_ignored_tool_choice(ser
     srv = server([Reply.tool_calls([("decline", {"reason": "no"})])], count_prompt_tokens=True)
     res = run_live(srv, tool_choice=forced)
     assert srv.requests[0]["tool_choice"] == forced
-    assert res.table.attrs["live_checks"]["tool_choice_ignored_turns"] == 1
+    assert res.table.live_checks["tool_choice_ignored_turns"] == 1
     assert tool_choice_ignored(forced, ["calculator"]) is False
     assert tool_choice_ignored("auto", []) is False and tool_choice_ignored(None, []) is False
 
@@ -69,7 +69,7 @@ def test_tools_dropped_although_tool_choice_is_set_gets_the_template_advice(serv
     srv = server([Reply.tool_calls([("calculator", {"expression": "(17 + 25) * 3"})], prompt_tokens=5),
                   Reply.text("126", prompt_tokens=5)])
     res = run_live(srv, tool_choice="required")
-    (dropped,) = [w for w in res.table.attrs["warnings"] if w.startswith("TOOLS PROBABLY NOT SEEN")]
+    (dropped,) = [w for w in res.table.warnings if w.startswith("TOOLS PROBABLY NOT SEEN")]
     assert "tool_choice is already required" in dropped and "--chat-template-file" in dropped
     assert "try --adapter-option tool_choice" not in dropped
 
@@ -77,7 +77,7 @@ def test_tools_dropped_although_tool_choice_is_set_gets_the_template_advice(serv
 def test_tools_dropped_with_tool_choice_unset_still_advises_setting_it(server, run_live):
     srv = server([Reply.text("There are 126 boxes.")], count_prompt_tokens=True, drop_tools_without_choice=True)
     res = run_live(srv)
-    (dropped,) = [w for w in res.table.attrs["warnings"] if w.startswith("TOOLS PROBABLY NOT SEEN")]
+    (dropped,) = [w for w in res.table.warnings if w.startswith("TOOLS PROBABLY NOT SEEN")]
     assert "try --adapter-option tool_choice=auto or required" in dropped
 
 
@@ -98,8 +98,8 @@ def _grammar_server(request: dict[str, Any]) -> Reply:
 def test_a_400_for_a_schema_pattern_is_named_once_with_the_tool_and_pattern(server, run_live):
     srv = server(_grammar_server)
     res = run_live(srv, _CoreTicketSuite().tasks(), attempts=3, suite=_CoreTicketSuite())
-    assert res.table.attrs["harness_errors"] == 3
-    warnings = res.table.attrs["warnings"]
+    assert res.table.harness_errors == 3
+    warnings = res.table.warnings
     (refused,) = [w for w in warnings if w.startswith("SERVER REFUSED THE REQUEST")]
     assert "on 3 model turns" in refused and GRAMMAR_400 in refused
     assert "tool update_ticket field ticket_id pattern ^T\\d{4}$" in refused
@@ -123,5 +123,5 @@ def test_schema_patterns_walks_nested_fields():
 def test_a_400_about_something_else_names_no_pattern(server, run_live):
     srv = server([Reply.error(400, "the request exceeds the available context size")])
     res = run_live(srv, _CoreTicketSuite().tasks(), suite=_CoreTicketSuite())
-    (refused,) = [w for w in res.table.attrs["warnings"] if w.startswith("SERVER REFUSED THE REQUEST")]
+    (refused,) = [w for w in res.table.warnings if w.startswith("SERVER REFUSED THE REQUEST")]
     assert "context size" in refused and "pattern" not in refused

@@ -57,7 +57,7 @@ def mock_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
     db = str(tmp_path_factory.mktemp("pair") / "runs.db")
     a = aeh.run("toy_math", adapter="mock", attempts=20, seed=3, db=db, model="mock-strong")
     b = aeh.run("toy_math", adapter="mock", attempts=20, seed=3, db=db, model="mock-degraded")
-    return db, a.attrs["run_id"], b.attrs["run_id"]
+    return db, a.run_id, b.run_id
 
 
 class Builders:

@@ -52,9 +52,9 @@ def test_compare_good_vs_dead_cannot_judge(db: str, capsys: pytest.CaptureFixtur
     assert "run B (DEAD) has 100.0% harness errors (10 of 10 attempts, limit 2%): not a valid measurement" in out
     assert "fix the cause (`aeh report --run-id DEAD`" in out
     assert "no regression" not in out
-    v = aeh.compare("GOOD", "DEAD", db=db).attrs["verdict"]
-    assert v["status"] == "cannot judge" and v["regressed"] is None and v["mde"] is None
-    assert [r["check"] for r in v["cannot_judge"]] == ["harness_errors"]  # 0 shared tasks follows from it
+    v = aeh.compare("GOOD", "DEAD", db=db).verdict
+    assert v.status == "cannot judge" and v.regressed is None and v.mde is None
+    assert [r.check for r in v.cannot_judge] == ["harness_errors"]  # 0 shared tasks follows from it
 
 
 def test_compare_of_a_run_with_no_attempts_cannot_judge(db: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,8 +111,8 @@ def test_another_suite_hash_is_refused_unless_the_overlap_is_asked_for(db: str,
 @pytest.fixture(scope="module")
 def two_suites(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
     db = str(tmp_path_factory.mktemp("suites") / "runs.db")
-    smoke = aeh.run("smoke", attempts=2, seed=1, db=db, progress=False).attrs["run_id"]
-    toy = aeh.run("toy_math", attempts=2, seed=1, db=db, progress=False).attrs["run_id"]
+    smoke = aeh.run("smoke", attempts=2, seed=1, db=db, progress=False).run_id
+    toy = aeh.run("toy_math", attempts=2, seed=1, db=db, progress=False).run_id
     return db, smoke, toy
 
 
@@ -124,7 +124,7 @@ def test_smoke_vs_toy_math_is_refused_and_overlap_with_no_shared_task_too(two_su
     assert code == 4, out
     assert "0 task(s) have valid attempts in both runs (at least 1 needed)" in out
     frame = aeh.compare(smoke, toy, db=db, overlap=True)
-    assert [r["check"] for r in frame.attrs["verdict"]["cannot_judge"]] == ["too_few_tasks"]
+    assert [r.check for r in frame.verdict.cannot_judge] == ["too_few_tasks"]
 
 
 def test_the_report_shows_a_red_banner_not_a_green_verdict(db: str) -> None:
@@ -134,7 +134,7 @@ def test_the_report_shows_a_red_banner_not_a_green_verdict(db: str) -> None:
     banner = html[start:html.index("</div>", start)]
     assert "cannot-judge" in banner and "data-verdict='cannot judge'" in banner and "#b3261e" in banner
     assert "Verdict: CANNOT JUDGE" in banner and "#1f5f3f" not in banner  # the green of a verdict
-    for reason in frame.attrs["verdict"]["reasons"]:
+    for reason in frame.verdict.reasons:
         assert views.escape(reason) in banner and reason in format_comparison(frame)
 
 
@@ -207,26 +207,26 @@ def test_drift_over_runs_including_an_invalid_one(db: str, tmp_path: Path, build
     assert code == 4 and "CANNOT JUDGE" in out and "run R-DEAD has 100.0% harness errors" in out
     assert "no significant drift" not in out
     frame = aeh.drift(runs=["R0", "R1", "R2", "R3", "R-DEAD"], db=db)
-    assert frame.attrs["status"] == "cannot judge" and frame.attrs["drifting"] is False
-    assert [r["check"] for r in frame.attrs["cannot_judge"]] == ["harness_errors"]
+    assert frame.status == "cannot judge" and frame.drifting is False
+    assert [r.check for r in frame.cannot_judge] == ["harness_errors"]
     # a window chosen by suite leaves the invalid run out, says so, and judges the valid ones
     frame = aeh.drift("hand", db=db, window=4)
-    assert list(frame["run_id"]) == ["R0", "R1", "R2", "R3"] and frame.attrs["status"] == "no significant drift"
-    assert any("left out 1 run(s) with harness errors" in n and "R-DEAD" in n for n in frame.attrs["notes"])
+    assert list(frame["run_id"]) == ["R0", "R1", "R2", "R3"] and frame.status == "no significant drift"
+    assert any("left out 1 run(s) with harness errors" in n and "R-DEAD" in n for n in frame.notes)
 
 
 def test_drift_too_few_runs_lists_its_reason(db: str) -> None:
     frame = aeh.drift(runs=["GOOD", "GOOD2"], db=db)
-    assert frame.attrs["status"] == "not enough runs to judge"
-    assert [r["check"] for r in frame.attrs["cannot_judge"]] == ["too_few_runs"]
+    assert frame.status == "not enough runs to judge"
+    assert [r.check for r in frame.cannot_judge] == ["too_few_runs"]
 
 
 def test_drift_refuses_an_unfinished_run_unless_accepted(db: str) -> None:
     frame = aeh.drift(runs=["GOOD", "GOOD2", "HALF"], db=db)
-    assert frame.attrs["status"] == "cannot judge"
-    assert [r["check"] for r in frame.attrs["cannot_judge"]] == ["unfinished"]
+    assert frame.status == "cannot judge"
+    assert [r.check for r in frame.cannot_judge] == ["unfinished"]
     accepted = aeh.drift(runs=["GOOD", "GOOD2", "HALF"], db=db, allow_unfinished=True)
-    assert accepted.attrs["status"] == "not enough runs to judge"  # three runs: still no trend
+    assert accepted.status == "not enough runs to judge"  # three runs: still no trend
 
 
 def test_gate_with_no_task_shared_with_the_baseline_cannot_judge(db: str, tmp_path: Path, build,  # type: ignore[no-untyped-def]

@@ -16,9 +16,9 @@ from aeh.store import Store
 def test_strong_vs_degraded_matches_compare_tasks(mock_pair: tuple[str, str, str]) -> None:
     db, strong, degraded = mock_pair
     frame = aeh.compare(strong, degraded, db=db)
-    tasks = frame[frame.task_id != SUITE_ROW].set_index("task_id")
-    a = aeh.load_run(strong, db=db).set_index("task_id")
-    b = aeh.load_run(degraded, db=db).set_index("task_id")
+    tasks = frame.table[frame.table.task_id != SUITE_ROW].set_index("task_id")
+    a = aeh.load_run(strong, db=db).table.set_index("task_id")
+    b = aeh.load_run(degraded, db=db).table.set_index("task_id")
     expected = compare_tasks([TaskCounts(t, int(a.successes[t]), int(a.n[t]), int(b.successes[t]), int(b.n[t]))
                               for t in sorted(a.index)])
     assert list(tasks.index) == [c.task_id for c in expected]
@@ -31,29 +31,29 @@ def test_strong_vs_degraded_matches_compare_tasks(mock_pair: tuple[str, str, str
         assert row.q_value >= row.p_value
     # toy_math, 20 attempts, seed 3: the degraded profile really regresses on every task
     assert tasks["regressed"].all()
-    assert sorted(frame.attrs["regressed"]) == sorted(tasks.index)
-    suite = frame[frame.task_id == SUITE_ROW].iloc[0]
+    assert sorted(frame.regressed_tasks) == sorted(tasks.index)
+    suite = frame.table[frame.table.task_id == SUITE_ROW].iloc[0]
     diff = paired_suite_difference([float(a.rate[t]) for t in sorted(a.index)],
                                    [float(b.rate[t]) for t in sorted(a.index)], alpha=SUITE_ALPHA)
     assert suite.delta == pytest.approx(diff.mean_delta) and suite.se == pytest.approx(diff.se)
     assert (suite.delta_low, suite.delta_high) == pytest.approx((diff.low, diff.high))
     assert suite.delta_low < suite.delta < suite.delta_high < 0
     assert suite.n_a == 3 and "paired over 3 tasks" in suite.note
-    assert frame.attrs["warnings"] == []  # same suite hash, price table, no judge
+    assert frame.warnings == []  # same suite hash, price table, no judge
 
 
 def test_a_run_against_itself_flags_nothing(mock_pair: tuple[str, str, str]) -> None:
     db, strong, _ = mock_pair
     frame = aeh.compare(strong, strong, db=db)
-    tasks = frame[frame.task_id != SUITE_ROW]
+    tasks = frame.table[frame.table.task_id != SUITE_ROW]
     assert not tasks.regressed.any() and (tasks.p_value == 1.0).all()
-    assert frame[frame.task_id == SUITE_ROW].iloc[0].delta == 0.0
+    assert frame.table[frame.table.task_id == SUITE_ROW].iloc[0].delta == 0.0
 
 
 def test_hand_built_counts(store: Store, build) -> None:  # type: ignore[no-untyped-def]
     build.run(store, "A", {"drop": [True] * 10, "same": [True] * 5 + [False] * 5, "onlyA": [True]})
     build.run(store, "B", {"drop": [False] * 10, "same": [True] * 5 + [False] * 5, "onlyB": [False]})
-    frame = aeh.compare("A", "B", db=store).set_index("task_id")
+    frame = aeh.compare("A", "B", db=store).table.set_index("task_id")
     assert frame.loc["drop", "regressed"] and frame.loc["drop", "delta"] == -1.0
     assert not frame.loc["same", "regressed"] and frame.loc["same", "p_value"] > 0.9
     assert "only in run A" in frame.loc["onlyA", "note"] and "only in run B" in frame.loc["onlyB", "note"]
@@ -72,20 +72,20 @@ def test_comparison_warnings(store: Store, build, field: str, a: str, b: str, wo
     build.run(store, "A", outcomes, **{field: a})
     build.run(store, "B", outcomes, **{field: b})
     # another suite hash is refused unless the task overlap is asked for; then it is a warning
-    warnings = aeh.compare("A", "B", db=store, overlap=True).attrs["warnings"]
+    warnings = aeh.compare("A", "B", db=store, overlap=True).warnings
     assert len(warnings) == 1 and words in warnings[0] and a in warnings[0] and b in warnings[0]
 
 
 def test_no_warning_when_runs_match_and_no_verdict_when_not_valid(store: Store, build) -> None:  # type: ignore[no-untyped-def]
     build.run(store, "A", {"t": [True] * 10})
     build.run(store, "B", {"t": [True] * 9 + [None]})
-    assert aeh.compare("A", "A", db=store).attrs["warnings"] == []
+    assert aeh.compare("A", "A", db=store).warnings == []
     frame = aeh.compare("A", "B", db=store)
-    v = frame.attrs["verdict"]
-    assert frame.attrs["warnings"] == []  # the harness errors are the refusal now, not a warning
-    assert v["status"] == "cannot judge" and v["regressed"] is None
-    assert [r["check"] for r in v["cannot_judge"]] == ["harness_errors"]
-    assert "run B (B) has 10.0% harness errors (1 of 10 attempts, limit 2%)" in v["reasons"][0]
+    v = frame.verdict
+    assert frame.warnings == []  # the harness errors are the refusal now, not a warning
+    assert v.status == "cannot judge" and v.regressed is None
+    assert [r.check for r in v.cannot_judge] == ["harness_errors"]
+    assert "run B (B) has 10.0% harness errors (1 of 10 attempts, limit 2%)" in v.reasons[0]
 
 
 def test_cli_exit_1_on_regression_and_0_without(mock_pair: tuple[str, str, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,7 +109,7 @@ def test_cli_unknown_run_is_exit_2(mock_pair: tuple[str, str, str], capsys: pyte
 def test_se_is_nan_on_task_rows(mock_pair: tuple[str, str, str]) -> None:
     db, strong, degraded = mock_pair
     frame = aeh.compare(strong, degraded, db=db)
-    assert all(math.isnan(v) for v in frame[frame.task_id != SUITE_ROW].se)
+    assert all(math.isnan(v) for v in frame.table[frame.table.task_id != SUITE_ROW].se)
 
 
 def test_compare_warns_when_no_single_task_could_be_flagged(tmp_path) -> None:
@@ -117,10 +117,10 @@ def test_compare_warns_when_no_single_task_could_be_flagged(tmp_path) -> None:
 
     db = tmp_path / "runs.db"
     # 3 tasks × 2 attempts: the most extreme table (2/2 vs 0/2) has p = 0.25 > 0.05.
-    a = aeh.run("toy_math", attempts=2, seed=1, db=db).attrs["run_id"]
-    b = aeh.run("toy_math", attempts=2, seed=2, db=db).attrs["run_id"]
-    warnings = aeh.compare(a, b, db=db).attrs["warnings"]
+    a = aeh.run("toy_math", attempts=2, seed=1, db=db).run_id
+    b = aeh.run("toy_math", attempts=2, seed=2, db=db).run_id
+    warnings = aeh.compare(a, b, db=db).warnings
     assert any(w.startswith("underpowered:") and "3 tasks" in w for w in warnings)
-    c = aeh.run("toy_math", attempts=12, seed=1, db=db).attrs["run_id"]
-    d = aeh.run("toy_math", attempts=12, seed=2, db=db).attrs["run_id"]
-    assert not any(w.startswith("underpowered") for w in aeh.compare(c, d, db=db).attrs["warnings"])
+    c = aeh.run("toy_math", attempts=12, seed=1, db=db).run_id
+    d = aeh.run("toy_math", attempts=12, seed=2, db=db).run_id
+    assert not any(w.startswith("underpowered") for w in aeh.compare(c, d, db=db).warnings)

@@ -20,7 +20,7 @@ STEPS = (0.0, 0.06, 0.12, 0.18, 0.24, 0.30)
 def declining(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """Six core runs, each a little more error-prone than the last (p_wrong rising)."""
     db = tmp_path_factory.mktemp("drift") / "runs.db"
-    ids = [aeh.run("core", attempts=3, seed=i, db=db, adapter_options={"p_wrong": p}).attrs["run_id"]
+    ids = [aeh.run("core", attempts=3, seed=i, db=db, adapter_options={"p_wrong": p}).run_id
            for i, p in enumerate(STEPS)]
     return db, ids
 
@@ -29,11 +29,11 @@ def declining(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]
 def test_declining_series_is_drifting_though_no_adjacent_pair_regresses(declining) -> None:
     db, ids = declining
     frame = aeh.drift("core", db=db, window=6)
-    a = frame.attrs
+    a = frame
     assert list(frame["run_id"]) == ids, "oldest first, the whole window"
-    assert a["slope_high"] < 0 and a["cumulative"] < -0.08 and a["drifting"] is True
+    assert a.slope_high < 0 and a.cumulative < -0.08 and a.drifting is True
     for before, after in itertools.pairwise(ids):
-        assert not aeh.compare(before, after, db=db).attrs["regressed"]
+        assert not aeh.compare(before, after, db=db).regressed_tasks
     code, out, _ = run_cli("drift", "--suite", "core", "--window", "6", "--db", str(db))
     assert code == 1 and "DRIFTING" in out
 
@@ -43,18 +43,18 @@ def test_flat_series_is_not_drifting(tmp_path: Path) -> None:
     for seed in range(4):
         aeh.run("toy_math", attempts=8, seed=seed, db=db)
     frame = aeh.drift("toy_math", db=db, window=4)
-    assert len(frame) == 4 and frame.attrs["drifting"] is False
-    assert frame.attrs["slope_low"] < 0 < frame.attrs["slope_high"] or frame.attrs["slope_high"] < 0.2
+    assert len(frame) == 4 and frame.drifting is False
+    assert frame.slope_low < 0 < frame.slope_high or frame.slope_high < 0.2
     code, out, _ = run_cli("drift", "--suite", "toy_math", "--window", "4", "--db", str(db))
-    assert code == 0 and "no significant drift" in out and frame.attrs["status"] == "no significant drift"
+    assert code == 0 and "no significant drift" in out and frame.status == "no significant drift"
 
 
 @pytest.mark.slow  # six core-suite runs / simulated run series
 def test_too_few_runs_is_no_verdict_with_its_own_exit_code(declining) -> None:
     db, ids = declining
     frame = aeh.drift(runs=ids[:3], db=db)
-    assert frame.attrs["status"] == "not enough runs to judge" and frame.attrs["drifting"] is False
-    assert any("at least 4" in n for n in frame.attrs["notes"])
+    assert frame.status == "not enough runs to judge" and frame.drifting is False
+    assert any("at least 4" in n for n in frame.notes)
     args = [a for r in ids[:3] for a in ("--run-id", r)]
     code, out, _ = run_cli("drift", *args, "--db", str(db))
     assert code == 4 and "NOT ENOUGH RUNS TO JUDGE" in out and "no significant drift" not in out
@@ -78,7 +78,7 @@ def test_mixed_models_are_refused_unless_allowed(tmp_path: Path) -> None:
     code, _, err = run_cli("drift", "--suite", "toy_math", "--db", str(db))
     assert code == 2 and "--allow-mixed" in err
     frame = aeh.drift("toy_math", db=db, allow_mixed=True)
-    assert frame.attrs["mixed"] and frame.attrs["notes"][0].startswith("WARNING")
+    assert frame.mixed and frame.notes[0].startswith("WARNING")
     code, out, _ = run_cli("drift", "--suite", "toy_math", "--allow-mixed", "--db", str(db))
     # 0: the mixed-model warning is a note, not a verdict; over these four seeded runs the trend
     # (-0.078 per run, p 0.592) is not significant, so the runs are not drifting
@@ -118,13 +118,13 @@ def test_trajectory_dimensions_drift_while_the_success_rate_holds(tmp_path: Path
     the trajectories get longer and loop — only the dimensions see it."""
     db = tmp_path / "runs.db"
     ids = [aeh.run("smoke", attempts=4, seed=i, db=db, progress=False,
-                   adapter_options={"p_stutter": p}).attrs["run_id"]
+                   adapter_options={"p_stutter": p}).run_id
            for i, p in enumerate((0.0, 0.2, 0.4, 0.6, 0.8, 1.0))]
     frame = aeh.drift("smoke", db=db, window=6)
-    a = frame.attrs
-    assert list(frame["run_id"]) == ids and a["status"] != "drifting"
-    dims = a["dimensions"].set_index("dimension")
-    assert {"loop_detection", "step_efficiency"} <= set(a["drifting_dimensions"])
+    a = frame
+    assert list(frame["run_id"]) == ids and a.status != "drifting"
+    dims = a.dimensions.set_index("dimension")
+    assert {"loop_detection", "step_efficiency"} <= set(a.drifting_dimensions)
     assert dims.loc["loop_detection", "slope"] < 0 and dims.loc["loop_detection", "q"] < 0.05
     assert dims.loc["task_completion", "status"] != "drifting"
     code, out, _ = run_cli("drift", "--suite", "smoke", "--window", "6", "--db", str(db))

@@ -24,4 +24,4 @@ def test_run_inside_running_loop(tmp_path: Path) -> None:
 
 async def test_run_async_awaited(tmp_path: Path) -> None:
     table = await aeh.run_async("smoke", adapter="mock", attempts=2, seed=4, db=tmp_path / "r.db")
-    assert len(table) == 5 and table.attrs["attempts_total"] == 10
+    assert len(table) == 5 and table.attempts_total == 10

@@ -41,9 +41,9 @@ def test_cli_fails_a_suite_collapse_no_single_task_shows(smoke_collapse, capsys:
     assert "suite level: REGRESSED" in out and "95% CI" in out and "95.0% CI" not in out
     assert "per task, this design can only detect drops of ≥" in out and "at n = 5" in out
     frame = aeh.compare(strong, degraded, db=db)
-    v = frame.attrs["verdict"]
-    assert v["regressed"] and v["suite_level"] and v["task_level"] == [] and frame.attrs["regressed"] == []
-    suite = frame.set_index("task_id").loc[SUITE_ROW]
+    v = frame.verdict
+    assert v.regressed and v.suite_level and v.task_level == [] and frame.regressed_tasks == []
+    suite = frame.table.set_index("task_id").loc[SUITE_ROW]
     assert suite.regressed and suite.delta_high < 0
 
 
@@ -58,28 +58,28 @@ def test_text_attrs_and_html_say_the_same(smoke_collapse, which: str) -> None:  
     db, strong, degraded = smoke_collapse
     a, b = {"collapse": (strong, degraded), "self": (strong, strong), "reverse": (degraded, strong)}[which]
     frame = aeh.compare(a, b, db=db)
-    v = frame.attrs["verdict"]
+    v = frame.verdict
     text = format_comparison(frame)
     verdict_lines = [line for line in text.splitlines() if line.startswith("VERDICT: ")]
-    assert verdict_lines == [f"VERDICT: {v['headline']}"]
+    assert verdict_lines == [f"VERDICT: {v.headline}"]
     html = _html_heading(frame)
-    assert f"Verdict: {v['headline']}" in html
-    assert f"data-regressed='{str(v['regressed']).lower()}'" in html
-    for reason in v["reasons"]:
+    assert f"Verdict: {v.headline}" in html
+    assert f"data-regressed='{str(v.regressed).lower()}'" in html
+    for reason in v.reasons:
         assert reason in text and views.escape(reason) in html
     # the columns carry the same decision as attrs
-    suite = frame.set_index("task_id").loc[SUITE_ROW]
-    tasks = frame[frame.task_id != SUITE_ROW]
-    assert bool(suite.regressed) == v["suite_level"]
-    assert tasks.loc[tasks.regressed, "task_id"].tolist() == v["task_level"]
-    assert v["regressed"] == (v["suite_level"] or bool(v["task_level"]))
-    assert v["regressed"] == (which == "collapse")
+    suite = frame.table.set_index("task_id").loc[SUITE_ROW]
+    tasks = frame.table[frame.table.task_id != SUITE_ROW]
+    assert bool(suite.regressed) == v.suite_level
+    assert tasks.loc[tasks.regressed, "task_id"].tolist() == v.task_level
+    assert v.regressed == (v.suite_level or bool(v.task_level))
+    assert v.regressed == (which == "collapse")
 
 
 def test_per_task_newcombe_intervals_come_from_the_api(smoke_collapse) -> None:  # type: ignore[no-untyped-def]
     db, strong, degraded = smoke_collapse
     frame = aeh.compare(strong, degraded, db=db)
-    tasks = frame[frame.task_id != SUITE_ROW]
+    tasks = frame.table[frame.table.task_id != SUITE_ROW]
     for r in tasks.itertuples():
         low, high = confint_proportions_2indep(r.k_b, r.n_b, r.k_a, r.n_a, method="newcomb", compare="diff")
         assert (r.delta_low, r.delta_high) == pytest.approx((low, high))
@@ -94,16 +94,16 @@ def test_suite_row_uses_the_shared_tasks_and_says_what_it_dropped(store: Store, 
     build.run(store, "A", {"x": [True] * 4, "y": [True, False] * 2, "onlyA": [False] * 4, "errB": [True] * 4})
     build.run(store, "B", {"x": [True] * 4, "y": [False] * 4, "onlyB": [True] * 4, "errB": [None] * 4})
     frame = aeh.compare("A", "B", db=store)
-    suite = frame.set_index("task_id").loc[SUITE_ROW]
+    suite = frame.table.set_index("task_id").loc[SUITE_ROW]
     # paired over x and y only: A (1 + 0.5)/2, B (1 + 0)/2 — not each run's own suite rate
     assert suite.rate_a == pytest.approx(0.75) and suite.rate_b == pytest.approx(0.5)
     assert suite.delta == pytest.approx(suite.rate_b - suite.rate_a)
     assert suite.n_a == 2
     note = "3 tasks dropped: only in A (1), only in B (1), no valid attempts (1)"
-    assert note in suite.note and frame.attrs["suite_dropped_note"] == note
-    assert frame.attrs["suite_dropped"] == {"only_in_a": ["onlyA"], "only_in_b": ["onlyB"],
+    assert note in suite.note and frame.suite_dropped_note == note
+    assert frame.suite_dropped == {"only_in_a": ["onlyA"], "only_in_b": ["onlyB"],
                                             "no_valid_attempts": ["errB"]}
-    assert frame.attrs["suite_a"]["suite_rate"] != pytest.approx(suite.rate_a)  # kept, but not printed as the suite line
+    assert frame.suite_a.rate != pytest.approx(suite.rate_a)  # kept, but not printed as the suite line
     text = format_comparison(frame)
     assert "suite over 2 tasks in both runs  A 0.750 → B 0.500   paired delta -0.250" in text and note in text
 

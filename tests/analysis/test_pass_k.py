@@ -16,7 +16,7 @@ def test_pass_k_on_hand_built_table(store: Store, build) -> None:
     rid = build.run(store, "pk", {"a": [True, True, True, False], "b": [False, True, False, False],
                                   "c": [True, True], "d": [False] * 4})
     frame = aeh.pass_k(rid, db=store)
-    row = frame.set_index(["task_id", "k"])
+    row = frame.table.set_index(["task_id", "k"])
     assert row.loc[("a", 1), "pass_hat_k"] == pytest.approx(0.75)
     assert row.loc[("a", 2), "pass_hat_k"] == pytest.approx(comb(3, 2) / comb(4, 2))  # 0.5
     assert row.loc[("a", 3), "pass_hat_k"] == pytest.approx(0.25)
@@ -32,26 +32,26 @@ def test_pass_k_on_hand_built_table(store: Store, build) -> None:
     assert list(suite["k"]) == [1, 2] and (suite["n"] == 4).all()
     assert row.loc[("<suite>", 1), "pass_hat_k"] == pytest.approx((0.75 + 0.25 + 1.0 + 0.0) / 4)
     assert row.loc[("<suite>", 2), "pass_hat_k"] == pytest.approx((0.5 + 0 + 1 + 0) / 4)
-    assert frame.attrs["suite_tasks"] == ["a", "b", "c", "d"]
+    assert frame.suite_tasks == ["a", "b", "c", "d"]
     # a larger kmax drops task c (n = 2) from EVERY suite row, with a warning
     with pytest.warns(UserWarning, match="leave out 1 task.*: c"):
-        wide = aeh.pass_k(rid, db=store, kmax=4).set_index(["task_id", "k"])
+        wide = aeh.pass_k(rid, db=store, kmax=4).table.set_index(["task_id", "k"])
     assert wide.loc[("<suite>", 1), "pass_hat_k"] == pytest.approx((0.75 + 0.25 + 0.0) / 3)
     assert wide.loc[("<suite>", 3), "pass_hat_k"] == pytest.approx((0.25 + 0 + 0) / 3)
     assert wide.loc[("<suite>", 4), "pass_at_k"] == pytest.approx((1 + 1 + 0) / 3)
     assert all(wide.loc[("<suite>", k), "n"] == 3 for k in range(1, 5))
-    assert frame.attrs["run_id"] == rid
+    assert frame.run_id == rid
 
 
 def test_pass_k_pass_hat_falls_and_pass_at_rises(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "r.db"
-    rid = aeh.run("smoke", adapter="mock", attempts=5, seed=2, db=db, model="mock-degraded").attrs["run_id"]
-    suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").sort_values("k")
+    rid = aeh.run("smoke", adapter="mock", attempts=5, seed=2, db=db, model="mock-degraded").run_id
+    suite = aeh.pass_k(rid, db=db).table.query("task_id == '<suite>'").sort_values("k")
     assert list(suite["k"]) == [1, 2, 3, 4, 5]
     assert suite["pass_hat_k"].is_monotonic_decreasing and suite["pass_at_k"].is_monotonic_increasing
     k1 = suite.iloc[0]
     assert k1["pass_hat_k"] == pytest.approx(k1["pass_at_k"])
-    assert k1["pass_hat_k"] == pytest.approx(aeh.load_run(rid, db=db).attrs["suite_rate"])
+    assert k1["pass_hat_k"] == pytest.approx(aeh.load_run(rid, db=db).suite_rate)
 
 
 def test_suite_pass_k_is_monotone_when_tasks_have_unequal_n(store: Store, build) -> None:
@@ -60,7 +60,7 @@ def test_suite_pass_k_is_monotone_when_tasks_have_unequal_n(store: Store, build)
     for kmax in (None, 5):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            suite = aeh.pass_k(rid, db=store, kmax=kmax).query("task_id == '<suite>'").sort_values("k")
+            suite = aeh.pass_k(rid, db=store, kmax=kmax).table.query("task_id == '<suite>'").sort_values("k")
         assert suite["pass_hat_k"].is_monotonic_decreasing and suite["pass_at_k"].is_monotonic_increasing
         assert suite["n"].nunique() == 1
 
@@ -87,5 +87,5 @@ def test_suite_pass_k_is_monotone_on_real_terminal_bench_runs(tmp_path, submissi
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kmax in (None, 5):
-            suite = aeh.pass_k(rid, db=tmp_path / "r.db", kmax=kmax).query("task_id == '<suite>'")
+            suite = aeh.pass_k(rid, db=tmp_path / "r.db", kmax=kmax).table.query("task_id == '<suite>'")
             assert suite["pass_hat_k"].is_monotonic_decreasing and suite["pass_at_k"].is_monotonic_increasing

@@ -73,7 +73,7 @@ def test_agreement_kappa_equals_stats_cohens_kappa(store: Store, build) -> None:
                                          GraderResult(tier=0, kind="judge", name="judge", passed=None)]), []))
     store.write_attempts(batch)
     frame = aeh.agreement("judged", db=store)
-    row = frame[frame.rater == "judge"].iloc[0]
+    row = frame.table[frame.table.rater == "judge"].iloc[0]
     expected = cohens_kappa(PROG, JUDGE)
     assert row.n == 12 == expected.n
     assert row.kappa == pytest.approx(expected.kappa)
@@ -86,4 +86,4 @@ def test_agreement_kappa_equals_stats_cohens_kappa(store: Store, build) -> None:
     assert row.trusted == (expected.kappa >= 0.7)
     # by hand: po = 9/12, pe = (7/12)(8/12) + (5/12)(4/12) = 76/144 → κ = (108-76)/(144-76)
     assert row.kappa == pytest.approx(32 / 68)
-    assert frame.attrs["threshold"] == 0.7
+    assert frame.threshold == 0.7

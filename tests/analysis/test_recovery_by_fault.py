@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     db = tmp_path_factory.mktemp("faulty") / "runs.db"
     table = aeh.run("smoke", attempts=6, seed=3, db=db, fault_rate=0.4, fault_mode="uniform")
-    return db, table.attrs["run_id"]
+    return db, table.run_id
 
 
 def test_counts_match_the_stored_tool_calls(faulty_run: tuple[Path, str]) -> None:

@@ -110,18 +110,18 @@ def test_compare_counts_equal_the_full_table() -> None:
     with Store.memory() as store:
         random_run(store, "r", 4)
         full, counts = aeh.load_run("r", db=store), _counts(store, "r")
-    cols = list(counts.columns)
+    cols = list(counts.table.columns)
     assert cols == ["task_id", "n", "successes", "rate", "low", "high", "harness_errors", "attempts"]
-    assert counts.equals(full[cols])
+    assert counts.table.equals(full.table[cols])
     for key in ("suite_rate", "suite_low", "suite_high", "harness_error_rate", "invalid_measurement", "run"):
-        assert counts.attrs[key] == full.attrs[key]
+        assert getattr(counts, key) == getattr(full, key)
 
 
 def test_failures_column_lists_most_common_first() -> None:
     with Store.memory() as store:
         random_run(store, "r", 5)
         table = aeh.load_run("r", db=store)
-    for row in table.to_dict("records"):  # the per-row reference the column was built with before
+    for row in table.table.to_dict("records"):  # the per-row reference the column was built with before
         counts = sorted([(b, row[f"fail_{b}"]) for b in AGENT_BUCKETS if row[f"fail_{b}"]], key=lambda c: -c[1])
         assert row["failures"] == " ".join(f"{BUCKET_ABBREVIATIONS[b]}:{n}" for b, n in counts)
     assert table["failures"].str.contains(" ").any()  # some tasks fail in more than one way
@@ -131,4 +131,4 @@ def test_empty_run_gives_an_empty_table() -> None:
     with Store.memory() as store:
         store.create_run(make_info("e"))
         table = aeh.load_run("e", db=store)
-    assert table.empty and table.attrs["attempts_total"] == 0 and table.attrs["harness_error_causes"] == []
+    assert table.table.empty and table.attempts_total == 0 and table.harness_error_causes == []

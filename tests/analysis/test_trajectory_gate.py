@@ -75,9 +75,9 @@ def test_run_stores_scores_and_scores_api_reads_them(smoke_runs: dict[str, str])
     frame = aeh.scores(smoke_runs["base"], db=smoke_runs["db"])
     assert {"task_completion", "loop_detection", "step_efficiency"} <= set(frame["dimension"])
     assert len(frame) > 0 and frame["score"].between(0, 1).all()
-    suite = frame.attrs["suite"].set_index("dimension")
+    suite = frame.suite.set_index("dimension")
     assert suite.loc["loop_detection", "n"] == 25
-    tasks = frame.attrs["tasks"]
+    tasks = frame.tasks
     overall = tasks[tasks["dimension"] == "overall"]["mean"].tolist()
     assert overall == sorted(overall)  # worst first
 

@@ -55,7 +55,7 @@ def test_dimensions_in_the_report_and_cited_steps_in_the_trace(browser, tmp_path
     import aeh
 
     db = tmp_path / "runs.db"
-    run_id = aeh.run("smoke", model="mock-loopy", attempts=2, seed=5, db=db, progress=False).attrs["run_id"]
+    run_id = aeh.run("smoke", model="mock-loopy", attempts=2, seed=5, db=db, progress=False).run_id
     frame = aeh.scores(run_id, db=db)
     loop = frame[(frame["dimension"] == "loop_detection") & (frame["score"] < 1)].iloc[0]
     report = render_run_report(run_id, tmp_path / "report.html", db=db)

@@ -314,7 +314,7 @@ def test_server_is_up_during_a_run_and_gone_after(suite: DirectorySuite, tmp_pat
     from aeh.store import Store
 
     with Store(db) as store:
-        frame = store.attempts_frame(table.attrs["run_id"])
+        frame = store.attempts_frame(table.run_id)
     results = [c["result"] for calls in frame["tool_calls"].to_list()
                for c in (json.loads(calls) if isinstance(calls, str) else calls) if c["name"] == "http_get"]
     assert {"unit": "minutes", "first_response": {"enterprise": 60, "pro": 240, "free": 1440}} in results
@@ -351,10 +351,10 @@ def test_mock_runs_the_whole_suite_with_a_realistic_spread(suite: DirectorySuite
     degraded = aeh.run(suite, "mock", attempts=3, seed=11, db=tmp_path / "runs.db", model="mock-degraded",
                        concurrency=8)
     assert len(strong) == len(degraded) == 32
-    assert strong.attrs["harness_errors"] == degraded.attrs["harness_errors"] == 0
-    assert strong.attrs["suite_rate"] >= 0.8
-    assert degraded.attrs["suite_rate"] <= strong.attrs["suite_rate"] - 0.15
-    assert 0 < degraded.attrs["suite_rate"] < 1
+    assert strong.harness_errors == degraded.harness_errors == 0
+    assert strong.suite_rate >= 0.8
+    assert degraded.suite_rate <= strong.suite_rate - 0.15
+    assert 0 < degraded.suite_rate < 1
     # Degraded fails in more than one way, as a real weak agent does.
     buckets = [c for c in degraded.columns if c.startswith("fail_") and degraded[c].sum() > 0]
     assert len(buckets) >= 3

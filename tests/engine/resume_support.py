@@ -49,7 +49,7 @@ def clean_digests(tmp: Path, suite: str, attempts: int, seed: int, **options: An
     import aeh
 
     db = tmp / "clean.db"
-    run_id = aeh.run(suite, attempts=attempts, concurrency=8, seed=seed, db=db, **options).attrs["run_id"]
+    run_id = aeh.run(suite, attempts=attempts, concurrency=8, seed=seed, db=db, **options).run_id
     return digests(db, run_id)
 
 

@@ -81,7 +81,7 @@ def test_a_blocking_sync_tool_affects_only_its_own_attempt(db: Path) -> None:
                     attempts=1, concurrency=8, seed=1, db=db)
     elapsed = time.monotonic() - started
     with Store(db) as store:
-        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas().set_index("task_id")
+        rows = store.attempts_frame(table.run_id).to_pandas().set_index("task_id")
 
     fast = rows.drop(index="slow")
     assert fast["success"].all(), fast[["status", "failure_bucket", "error"]].to_dict("index")
@@ -96,7 +96,7 @@ def test_attempt_timeout_fires_while_a_sync_tool_blocks(db: Path) -> None:
     suite = BlockingSuite([_task("slow", "slow", 0.5)], tool_timeout_s=30.0)
     table = aeh.run(suite, adapter=ToolThenAnswer(), attempts=2, concurrency=2, seed=1, db=db)
     with Store(db) as store:
-        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas()
+        rows = store.attempts_frame(table.run_id).to_pandas()
     assert set(rows["failure_bucket"]) == {"budget_exhausted"}
     assert all("timeout_s=0.5" in e for e in rows["error"])
     assert all(lat < BLOCK_S - 0.5 for lat in rows["latency_s"])
@@ -165,7 +165,7 @@ def test_a_non_blocking_sync_tool_runs_on_the_loop_and_fails_like_any_tool(db: P
     tasks = [_task(name, name, 5.0) for name in ("pure", "plain", "exits", "bad_input")]
     table = aeh.run(ThreadSuite(tasks, tool_timeout_s=5.0), adapter=ToolThenAnswer(), attempts=1, seed=1, db=db)
     with Store(db) as store:
-        rows = store.attempts_frame(table.attrs["run_id"]).to_pandas().set_index("task_id")
+        rows = store.attempts_frame(table.run_id).to_pandas().set_index("task_id")
     assert rows.loc["pure", "final_output"] == f"ok {threading.main_thread().name}"
     assert rows.loc["plain", "final_output"] == "ok aeh-tool"
     assert '"error_kind":"exception"' in rows.loc["exits", "tool_calls"]

@@ -44,12 +44,12 @@ def test_a_mark_outside_0_to_1_is_refused(db: Path, capsys: pytest.CaptureFixtur
 
 def test_the_library_exposes_the_verdict(db: Path) -> None:
     table = aeh.run("smoke", tasks=["count_inbox_words"], attempts=1, seed=1, db=db, fail_under=0.0)
-    assert table.attrs["fail_under"]["met"] is True
+    assert table.fail_under.met is True
 
 
 def test_the_mark_is_stored_on_the_spec(db: Path) -> None:
     table = aeh.run("smoke", tasks=["count_inbox_words"], attempts=1, seed=1, db=db, fail_under=0.25)
-    assert table.attrs["run"]["config"]["run_spec"]["fail_under"] == 0.25
+    assert table.run.config["run_spec"]["fail_under"] == 0.25
 
 
 def test_the_library_refuses_a_mark_above_1() -> None:

@@ -96,17 +96,17 @@ def _attempt(db: Path, run_id: str) -> dict[str, Any]:
 
 def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path) -> None:
     table = _run(db, STALL_S, release_after_s=0.05)
-    row = _attempt(db, table.attrs["run_id"])
+    row = _attempt(db, table.run_id)
     assert row["success"], (row["status"], row["failure_bucket"], row["tool_calls"])
-    health = table.attrs["harness_health"]
+    health = table.harness_health
     assert health["stalled"] and health["extended_tool_timeouts"] == 1
     assert health["max_loop_lag_s"] >= STALL_S - 0.1
     assert 0 < health["worker_queue_max_s"] < STALL_S
-    assert any(w.startswith("HARNESS STALLED") for w in table.attrs["warnings"])
+    assert any(w.startswith("HARNESS STALLED") for w in table.warnings)
     assert "HARNESS STALLED" in format_run_table(table).splitlines()[0]
     with Store(db) as store:
-        spans = store.spans_frame(table.attrs["run_id"]).to_pandas()
-        assert store.run_info(table.attrs["run_id"]).config["harness_health"]["stalled"]
+        spans = store.spans_frame(table.run_id).to_pandas()
+        assert store.run_info(table.run_id).config["harness_health"]["stalled"]
     tool = spans[spans["name"] == "tool:wait"].iloc[0]
     assert '"aeh.tool.stall_s"' in tool["attributes"]
     listed = io.StringIO()
@@ -120,21 +120,21 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
 def test_the_same_timeout_without_a_stall_is_the_tools(db: Path) -> None:
     """Control: the test's tool does time out when nothing stalls (the fix above is not a no-op)."""
     table = _run(db, stall_s=0.0, release_after_s=3.0)  # far beyond any stall a loaded machine gives back
-    row = _attempt(db, table.attrs["run_id"])
+    row = _attempt(db, table.run_id)
     assert not row["success"] and row["failure_bucket"] == "tool_error"
     assert '"error_kind":"timeout"' in row["tool_calls"].replace(" ", "")
-    assert not table.attrs["harness_health"]["stalled"]
-    assert not any(w.startswith("HARNESS STALLED") for w in table.attrs["warnings"])
+    assert not table.harness_health["stalled"]
+    assert not any(w.startswith("HARNESS STALLED") for w in table.warnings)
 
 
 def test_a_stall_longer_than_the_cap_is_a_harness_error(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("aeh.engine.context.STALL_CAP_MAX_S", 0.2)  # less than the 0.8 s stall
     table = _run(db, STALL_S, release_after_s=1.0)
-    row = _attempt(db, table.attrs["run_id"])
+    row = _attempt(db, table.run_id)
     assert row["status"] == "harness_error" and row["failure_bucket"] == "harness_error"
     assert "while the harness stalled" in row["error"]
-    assert table.attrs["harness_errors"] == 1
-    assert table.attrs["harness_health"]["stall_tool_timeouts"] == 1
+    assert table.harness_errors == 1
+    assert table.harness_health["stall_tool_timeouts"] == 1
 
 
 def test_stalled_during_counts_recorded_and_ongoing_stalls() -> None:
@@ -166,11 +166,11 @@ class BlocksThenAnswers:
 def test_the_agents_clock_does_not_count_a_loop_stall(db: Path) -> None:
     table = aeh.run(EventSuite(threading.Event()), adapter=BlocksThenAnswers(), attempts=1, concurrency=1,
                     seed=1, db=db)
-    row = _attempt(db, table.attrs["run_id"])
+    row = _attempt(db, table.run_id)
     assert row["success"]
     assert row["agent_s"] < STALL_S / 2, row["agent_s"]
     with Store(db) as store:
-        root = next(s for s in store.attempt_spans(table.attrs["run_id"], "t", 0) if s.name == "attempt")
+        root = next(s for s in store.attempt_spans(table.run_id, "t", 0) if s.name == "attempt")
     assert root.attributes["aeh.time.stall_s"] >= STALL_S - 0.1
 
 
@@ -214,7 +214,7 @@ class StallsWhileTheModelWorks:
 def test_a_stall_while_a_model_request_is_in_flight_stays_the_agents_time(db: Path) -> None:
     table = aeh.run(EventSuite(threading.Event()), adapter=StallsWhileTheModelWorks(), attempts=1,
                     concurrency=1, seed=1, db=db)
-    row = _attempt(db, table.attrs["run_id"])
+    row = _attempt(db, table.run_id)
     assert row["agent_s"] > 0.6, row["agent_s"]  # the server's time ran on under the stall
 
 

@@ -57,7 +57,7 @@ def test_sigterm_stops_a_run_as_interrupted_and_it_resumes_to_the_clean_result(t
     assert 0 < before < 3 * ATTEMPTS
 
     table = aeh.run(resume=run_id, db=db)
-    assert table.attrs["resume"]["ran"] == 3 * ATTEMPTS - before
+    assert table.resume.ran == 3 * ATTEMPTS - before
     assert digests(db, run_id) == clean_digests(tmp_path, "toy_math", ATTEMPTS, SEED)
 
 
@@ -88,7 +88,7 @@ def test_sigkill_at_random_points_then_resume_loses_and_duplicates_nothing(tmp_p
             proc.kill()
             proc.communicate(timeout=60)
         table = aeh.run(resume=run_id, db=db, work_dir=tmp)
-        assert table.attrs["harness_errors"] == 0  # in-flight attempts re-ran, not stored as errors
+        assert table.harness_errors == 0  # in-flight attempts re-ran, not stored as errors
         assert digests(db, run_id) == clean
         assert not list(tmp.glob("aeh-*"))  # the next run swept the dead runs' workspaces
         with Store(db) as store:

@@ -33,7 +33,7 @@ def test_a_workspace_is_made_only_for_attempts_that_use_one(tmp_path: Path, monk
     table = aeh.run("smoke", adapter="mock", attempts=3, seed=1, db=tmp_path / "runs.db", tasks=[NO_FILES, WRITES],
                     work_dir=tmp_path / "work", progress=False, adapter_options={"latency_s": 0})
     assert seen == {WRITES: ["0", "1", "2"]}
-    assert table.set_index("task_id").loc[WRITES, "successes"] == 3  # the graders found the tool's file
+    assert table.table.set_index("task_id").loc[WRITES, "successes"] == 3  # the graders found the tool's file
 
 
 def test_kept_workspaces_have_a_directory_per_attempt(tmp_path: Path) -> None:

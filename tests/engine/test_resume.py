@@ -56,20 +56,20 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path: Path, db: Path) -> 
 
     table = aeh.run(resume=run_id, db=db)
 
-    assert table.attrs["run_id"] == run_id
-    assert table.attrs["resume"]["stored_before"] == before
-    assert table.attrs["resume"]["ran"] == len(clean) - before
+    assert table.run_id == run_id
+    assert table.resume.stored_before == before
+    assert table.resume.ran == len(clean) - before
     assert digests(db, run_id) == clean  # 0 lost, 0 duplicated, same verdicts, answers and seeds
     with Store(db) as store:
         after = store.run_info(run_id)
-    assert after.status == "finished" and after.seed == SEED and table.attrs["harness_errors"] == 0
+    assert after.status == "finished" and after.seed == SEED and table.harness_errors == 0
 
 
 def test_resuming_a_finished_run_says_there_is_nothing_to_do(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    run_id = aeh.run("toy_math", attempts=2, seed=SEED, db=db).attrs["run_id"]
+    run_id = aeh.run("toy_math", attempts=2, seed=SEED, db=db).run_id
     table = aeh.run(resume=run_id, db=db)
-    assert table.attrs["resume"]["ran"] == 0
-    assert "already finished" in table.attrs["resume"]["note"]
+    assert table.resume.ran == 0
+    assert "already finished" in table.resume.note
     assert cli_main(["run", "--resume", run_id, "--db", str(db), "--log-level", "silent"]) == 0
     assert "already finished — nothing to resume" in capsys.readouterr().out
     assert len(digests(db, run_id)) == 6
@@ -204,5 +204,5 @@ def test_a_function_agent_run_resumes_only_with_the_same_function_given_again(db
     with pytest.raises(ConfigError, match=r"cannot be rebuilt from the store .* pass the same adapter= or agent="):
         aeh.run(resume=run_id, db=db)
     table = aeh.run(resume=run_id, db=db, agent=_fixed_agent)
-    assert table.attrs["attempts_total"] == 3 * ATTEMPTS
+    assert table.attempts_total == 3 * ATTEMPTS
     assert {d[4] for d in digests(db, run_id)} == {"42"}

@@ -34,9 +34,10 @@ def test_pending_attempts_are_not_parked_as_tasks(tmp_path: Path) -> None:
 
 def test_finished_tasks_are_reported_with_their_verdicts(tmp_path: Path) -> None:
     watch = Watch()
-    table = aeh.run("smoke", adapter="mock", attempts=6, seed=3, db=tmp_path / "runs.db", progress=watch,
-                    adapter_options={"latency_s": 0}).set_index("task_id")
-    stored = aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")
+    result = aeh.run("smoke", adapter="mock", attempts=6, seed=3, db=tmp_path / "runs.db", progress=watch,
+                     adapter_options={"latency_s": 0})
+    table = result.table.set_index("task_id")
+    stored = aeh.attempts(result.run_id, tmp_path / "runs.db")
     assert sorted(watch.finished) == sorted(table.index)
     for task_id, attempts in watch.finished.items():
         assert [a.attempt for a in attempts] == list(range(6))
@@ -44,7 +45,7 @@ def test_finished_tasks_are_reported_with_their_verdicts(tmp_path: Path) -> None
         mine = stored[stored.task_id == task_id].sort_values("attempt")
         assert [a.status for a in attempts] == list(mine.status)
         assert [a.cost_usd for a in attempts] == list(mine.cost_usd)
-        assert all(a.run_id == table.attrs["run_id"] for a in attempts)
+        assert all(a.run_id == result.run_id for a in attempts)
 
 
 def test_a_loop_that_never_waits_does_not_outrun_the_store_writer(tmp_path: Path, monkeypatch) -> None:

@@ -40,7 +40,7 @@ def test_shards_partition_the_plan_and_share_one_run_id(tmp_path: Path) -> None:
 
 def test_two_merged_shards_equal_an_unsharded_run_attempt_for_attempt(tmp_path: Path) -> None:
     whole = tmp_path / "whole.db"
-    whole_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).attrs["run_id"]
+    whole_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).run_id
     one, two = _shard(tmp_path, 1), _shard(tmp_path, 2)
     merged = tmp_path / "merged.db"
     assert cli_main(["merge", str(one), str(two), "--into", str(merged)]) == 0
@@ -98,7 +98,7 @@ def test_shards_of_different_runs_are_refused_naming_their_suites(
 def test_a_missing_shard_leaves_the_run_incomplete_and_resume_finishes_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     whole = tmp_path / "whole.db"
-    whole_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).attrs["run_id"]
+    whole_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).run_id
     one = _shard(tmp_path, 1)
     merged = tmp_path / "merged.db"
     assert cli_main(["merge", str(one), "--into", str(merged)]) == 0
@@ -110,7 +110,7 @@ def test_a_missing_shard_leaves_the_run_incomplete_and_resume_finishes_it(
     with Store(merged) as store:
         assert store.run_info(run_id).status == "interrupted"
     table = aeh.run(resume=run_id, db=merged)
-    assert table.attrs["resume"]["ran"] == 4
+    assert table.resume.ran == 4
     assert digests(merged, run_id) == digests(whole, whole_id)
 
 

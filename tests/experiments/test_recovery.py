@@ -58,7 +58,7 @@ def test_rate_zero_is_one_run_shown_under_every_kind(curves: dict) -> None:
 def test_runs_are_stored_with_their_fault_profile(curves: dict) -> None:
     frame = curves["uniform"]
     run_id = frame[(frame["rate"] == 0.5) & (frame["error_kind"] == "500")]["run_id"].iloc[0]
-    info = aeh.load_run(run_id, curves["db"]).attrs["run"]
+    info = aeh.load_run(run_id, curves["db"]).run
     assert info["fault_profile"]["mode"] == "uniform"
     assert info["fault_profile"]["rates"] == {"500": 0.5}
 
@@ -94,11 +94,11 @@ def test_interval_treats_tasks_as_the_unit() -> None:
 
     table = pd.DataFrame({"task_id": list("abcd"), "n": [10] * 4, "successes": [10, 10, 0, 0],
                           "rate": [1.0, 1.0, 0.0, 0.0], "harness_errors": [0] * 4, "injected_faults": [3] * 4})
-    row = _row(table, 40, mode="burst", rate=0.3, kind="all")
+    row = _row(table, "r", 40, mode="burst", rate=0.3, kind="all")
     expected = suite_rate([1.0, 1.0, 0.0, 0.0])
     assert (row["success_rate"], row["low"], row["high"]) == pytest.approx((0.5, expected.low, expected.high))
     pooled = wilson_interval(20, 40)
     assert row["high"] - row["low"] > 2 * (pooled[1] - pooled[0])
     same = table.assign(successes=[0] * 4, rate=[0.0] * 4)  # zero spread: Wilson over tasks, as the suite
-    zero = _row(same, 40, mode="burst", rate=0.3, kind="all")
+    zero = _row(same, "r", 40, mode="burst", rate=0.3, kind="all")
     assert zero["low"] == 0.0 and zero["high"] == pytest.approx(suite_rate([0.0] * 4).high) and zero["high"] > 0.3

@@ -71,8 +71,8 @@ def test_a_run_past_preflight_without_pytest_is_a_harness_error_not_a_wrong_answ
     table = run_coding(suite, db, "reference")
     assert table["harness_errors"].tolist() == [1]
     assert table["fail_wrong_answer"].tolist() == [0]
-    assert "pytest is not importable" in table.attrs["harness_error_causes"][0]["cause"]
-    assert table.attrs["invalid_measurement"] is True
+    assert "pytest is not importable" in table.harness_error_causes[0]["cause"]
+    assert table.invalid_measurement is True
 
 
 def test_a_test_runner_that_never_starts_is_a_harness_error_not_a_wrong_answer(suite, db, tmp_path, monkeypatch):
@@ -85,7 +85,7 @@ def test_a_test_runner_that_never_starts_is_a_harness_error_not_a_wrong_answer(s
     table = run_coding(suite, db, "reference")
     assert table["harness_errors"].tolist() == [1]
     assert table["fail_wrong_answer"].tolist() == [0]
-    assert "the test runner never started" in table.attrs["harness_error_causes"][0]["cause"]
+    assert "the test runner never started" in table.harness_error_causes[0]["cause"]
 
 
 def test_with_pytest_there_is_nothing_to_say(suite):

@@ -109,7 +109,8 @@ def test_a_worktree_hides_its_shared_git_dir(tmp_path):
 @pytest.mark.parametrize(("mode", "warned"), [("bwrap", False), ("unavailable", True),
                                               ("disabled", True), ("none (built-in solver)", None)])
 def test_run_notes_say_when_a_solver_was_unconfined(mode, warned):
-    table = type("T", (), {"attrs": {"run": {"config": {"grading_sandbox": "unshare", "solver_confinement": mode}}}})
+    run = type("R", (), {"config": {"grading_sandbox": "unshare", "solver_confinement": mode}})
+    table = type("T", (), {"run": run})
     lines = [line for line in run_notes(table) if line.startswith("solver confinement")]
     if warned is None:
         assert lines == []

@@ -31,12 +31,12 @@ def test_judge_and_localization_cost_are_in_the_run_totals(db, fake_openai):
     suite = TinySuite([{"kind": "judge", "rubric": "says 126"}])
     info, store = run_tiny(db, Agent("84 boxes"), judge_model="gpt-4o-mini", suite=suite)
     table = run_table(info.run_id, store)
-    a = table.attrs
+    a = table
     spent = _grading_span_cost(store, info.run_id)
     assert spent > 0
-    assert a["evaluation_cost_usd"] == pytest.approx(spent)
-    assert a["run_cost_usd"] == pytest.approx(a["total_cost_usd"] + spent)
-    purposes = a["evaluation_spend"]["by_purpose"]
+    assert a.evaluation_cost_usd == pytest.approx(spent)
+    assert a.run_cost_usd == pytest.approx(a.total_cost_usd + spent)
+    purposes = a.evaluation_spend["by_purpose"]
     assert purposes["judge grader"] == 2 and purposes["tier-2 localization"] >= 1
     cost_line = next(line for line in format_run_table(table).splitlines() if line.startswith("cost "))
     assert f"evaluation ${spent:.4f}" in cost_line and "run total" in cost_line
@@ -46,7 +46,7 @@ def test_judge_and_localization_cost_are_in_the_run_totals(db, fake_openai):
 def test_a_run_without_judge_calls_keeps_its_cost_line(db):
     info, store = run_tiny(db, Agent("126 boxes"))
     table = run_table(info.run_id, store)
-    assert table.attrs["evaluation_cost_usd"] == 0.0 and table.attrs["evaluation_spend"]["calls"] == 0
+    assert table.evaluation_cost_usd == 0.0 and table.evaluation_spend["calls"] == 0
     cost_line = next(line for line in format_run_table(table).splitlines() if line.startswith("cost "))
     assert "evaluation" not in cost_line and cost_line.startswith("cost total $")
 
@@ -60,5 +60,5 @@ def test_judged_dimensions_add_their_spend_to_the_run(db):
         summary = judge_run(info.run_id, store, judge=judge, dimensions=["plan_coherence"])
     table = run_table(info.run_id, store)
     assert summary.judge_cost_usd and summary.judge_cost_usd > 0
-    assert table.attrs["evaluation_cost_usd"] == pytest.approx(summary.judge_cost_usd)
-    assert set(table.attrs["evaluation_spend"]["by_purpose"]) == {"judged dimensions"}
+    assert table.evaluation_cost_usd == pytest.approx(summary.judge_cost_usd)
+    assert set(table.evaluation_spend["by_purpose"]) == {"judged dimensions"}

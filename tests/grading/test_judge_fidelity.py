@@ -77,8 +77,8 @@ def test_judge_time_is_grading_time_not_agent_time(db, fake_openai):
     assert a.success
     assert a.grading_s >= 0.8 and a.latency_s < 0.5 and a.agent_s == a.latency_s
     table = run_table(info.run_id, store)
-    assert table.loc[0, "latency_p50_s"] < 0.5
-    assert table.attrs["time_split_s"]["grading"] >= 0.8
+    assert table.table.loc[0, "latency_p50_s"] < 0.5
+    assert table.time_split_s["grading"] >= 0.8
 
 
 def test_judge_calls_take_their_own_connection_slots(db, fake_openai):
@@ -106,7 +106,7 @@ def test_agreement_shows_failed_and_automatic_verdicts_and_refuses_small_n(db, f
     suite = TinySuite([{"kind": "judge", "rubric": "says 126"}])
     info, store = run_tiny(db, Agent("126 boxes", ("42 * 3",)), judge_model="gpt-4o-mini", suite=suite)
     frame = agreement(info.run_id, db)
-    counts = frame.attrs["judge_verdicts"]
+    counts = frame.judge_verdicts
     assert counts == {"attempted": 2, "valid": 1, "failed": 1, "failed_by_reason": {"http_error": 1},
                       "unparseable": 0, "automatic": 0}
     text = format_agreement(frame)
@@ -114,7 +114,7 @@ def test_agreement_shows_failed_and_automatic_verdicts_and_refuses_small_n(db, f
     assert "WARNING: 1 of 2 judge verdicts failed" in text
     assert "κ: not enough data (n = 1 < 10)" in text and "κ =" not in text
     table = run_table(info.run_id, db)
-    assert any(w.startswith("JUDGE VERDICTS FAILED: 1 of 2") for w in table.attrs["warnings"])
+    assert any(w.startswith("JUDGE VERDICTS FAILED: 1 of 2") for w in table.warnings)
     assert "judge verdicts: 2 attempted, 1 valid, 1 failed (http_error 1), 0 automatic" in format_run_table(table)
 
 
@@ -123,7 +123,7 @@ def test_automatic_verdicts_are_counted_apart_and_left_out_of_kappa(db, fake_ope
     suite = TinySuite([{"kind": "judge", "rubric": "says 126"}])
     info, _ = run_tiny(db, Agent("", ("42 * 3",)), judge_model="gpt-4o-mini", suite=suite)
     frame = agreement(info.run_id, db)
-    assert frame.attrs["judge_verdicts"]["automatic"] == 2
-    assert frame.attrs["judge_verdicts"]["attempted"] == 0
-    assert int(frame.set_index("rater").loc["judge", "n"]) == 0
+    assert frame.judge_verdicts["automatic"] == 2
+    assert frame.judge_verdicts["attempted"] == 0
+    assert int(frame.table.set_index("rater").loc["judge", "n"]) == 0
     assert "2 automatic (no judge call, left out of κ)" in format_agreement(frame)

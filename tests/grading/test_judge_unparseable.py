@@ -32,14 +32,14 @@ def test_a_derailed_judge_is_not_passed_stays_in_n_and_is_flagged(db, fake_opena
     assert a.failure_bucket is not None and a.failure_bucket.value == "judge_unparseable"
     assert a.needs_human_review is True
     table = run_table(info.run_id, db)
-    row = table.set_index("task_id").loc["no_golden"]
+    row = table.table.set_index("task_id").loc["no_golden"]
     assert (row["n"], row["successes"], row["harness_errors"]) == (1, 0, 0)  # stays in n
     assert row["failures"] == "ju:1"
-    assert table.attrs["invalid_measurement"] is False
+    assert table.invalid_measurement is False
     text = format_run_table(table)
     assert "1 unparseable (the agent's answer derailed the judge" in text
     assert "ju judge_unparseable" in text
-    assert any(w.startswith("JUDGE COULD NOT PARSE ITS VERDICT on 1 attempt(s)") for w in table.attrs["warnings"])
+    assert any(w.startswith("JUDGE COULD NOT PARSE ITS VERDICT on 1 attempt(s)") for w in table.warnings)
     (packet,) = [p for p in review_packets(store, info.run_id) if p["flagged"]]
     assert "judge_unparseable" in packet["reason"]
 
@@ -50,8 +50,8 @@ def test_unparseable_verdicts_are_left_out_of_kappa(db, fake_openai) -> None:
     suite = TinySuite([{"kind": "judge", "rubric": "says 126"}])
     info, _ = run_tiny(db, Agent("126 boxes", ("42 * 3",)), judge_model="gpt-4o-mini", suite=suite)
     frame = agreement(info.run_id, db)
-    assert frame.attrs["judge_verdicts"]["unparseable"] == 1
-    assert frame.attrs["judge_verdicts"]["valid"] == 1
+    assert frame.judge_verdicts["unparseable"] == 1
+    assert frame.judge_verdicts["valid"] == 1
     assert "1 unparseable (left out of κ)" in format_agreement(frame)
     assert int(frame["n"].max()) == 1  # only the parsed verdict is paired
 
@@ -73,10 +73,10 @@ def test_an_unparseable_shadow_verdict_is_reported_as_what_it_is(db, fake_openai
     a = store.attempt_record(info.run_id, "no_golden", 0)
     assert a.success is True and a.needs_human_review is False and a.failure_bucket is None
     table = run_table(info.run_id, db)
-    warnings = table.attrs["warnings"]
+    warnings = table.warnings
     assert not any(w.startswith("JUDGE COULD NOT PARSE") for w in warnings), warnings
     (shadow,) = [w for w in warnings if w.startswith("SHADOW JUDGE COULD NOT PARSE ITS VERDICT on 1 attempt(s)")]
     assert "not flagged" in shadow and "left out of judge agreement" in shadow
     text = format_run_table(table)
     assert "bucket judge_unparseable" not in text and "1 shadow verdicts unparseable" in text
-    assert table.attrs["judge_verdicts"]["attempted"] == 1
+    assert table.judge_verdicts["attempted"] == 1

@@ -84,7 +84,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     db = tmp_path_factory.mktemp("judged") / "runs.db"
     table = aeh.run("smoke", adapter="mock", attempts=2, seed=4, db=db, progress=False,
                     tasks=["draft_and_count", "count_inbox_words"])
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     with FakeOpenAIServer(_respond) as server, pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test")
@@ -134,7 +134,7 @@ def test_aeh_score_counts_the_dropped_steps(scored: tuple[Path, str, str]) -> No
 def test_overall_is_the_mean_of_the_exact_dimensions_only(scored: tuple[Path, str, str]) -> None:
     db, run_id, _ = scored
     frame = aeh.scores(run_id, db=db)
-    overall = frame.attrs["suite"].set_index("dimension").loc["overall", "mean"]
+    overall = frame.suite.set_index("dimension").loc["overall", "mean"]
     exact = frame[~frame["dimension"].isin(_judged(db, run_id)["dimension"].unique())]
     assert overall == pytest.approx(exact.groupby(["task_id", "attempt"])["score"].mean().mean())
 
@@ -142,7 +142,7 @@ def test_overall_is_the_mean_of_the_exact_dimensions_only(scored: tuple[Path, st
 @pytest.mark.local_http
 def test_suite_summary_lists_judged_beside_exact_dimensions(scored: tuple[Path, str, str]) -> None:
     db, run_id, _ = scored
-    suite = aeh.scores(run_id, db=db).attrs["suite"]
+    suite = aeh.scores(run_id, db=db).suite
     assert {"plan_coherence", "output_faithfulness", "tool_selection"} <= set(suite["dimension"])
 
 

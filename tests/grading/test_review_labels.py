@@ -45,7 +45,7 @@ def test_export_label_import_round_trip_feeds_agreement(db, tmp_path):
         {"task_id": "with_golden", "attempt": 0, "programmatic": False, "judge": True}]
     frame = aeh.agreement(info.run_id, db)
     assert list(frame["rater"]) == ["judge", "human"]
-    human = frame.set_index("rater").loc["human"]
+    human = frame.table.set_index("rater").loc["human"]
     assert human["n"] == 2 and human["both_fail"] == 1 and human["prog_fail_rater_pass"] == 1
     # labels are stored redacted and re-import replaces rather than duplicates
     assert review_packets(store, info.run_id)[0]["reviewer"] == "[REDACTED:email]"

@@ -33,13 +33,13 @@ def test_shadow_judge_feeds_kappa_and_leaves_success_alone(fake_openai, tmp_path
     judged = aeh.run("toy_math", attempts=8, seed=4, db=db, model="mock-degraded",
                      judge_model="fake-judge", judge_all=True)
     assert list(plain["successes"]) == list(judged["successes"]), "the shadow judge never changes success"
-    rows = aeh.attempts(judged.attrs["run_id"], db)
+    rows = aeh.attempts(judged.run_id, db)
     assert rows["grader:judge_shadow"].notna().all()
-    frame = aeh.agreement(judged.attrs["run_id"], db)
-    kappa = frame.set_index("rater").loc["judge"]
+    frame = aeh.agreement(judged.run_id, db)
+    kappa = frame.table.set_index("rater").loc["judge"]
     # 2 of the 24 attempts gave no final output: their "fail" is automatic (no judge call), so
     # it is counted apart and left out of κ.
-    assert frame.attrs["judge_verdicts"] == {"attempted": 22, "valid": 22, "failed": 0,
+    assert frame.judge_verdicts == {"attempted": 22, "valid": 22, "failed": 0,
                                              "failed_by_reason": {}, "unparseable": 0, "automatic": 2}
     assert kappa["n"] == 22 and kappa["kappa"] > 0.7 and bool(kappa["trusted"])
     assert kappa["prog_fail_rater_pass"] + kappa["prog_pass_rater_fail"] < 4
@@ -49,12 +49,12 @@ def test_shadow_judge_failure_is_not_a_harness_error(fake_openai, tmp_path: Path
     fake_openai([Reply.error(500)])
     table = aeh.run("toy_math", attempts=2, seed=1, db=tmp_path / "runs.db", judge_model="fake-judge",
                     judge_all=True)
-    assert table.attrs["harness_errors"] == 0
+    assert table.harness_errors == 0
     # …but it is not hidden either: the run's checks count it and warn.
-    judge = table.attrs["judge_verdicts"]
+    judge = table.judge_verdicts
     assert judge["failed"] == judge["attempted"] > 0 and judge["valid"] == 0
     assert judge["failed_by_reason"] == {"http_error": judge["failed"]}
-    assert any(w.startswith("JUDGE VERDICTS FAILED") for w in table.attrs["warnings"])
+    assert any(w.startswith("JUDGE VERDICTS FAILED") for w in table.warnings)
     assert "judge verdicts:" in format_run_table(table)
 
 

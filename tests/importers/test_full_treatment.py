@@ -30,13 +30,13 @@ def test_per_task_table_compare_and_dimensions(byo_runs: tuple[Path, str, str]) 
     db, recorded, imported = byo_runs
     for run_id in (recorded, imported):
         table = aeh.load_run(run_id, db=db)
-        assert table["n"].sum() > 0 and {"low", "high"} <= set(table.columns)
+        assert table["n"].sum() > 0 and {"low", "high"} <= set(table.table.columns)
         dims = aeh.scores(run_id, db=db)
         assert {"tool_selection", "step_efficiency", "task_completion"} <= set(dims["dimension"])
     diff = aeh.compare(recorded, imported, db=db)
     tested = diff[diff["p_value"].notna() & (diff["task_id"] != "<suite>")]
     assert set(tested["task_id"]) == {"add_then_multiply", "split_the_bill"}  # the tasks both runs have
-    only = diff.set_index("task_id").loc["average_to_two_decimals"]
+    only = diff.table.set_index("task_id").loc["average_to_two_decimals"]
     assert "only in run A" in only["note"] and not only["regressed"]
 
 

@@ -42,15 +42,16 @@ def test_synthetic_runs(tmp_path: Path) -> None:
     # a null is a failure by default (the leaderboard's definition); test_timeout is a time budget
     assert frame.loc[("b", 0), "status"] == "budget_exhausted" and frame.loc[("b", 0), "failure_bucket"] == "budget_exhausted"
     assert frame.loc[("b", 1), "success"]  # resolved although the agent timed out: the tests decide
-    table = aeh.load_run(rid, db=tmp_path / "r.db").set_index("task_id")
+    result = aeh.load_run(rid, db=tmp_path / "r.db")
+    table = result.table.set_index("task_id")
     assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (2, 0, 1)
     assert aeh.runs(db=tmp_path / "r.db").loc[0, "model"] == "model-x"
-    assert table.attrs["run"]["config"]["agent_name"] == "agent"  # no metadata: from the folder name
+    assert result.run.config["agent_name"] == "agent"  # no metadata: from the folder name
 
     rid = import_terminal_bench([d1, d2], db=tmp_path / "r.db", null_as="harness_error")
     frame = aeh.attempts(rid, db=tmp_path / "r.db").set_index(["task_id", "attempt"])
     assert frame.loc[("b", 0), "status"] == "harness_error" and frame.loc[("b", 0), "failure_bucket"] == "harness_error"
-    table = aeh.load_run(rid, db=tmp_path / "r.db").set_index("task_id")
+    table = aeh.load_run(rid, db=tmp_path / "r.db").table.set_index("task_id")
     assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (1, 1, 1)
 
 

@@ -31,7 +31,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
 def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     db = tmp_path_factory.mktemp("otel") / "runs.db"
     table = aeh.run("smoke", adapter="mock", model="mock-degraded", attempts=3, seed=5, db=db, progress=False)
-    return db, str(table.attrs["run_id"])
+    return db, str(table.run_id)
 
 
 def _verdicts(run_id: str, db: Path) -> list[tuple[str, int, bool, str | None, str]]:
@@ -176,7 +176,7 @@ def test_otel_example_makes_a_graded_run(tmp_path: Path, db: Path) -> None:
 def test_round_trip_keeps_injected_faults_cost_and_scores(tmp_path: Path, db: Path) -> None:
     table = aeh.run("smoke", adapter="mock", attempts=3, seed=3, db=db, progress=False,
                     fault_profile={"rates": {"500": 0.5}})
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     out = tmp_path / "faulty.otlp.json"
     assert cli("export", "otel", run_id, "--db", str(db), "--out", str(out))[0] == 0
     new_id = import_otel_files([out], db, suite="smoke")
@@ -190,8 +190,8 @@ def test_round_trip_keeps_injected_faults_cost_and_scores(tmp_path: Path, db: Pa
     assert len(faults) == before["n_injected_faults"].sum()
     aeh.scores(run_id, db=db)  # scored at run end; the import is scored the same way
     key = ["task_id", "attempt", "dimension"]
-    s_before = aeh.scores(run_id, db=db).sort_values(key)[key + ["score"]].reset_index(drop=True)
-    s_after = aeh.scores(new_id, db=db).sort_values(key)[key + ["score"]].reset_index(drop=True)
+    s_before = aeh.scores(run_id, db=db).table.sort_values(key)[key + ["score"]].reset_index(drop=True)
+    s_after = aeh.scores(new_id, db=db).table.sort_values(key)[key + ["score"]].reset_index(drop=True)
     assert len(s_before) > 0
     assert s_after.equals(s_before)
 

@@ -14,8 +14,8 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "realdata.md").read_text()
 
 
 def _rate(rid: str, db: str, decimals: int) -> str:
-    attrs = aeh.load_run(rid, db=db).attrs
-    return f"{attrs['suite_rate']:.{decimals}f} [{attrs['suite_low']:.3f}, {attrs['suite_high']:.3f}]"
+    attrs = aeh.load_run(rid, db=db)
+    return f"{attrs.suite_rate:.{decimals}f} [{attrs.suite_low:.3f}, {attrs.suite_high:.3f}]"
 
 
 def test_tau_bench_pass_k_and_suite_rate(tau_run: tuple[str, str]) -> None:
@@ -23,8 +23,8 @@ def test_tau_bench_pass_k_and_suite_rate(tau_run: tuple[str, str]) -> None:
     suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").set_index("k")
     for k in (2, 3, 4):
         assert f"| {k} | {suite.loc[k, 'pass_hat_k']:.4f} | {suite.loc[k, 'pass_at_k']:.4f} |" in DOC
-    attrs = aeh.load_run(rid, db=db).attrs
-    assert f"Suite rate {attrs['suite_rate']:.3f}, 95% CI [{attrs['suite_low']:.3f}, {attrs['suite_high']:.3f}]" in DOC
+    attrs = aeh.load_run(rid, db=db)
+    assert f"Suite rate {attrs.suite_rate:.3f}, 95% CI [{attrs.suite_low:.3f}, {attrs.suite_high:.3f}]" in DOC
 
 
 def test_terminal_bench_suite_rates(tb_pair: tuple[str, str, str], tb_pair_excluding_nulls: tuple[str, str, str],

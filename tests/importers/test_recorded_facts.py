@@ -59,7 +59,7 @@ def test_otlp_round_trip_keeps_latency_within_1_percent_and_cost_exactly(tmp_pat
     prices = _price_file(tmp_path, {"mock-degraded": (7.0, 21.0)})
     table = aeh.run("smoke", adapter="mock", model="mock-degraded", attempts=2, seed=5, db=db, progress=False,
                     price_table=prices)
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     out = tmp_path / "run.otlp.json"
     assert cli("export", "otel", run_id, "--db", str(db), "--out", str(out))[0] == 0
     code, text, err = cli("import", "otel", str(out), "--suite", "smoke", "--db", str(db))
@@ -141,7 +141,7 @@ def test_recorded_time_over_the_wall_clock_budget_is_reported_exceeded(tmp_path:
     rows = _by_attempt(run_id, db)
     assert rows["status"].tolist() == ["budget_exhausted", "answered"]
     assert rows["latency_s"].iloc[0] == pytest.approx(46.0)
-    budget = aeh.scores(run_id, db=db).query("dimension == 'budget_adherence' and attempt == 0")["score"]
+    budget = aeh.scores(run_id, db=db).table.query("dimension == 'budget_adherence' and attempt == 0")["score"]
     assert budget.iloc[0] < 1.0  # the wall-clock axis is scored on the recorded 46 s
 
 
@@ -151,7 +151,7 @@ def test_a_recording_longer_than_the_step_budget_is_kept_whole(tmp_path: Path, d
     code, text, err = cli("import", "trajectory", str(f), "--suite", "toy_math", "--db", str(db))
     assert code == 0, err
     assert "warning: 3 of 10 recorded trajectories exceeded the suite's budget (max_steps 3×): kept whole" in err
-    assert "3 of 10 recorded trajectories" in aeh.load_run(text.splitlines()[0].strip(), db=db).attrs["warnings"][-1]
+    assert "3 of 10 recorded trajectories" in aeh.load_run(text.splitlines()[0].strip(), db=db).warnings[-1]
     rows = _by_attempt(text.splitlines()[0].strip(), db)
     assert rows["n_tool_calls"].tolist() == [9, 9, 9] + [2] * 7
     assert rows["status"].tolist() == ["budget_exhausted"] * 3 + ["answered"] * 7
@@ -159,7 +159,7 @@ def test_a_recording_longer_than_the_step_budget_is_kept_whole(tmp_path: Path, d
     spans = aeh.spans(text.splitlines()[0].strip(), db=db)
     exceeded = aeh.span_attributes(spans.query("name == 'budget:exceeded'"))
     assert [a["aeh.budget.exceeded"] for a in exceeded] == [["max_steps=6 (recorded 9 tool calls)"]] * 3
-    summary = aeh.load_run(text.splitlines()[0].strip(), db=db).attrs["run"]["config"]["recorded_over_budget"]
+    summary = aeh.load_run(text.splitlines()[0].strip(), db=db).run.config["recorded_over_budget"]
     assert summary == {"trajectories": 3, "of": 10, "limits": {"max_steps": 3}}
 
 

@@ -41,12 +41,12 @@ def test_suite_pass1_is_84_of_200_exactly(tau_run: tuple[str, str]) -> None:
     db, rid = tau_run
     table = aeh.load_run(rid, db=db)
     assert len(table) == 50 and (table["n"] == 4).all() and table["successes"].sum() == 84
-    assert table.attrs["harness_errors"] == 0
+    assert table.harness_errors == 0
     suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").set_index("k")
     assert suite.loc[1, "pass_hat_k"] == pytest.approx(0.42, abs=1e-15)
     assert Fraction(suite.loc[1, "pass_hat_k"]).limit_denominator(1000) == Fraction(84, 200)
-    assert table.attrs["suite_rate"] == pytest.approx(0.42, abs=1e-15)
-    assert "source definition" in table.attrs["import_policy"]  # the run says how records were counted
+    assert table.suite_rate == pytest.approx(0.42, abs=1e-15)
+    assert "source definition" in table.import_policy  # the run says how records were counted
 
 
 def test_pass_hat_k_reproduced_from_the_json(tau_run: tuple[str, str], tau_file: Path) -> None:
@@ -77,7 +77,7 @@ def test_attempts_statuses_costs(tau_run: tuple[str, str]) -> None:
     assert frame["n_tool_calls"].sum() == 1164
     assert frame["grader:tau_bench_reward"].sum() == 84
     table = aeh.load_run(rid, db=db)
-    assert table.attrs["priced"] is False and table.attrs["total_cost_usd"] is None
+    assert table.priced is False and table.total_cost_usd is None
 
 
 def test_tool_calls_and_spans(tau_run: tuple[str, str], tau_file: Path) -> None:

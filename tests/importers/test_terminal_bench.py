@@ -44,12 +44,12 @@ def test_every_submission_reproduces_its_accuracy(tb_dir: Path, tmp_path: Path, 
     computed = [sum(r["is_resolved"] is True for r in f["results"]) / len(f["results"]) for f in files]
     assert own == pytest.approx(computed)
     rid = import_terminal_bench([tb_dir / submission], db=tmp_path / "r.db")
-    attrs = aeh.load_run(rid, db=tmp_path / "r.db").attrs
-    assert round(attrs["suite_rate"], 4) == round(sum(own) / len(own), 4)
-    assert attrs["n_tasks"] == 80 and attrs["harness_errors"] == 0 and attrs["attempts_total"] == 80 * len(files)
-    assert attrs["run"]["model"] == model_from_submission(submission)
-    assert attrs["run"]["config"]["agent_name"] == "Factory Droid"  # from run_metadata.json
-    assert attrs["import_policy"].startswith("null is_resolved as failure (source definition")
+    attrs = aeh.load_run(rid, db=tmp_path / "r.db")
+    assert round(attrs.suite_rate, 4) == round(sum(own) / len(own), 4)
+    assert attrs.n_tasks == 80 and attrs.harness_errors == 0 and attrs.attempts_total == 80 * len(files)
+    assert attrs.run.model == model_from_submission(submission)
+    assert attrs.run.config["agent_name"] == "Factory Droid"  # from run_metadata.json
+    assert attrs.import_policy.startswith("null is_resolved as failure (source definition")
 
 
 @pytest.mark.parametrize(("which", "submission", "nulls"), [(1, OPUS, 9), (2, SONNET, 11)])
@@ -66,10 +66,10 @@ def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submi
         row = table.loc[task]
         assert (row.successes, row.n, row.harness_errors, row.attempts) == (ok, 5, 0, 5), task
     assert sum(null for _ok, _bad, null in expected.values()) == nulls
-    attrs = aeh.load_run(rid, db=db).attrs
-    assert attrs["harness_errors"] == 0 and attrs["attempts_total"] == 400 and not attrs["invalid_measurement"]
-    assert attrs["priced"] is False and attrs["total_cost_usd"] is None
-    assert sum(attrs["run"]["config"]["null_policy"]["null_counts"].values()) == nulls
+    attrs = aeh.load_run(rid, db=db)
+    assert attrs.harness_errors == 0 and attrs.attempts_total == 400 and not attrs.invalid_measurement
+    assert attrs.priced is False and attrs.total_cost_usd is None
+    assert sum(attrs.run.config["null_policy"]["null_counts"].values()) == nulls
 
 
 @pytest.mark.parametrize(("which", "submission", "errors"), [(1, OPUS, 9), (2, SONNET, 11)])
@@ -82,10 +82,10 @@ def test_counts_with_nulls_as_harness_errors(tb_pair_excluding_nulls: tuple[str,
         row = table.loc[task]
         assert (row.successes, row.n, row.harness_errors, row.attempts) == (ok, ok + bad, null, 5), task
     assert table.harness_errors.sum() == errors
-    attrs = aeh.load_run(rid, db=db).attrs
-    assert attrs["harness_errors"] == errors and attrs["attempts_total"] == 400
-    assert attrs["invalid_measurement"] is True  # 9/400 = 2.25 %, 11/400 = 2.75 % > 2 %
-    assert attrs["import_policy"].startswith("null is_resolved as harness_error")
+    attrs = aeh.load_run(rid, db=db)
+    assert attrs.harness_errors == errors and attrs.attempts_total == 400
+    assert attrs.invalid_measurement is True  # 9/400 = 2.25 %, 11/400 = 2.75 % > 2 %
+    assert attrs.import_policy.startswith("null is_resolved as harness_error")
 
 
 def test_attempt_index_is_the_run_directory(tb_pair: tuple[str, str, str]) -> None:
@@ -125,10 +125,10 @@ def test_compare_opus_vs_sonnet_default(tb_pair: tuple[str, str, str]) -> None:
     db, opus, sonnet = tb_pair
     frame = aeh.compare(opus, sonnet, db=db)
     suite = frame[frame.task_id == SUITE_ROW].iloc[0]
-    assert suite.n_a == 80 and frame.attrs["regressed"] == []
+    assert suite.n_a == 80 and frame.regressed == []
     assert suite.rate_a == pytest.approx(0.5875, abs=1e-4) and suite.rate_b == pytest.approx(0.505, abs=1e-4)
     assert suite.delta == pytest.approx(-0.0825, abs=1e-4) and suite.delta_high < 0
-    assert not any("harness errors" in w or "suite" in w.split(":")[0] for w in frame.attrs["warnings"])
+    assert not any("harness errors" in w or "suite" in w.split(":")[0] for w in frame.warnings)
 
 
 def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -> None:
@@ -142,7 +142,7 @@ def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -
     expected = compare_tasks([TaskCounts(t, a[t][0], a[t][0] + a[t][1], b[t][0], b[t][0] + b[t][1]) for t in sorted(a)])
     assert [c.regressed for c in expected] == tasks.regressed.tolist()
     # the figures in docs/realdata.md: nothing survives BH at n ≤ 5 per task
-    assert frame.attrs["regressed"] == [] and frame.attrs["improved"] == []
+    assert frame.regressed == [] and frame.improved == []
     # the smallest p an exact test can give at 5 vs 5 attempts (5/5 → 0/5) is 1/512; over 79
     # tested tasks BH lifts it to q ≈ 0.154, so at n = 5 no single task can be flagged at FDR 0.05
     assert tasks.p_value.idxmin() == "security-vulhub-minio"
@@ -156,10 +156,10 @@ def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -
     assert suite.delta == pytest.approx(-0.0835, abs=1e-4) and suite.se == pytest.approx(0.0307, abs=1e-4)
     assert suite.delta_high < 0 and suite.regressed  # the paired suite difference is significant
     # ... but both runs are over the harness-error limit: no verdict, each run named as the reason
-    v = frame.attrs["verdict"]
-    assert v["status"] == "cannot judge" and v["regressed"] is None
-    assert [r["check"] for r in v["cannot_judge"]] == ["harness_errors", "harness_errors"]
-    warnings = frame.attrs["warnings"]
+    v = frame.verdict
+    assert v.status == "cannot judge" and v.regressed is None
+    assert [r["check"] for r in v.cannot_judge] == ["harness_errors", "harness_errors"]
+    warnings = frame.warnings
     # Same suite hash: no suite warning. At 5 attempts × 79 tasks even 5/5 → 0/5 cannot pass BH,
     # which compare must say.
     assert len(warnings) == 1
@@ -174,4 +174,4 @@ def test_mixed_models_need_explicit_model(tb_dir: Path, tmp_path: Path) -> None:
         import_terminal_bench(dirs, db=tmp_path / "r.db")
     rid = import_terminal_bench(dirs, db=tmp_path / "r.db", model="mixed", run_id="mixed")
     assert import_terminal_bench([TB_DIR / OPUS], db=tmp_path / "r.db", run_id="by-folder") == "by-folder"
-    assert rid == "mixed" and aeh.load_run("mixed", db=tmp_path / "r.db").attrs["attempts_total"] == 160
+    assert rid == "mixed" and aeh.load_run("mixed", db=tmp_path / "r.db").attempts_total == 160

@@ -58,7 +58,7 @@ def test_compiled_graph_runs_as_an_agent_with_nodes_model_usage_and_tools(db: Pa
     agent = graph_agent(build(), make_input=lambda task, tools: {"prompt": task.prompt})
     table = aeh.run("toy_math", agent=agent, attempts=2, seed=1, db=db, tasks=["add_then_multiply"],
                     progress=False)
-    run_id = table.attrs["run_id"]
+    run_id = table.run_id
     rows = aeh.attempts(run_id, db=db)
     assert rows["success"].all() and (rows["tokens_in"] == 40).all()
     spans = aeh.spans(run_id, db=db, task_id="add_then_multiply", attempt=0)
@@ -157,16 +157,16 @@ def test_each_tool_call_of_a_graph_is_recorded_once(db: Path) -> None:
     call = AIMessage(content="", usage_metadata=USAGE,
                      tool_calls=[{"name": "calculator", "args": {"expression": "(17 + 25) * 3"}, "id": "c1"}])
     table = run_graph(db, call)
-    spans = aeh.spans(table.attrs["run_id"], db=db, task_id="add_then_multiply", attempt=0)
+    spans = aeh.spans(table.run_id, db=db, task_id="add_then_multiply", attempt=0)
     assert list(spans["name"]).count("tool:calculator") == 1, list(spans["name"])
     assert "step:tool:calculator" in set(spans["name"])  # the LangChain tool run, as a step
-    assert table.attrs["tool_calls"] == 2  # one per attempt
-    assert table.attrs["warnings"] == []
+    assert table.tool_calls == 2  # one per attempt
+    assert table.warnings == []
 
 
 def test_a_graph_whose_model_ignores_required_tool_choice_gets_the_adapters_warning(db: Path) -> None:
     table = run_graph(db, AIMessage(content="126", usage_metadata=USAGE), tool_choice="any")
-    warnings = table.attrs["warnings"]
+    warnings = table.warnings
     assert any(w.startswith("SERVER IGNORED tool_choice: 2 model turns sent tool_choice any") for w in warnings), warnings
     assert not any(w.startswith("NO TOOL CALLS") for w in warnings)
 
@@ -174,9 +174,9 @@ def test_a_graph_whose_model_ignores_required_tool_choice_gets_the_adapters_warn
 def test_a_graph_whose_tools_never_reached_the_prompt_is_warned(db: Path) -> None:
     few = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}
     table = run_graph(db, AIMessage(content="126", usage_metadata=few))
-    warnings = table.attrs["warnings"]
+    warnings = table.warnings
     assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL: 2 of 2 model turns") for w in warnings), warnings
     assert any(w.startswith("NO TOOL CALLS: tools were offered on all 2 answered model turns") for w in warnings)
-    spans = aeh.spans(table.attrs["run_id"], db=db, task_id="add_then_multiply", attempt=0)
+    spans = aeh.spans(table.run_id, db=db, task_id="add_then_multiply", attempt=0)
     model = json.loads(spans[spans["name"] == "model:call"].iloc[0]["attributes"])
     assert model["gen_ai.request.tool_names"] == ["calculator"] and model["aeh.request.tool_choice"] == "unset"

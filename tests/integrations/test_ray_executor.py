@@ -55,11 +55,11 @@ def ray_cluster() -> Iterator[None]:
 @pytest.mark.slow
 def test_a_ray_run_has_the_attempts_and_verdicts_of_a_local_run(ray_cluster: None, tmp_path: Path) -> None:
     local = tmp_path / "local.db"
-    local_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=local, model="mock-degraded").attrs["run_id"]
+    local_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=local, model="mock-degraded").run_id
     remote = tmp_path / "ray.db"
     table = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=remote, model="mock-degraded",
                     executor="ray", ray_workers=2, concurrency=2)
-    ray_id = table.attrs["run_id"]
+    ray_id = table.run_id
     assert digests(remote, ray_id) == digests(local, local_id)
     assert any(not d[2] for d in digests(remote, ray_id))  # mock-degraded fails some: verdicts are compared
     with Store(remote) as store, Store(local) as other:
@@ -73,7 +73,7 @@ def test_a_ray_shard_merges_with_a_local_shard_into_the_whole_run(
         ray_cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).resolve().parents[2])  # a suite directory given relative to here
     whole = tmp_path / "whole.db"
-    whole_id = aeh.run("suites/toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).attrs["run_id"]
+    whole_id = aeh.run("suites/toy_math", attempts=ATTEMPTS, seed=SEED, db=whole).run_id
     common = ["run", "--suite", "suites/toy_math", "--attempts", str(ATTEMPTS), "--seed", str(SEED), "--log-level", "silent"]
     assert cli_main([*common, "--shard", "1/2", "--executor", "ray", "--db", str(tmp_path / "a.db")]) == 0
     assert cli_main([*common, "--shard", "2/2", "--db", str(tmp_path / "b.db")]) == 0
@@ -102,9 +102,9 @@ def test_an_interrupted_ray_run_keeps_what_came_back_and_resumes_to_the_same_run
         stored = len(store.attempts_frame(run_id))
     assert info.status == "interrupted" and 2 <= stored < 12
     table = aeh.run(resume=run_id, db=db, executor="ray", ray_workers=2)
-    assert table.attrs["resume"]["ran"] == 12 - stored
+    assert table.resume.ran == 12 - stored
     local = tmp_path / "local.db"
-    local_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=local).attrs["run_id"]
+    local_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=local).run_id
     assert digests(db, run_id) == digests(local, local_id)
 
 

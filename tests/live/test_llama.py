@@ -69,11 +69,11 @@ def options(base_url: str, **extra: Any) -> dict[str, Any]:
 
 def attempts(db: Path, table: Any) -> Any:
     with open_store(db) as store:
-        return store.attempts_frame(table.attrs["run_id"])
+        return store.attempts_frame(table.run_id)
 
 
 def warnings_of(table: Any, prefix: str) -> list[str]:
-    return [w for w in table.attrs["warnings"] if w.startswith(prefix)]
+    return [w for w in table.warnings if w.startswith(prefix)]
 
 
 @pytest.mark.parametrize("adapter", ["react", "single_shot"])
@@ -82,11 +82,11 @@ def test_toy_math_over_real_http(llama_tools: str, adapter: str, tmp_path: Path)
     table = run("toy_math", adapter, attempts=1, concurrency=1, seed=1, db=db, model=ALIAS, max_connections=1,
                 adapter_options=options(llama_tools, max_output_tokens=96, tool_choice="auto"), progress=False)
     with open_store(db) as store:
-        frame = store.attempts_frame(table.attrs["run_id"])
-        spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
+        frame = store.attempts_frame(table.run_id)
+        spans = store.attempt_spans(table.run_id, "add_then_multiply", 0)
     assert len(frame) == 3
     buckets = collections.Counter(frame["failure_bucket"].to_list())
-    print(f"\n{adapter} on smollm2: {dict(buckets)}; warnings: {table.attrs['warnings']}")
+    print(f"\n{adapter} on smollm2: {dict(buckets)}; warnings: {table.warnings}")
     assert set(buckets) <= AGENT_BUCKETS, frame.select("task_id", "status", "error").to_dicts()
     assert frame["tokens_in"].min() > 0 and frame["tokens_out"].sum() > 0  # usage was reported
     assert frame["cost_usd"].sum() == 0.0  # priced (smollm2 is in the table at $0), not unpriced
@@ -163,7 +163,7 @@ def test_required_tool_choice_is_not_enforced_and_the_run_says_the_server_ignore
                 tasks=["add_then_multiply"], progress=False,
                 adapter_options=options(llama_tools, max_output_tokens=48, max_turns=1, tool_choice="required"))
     with open_store(db) as store:
-        spans = store.attempt_spans(table.attrs["run_id"], "add_then_multiply", 0)
+        spans = store.attempt_spans(table.run_id, "add_then_multiply", 0)
     (span,) = [s for s in spans if s.name == "model:call"]
     a = span.attributes
     assert a["aeh.request.tool_choice"] == "required" and a["aeh.tools_dropped_suspect"] is False
@@ -188,7 +188,7 @@ def test_a_schema_pattern_the_server_cannot_make_a_grammar_of_is_named_once(llam
     table = run("core", "react", attempts=2, seed=1, db=tmp_path / "runs.db", model=ALIAS, max_connections=1,
                 tasks=["fm_close_confirmed_ticket"], progress=False,
                 adapter_options=options(llama_tools, max_output_tokens=32, tool_choice="auto"))
-    assert table.attrs["harness_errors"] == 2
+    assert table.harness_errors == 2
     (refused,) = warnings_of(table, "SERVER REFUSED THE REQUEST")
     assert "on 2 model turns" in refused and "failed to parse grammar" in refused
     assert "tool update_ticket field ticket_id pattern ^T\\d{4}$" in refused

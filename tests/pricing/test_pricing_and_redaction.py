@@ -27,7 +27,7 @@ def test_own_price_table_prices_and_is_stamped(tmp_path: Path, db: Path) -> None
     info = aeh.runs(db).iloc[0]
     assert (info.price_table_version, info.price_table_date) == ("custom-7", "2026-10-01")
     tokens_in = table["tokens_in"].sum()
-    assert table.attrs["total_cost_usd"] == pytest.approx(tokens_in * 1000.0 / 1e6)
+    assert table.total_cost_usd == pytest.approx(tokens_in * 1000.0 / 1e6)
 
 
 def test_model_missing_from_the_table_is_unpriced_not_free(tmp_path: Path, db: Path) -> None:
@@ -38,7 +38,7 @@ def test_model_missing_from_the_table_is_unpriced_not_free(tmp_path: Path, db: P
     assert code == 0 and "cost unpriced" in out and "$0.0000" not in out
     table = aeh.load_run(aeh.runs(db).iloc[0].run_id, db)
     assert table["cost_usd"].isna().all() and not table["priced"].any()
-    assert table.attrs["total_cost_usd"] is None
+    assert table.total_cost_usd is None
 
 
 def test_bad_price_table_names_file_and_field(tmp_path: Path) -> None:

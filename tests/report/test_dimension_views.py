@@ -16,7 +16,7 @@ def loopy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """A mock-loopy run and one looping attempt's (task, attempt)."""
     db = tmp_path_factory.mktemp("loopy") / "runs.db"
     table = aeh.run("smoke", adapter="mock", model="mock-loopy", attempts=3, seed=11, db=db, progress=False)
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     frame = aeh.scores(run_id, db=db)
     looping = frame[(frame["dimension"] == "loop_detection") & (frame["score"] < 1.0)]
     assert len(looping), "mock-loopy should loop at least once"
@@ -28,7 +28,7 @@ def test_dimension_table_lists_tasks_worst_first(loopy: tuple[Path, str, str]) -
     db, run_id, _ = loopy
     frame = aeh.scores(run_id, db=db)
     html = dimension_table(frame).data
-    overall = frame.attrs["tasks"].query("dimension == 'overall'").sort_values("mean")["task_id"].tolist()
+    overall = frame.tasks.query("dimension == 'overall'").sort_values("mean")["task_id"].tolist()
     positions = [html.index(f"<th>{t}</th>") for t in overall]
     assert positions == sorted(positions) and 'id="dimension-table"' in html
     assert "loop_detection" in html and "±" in html
@@ -44,7 +44,7 @@ def test_dimension_chart_draws_one_bar_per_dimension_with_spread(loopy: tuple[Pa
     frame = aeh.scores(run_id, db=db)
     fig = dimension_chart(frame)
     ax = fig.axes[0]
-    assert len(ax.patches) == len(frame.attrs["suite"])
+    assert len(ax.patches) == len(frame.suite)
     assert any("loop_detection" in t.get_text() for t in ax.get_yticklabels())
     plt.close(fig)
 
@@ -72,7 +72,7 @@ def test_scores_are_stored_with_each_attempt_as_it_ends(tmp_path: Path) -> None:
 
     db = tmp_path / "runs.db"
     table = aeh.run("smoke", adapter="mock", model="mock-loopy", attempts=2, seed=3, db=db, progress=False)
-    run_id = str(table.attrs["run_id"])
+    run_id = str(table.run_id)
     with Store(db) as store:
         stored = store.dimension_scores_frame(run_id)
         attempts = store.attempts_frame(run_id)
@@ -81,5 +81,5 @@ def test_scores_are_stored_with_each_attempt_as_it_ends(tmp_path: Path) -> None:
     assert {"loop_detection", "step_efficiency", "task_completion"} <= set(stored["dimension"])
     rescored = aeh.scores(run_id, db=db, rescore=True)
     again = stored.to_pandas().sort_values(["task_id", "attempt", "dimension"])["score"].tolist()
-    assert rescored.sort_values(["task_id", "attempt", "dimension"])["score"].tolist() == again
+    assert rescored.table.sort_values(["task_id", "attempt", "dimension"])["score"].tolist() == again
     assert "dimension_scores" not in aeh.attempts(run_id, db=db).columns

@@ -63,7 +63,7 @@ def test_trace_escapes_and_stays_redacted(tmp_path):
 
     secret = "sk-live-0123456789abcdefSECRET"
     run = aeh.run("toy_math", adapter="mock", attempts=1, seed=3, db=str(db), secrets=[secret],
-                  tasks=["add_then_multiply"]).attrs["run_id"]
+                  tasks=["add_then_multiply"]).run_id
     with Store(db) as store:  # plant the secret in what the agent saw: the store must redact it on write
         record = store.attempt_record(run, "add_then_multiply", 0)
         spans = store.attempt_spans(run, "add_then_multiply", 0)

@@ -136,7 +136,7 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     trace_log = io.StringIO()
     table = aeh.run(suite, agent=agent, attempts=1, seed=1, db=db, secrets=[RUN_SECRET],
                     progress=RunLogger(level="trace", fmt="jsonl", stream=trace_log))
-    out["run_id"] = table.attrs["run_id"]
+    out["run_id"] = table.run_id
     out["trace_log"] = trace_log.getvalue()
 
     steps_log = io.StringIO()

@@ -40,5 +40,5 @@ def test_an_old_store_is_migrated_and_reads_back_without_the_split(tmp_path: Pat
     a = store.attempt_record("old-run", "t", 0)
     assert a.latency_s == 2.5 and (a.agent_s, a.queue_s, a.grading_s) == (None, None, None)
     table = run_table("old-run", store)
-    assert table.loc[0, "latency_p50_s"] == 2.5 and table.attrs["warnings"] == []
+    assert table.table.loc[0, "latency_p50_s"] == 2.5 and table.warnings == []
     store.close()

@@ -50,7 +50,7 @@ def test_a_lock_held_past_the_busy_timeout_is_waited_out_and_nothing_is_lost(tmp
     progress = LockFor(db, n=3, hold_s=1.0)  # five times the busy timeout below
     with Store(db, busy_timeout_s=0.2, lock_retries=5) as store:
         table = aeh.run("toy_math", attempts=8, concurrency=8, seed=SEED, db=store, progress=progress)
-        run_id = table.attrs["run_id"]
+        run_id = table.run_id
         assert progress.held.is_set()
         assert store.run_info(run_id).status == "finished"
         assert digests(store, run_id) == clean
@@ -92,7 +92,7 @@ def test_a_lock_never_released_stops_the_run_with_exit_6_and_the_run_resumes(
         assert store.run_info(run_id).status == "stale"
 
     table = aeh.run(resume=run_id, db=db)
-    assert table.attrs["resume"]["stored_before"] == before
+    assert table.resume.stored_before == before
     assert digests(db, run_id) == clean
 
 
@@ -115,7 +115,7 @@ def test_a_full_disk_stops_the_run_with_the_real_cause_and_the_run_resumes(tmp_p
 
         conn.execute("PRAGMA max_page_count = 1073741823")  # space again
         table = aeh.run(resume=run_id, db=store)
-        assert table.attrs["resume"]["ran"] == 60 - before
+        assert table.resume.ran == 60 - before
         assert digests(store, run_id) == clean
         assert store.run_info(run_id).status == "finished"
 

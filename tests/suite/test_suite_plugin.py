@@ -93,7 +93,7 @@ def test_plugin_grader_kind_loads_through_aeh_graders(installed_plugin, tmp_path
     table = aeh.run(suite, attempts=3, seed=1, db=tmp_path / "runs.db", model="mock-strong",
                     adapter_options={"p_wrong": 0.0, "p_give_up": 0.0, "p_decline": 0.0,
                                      "p_hallucinate": 0.0, "p_bad_args": 0.0, "p_loop": 0.0})
-    graded = aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")
+    graded = aeh.attempts(table.run_id, tmp_path / "runs.db")
     assert graded["grader:palindrome_verdict"].dropna().astype(bool).all()
 
 
@@ -104,7 +104,7 @@ def test_plugin_adapter_loads_through_aeh_adapters(installed_plugin, tmp_path):
     assert "echo" in adapter_names()
     table = aeh.run("demo_plugin", adapter="echo", attempts=2, seed=1, db=tmp_path / "runs.db")
     assert table["successes"].sum() == 0
-    assert set(aeh.attempts(table.attrs["run_id"], tmp_path / "runs.db")["failure_bucket"]) == {"wrong_answer"}
+    assert set(aeh.attempts(table.run_id, tmp_path / "runs.db")["failure_bucket"]) == {"wrong_answer"}
     assert aeh.runs(tmp_path / "runs.db").iloc[0].model == "echo-1"
 
 
@@ -117,7 +117,7 @@ def test_plugin_invariant_loads_through_aeh_invariants_and_is_checked(installed_
     assert "aeh-demo-suite" in default_invariants.describe()["answer_under_200_chars"]
     table = aeh.run(suite, attempts=1, seed=1, db=tmp_path / "runs.db")
     with open_store(tmp_path / "runs.db", must_exist=True) as store:
-        record = store.attempt_record(table.attrs["run_id"], "reverse_word", 0)
+        record = store.attempt_record(table.run_id, "reverse_word", 0)
     assert "answer_under_200_chars" in {r.name for r in record.invariant_results}
 
 
@@ -131,7 +131,7 @@ def test_plugin_importer_loads_through_aeh_importers_and_the_cli(installed_plugi
                        '{"task_id": "b", "success": true, "output": "yes"}\n')
     assert main(["import", "demo-jsonl", str(results), "--db", str(tmp_path / "runs.db")]) == 0
     run_id = capsys.readouterr().out.splitlines()[0]
-    table = aeh.load_run(run_id, tmp_path / "runs.db").set_index("task_id")
+    table = aeh.load_run(run_id, tmp_path / "runs.db").table.set_index("task_id")
     assert table.loc["a", "n"] == 2 and table.loc["a", "successes"] == 1 and table.loc["b", "successes"] == 1
 
 

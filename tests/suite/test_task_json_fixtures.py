@@ -102,4 +102,4 @@ def test_a_seed_that_passes_the_hidden_tests_breaks_the_seed_half_with_the_fix()
 def test_a_task_json_fixture_runs_end_to_end_with_the_reference_solver(tmp_path: Path) -> None:
     table = aeh.run(str(GOOD), adapter="command", adapter_options={"solver": "reference"}, attempts=1,
                     db=tmp_path / "runs.db", seed=1)
-    assert table.attrs["suite_rate"] == 1.0
+    assert table.suite_rate == 1.0

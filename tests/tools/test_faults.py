@@ -142,7 +142,7 @@ def test_same_run_seed_gives_same_faults_in_the_engine(tmp_path: Path) -> None:
         db = tmp_path / f"{name}.db"
         table = aeh.run("toy_math", "mock", attempts=3, seed=seed, db=db,
                         fault_profile={"rate": 0.5, "kinds": ["500", "garbage"]})
-        frame = aeh.attempts(table.attrs["run_id"], db).sort_values(["task_id", "attempt"])
+        frame = aeh.attempts(table.run_id, db).sort_values(["task_id", "attempt"])
         return list(zip(frame["task_id"], frame["attempt"], frame["n_injected_faults"], frame["success"],
                         strict=True))
 
@@ -291,9 +291,9 @@ def test_engine_run_records_faults_on_calls_spans_and_run(tmp_path: Path) -> Non
     careful = {k: 0.0 for k in ("p_decline", "p_give_up", "p_hallucinate", "p_bad_args", "p_loop")}
     table = aeh.run("toy_math", "mock", attempts=3, seed=1, db=db, adapter_options=careful,
                     fault_profile={"rate": 1.0, "kinds": ["500"]})
-    run_id = table.attrs["run_id"]
-    assert table.attrs["run"]["fault_profile"]["rates"] is None
-    assert table.attrs["run"]["fault_profile"]["rate"] == 1.0
+    run_id = table.run_id
+    assert table.run.fault_profile["rates"] is None
+    assert table.run.fault_profile["rate"] == 1.0
     assert (table["successes"] == 0).all()
     assert table["injected_faults"].sum() > 0
     attempts = aeh.attempts(run_id, db)

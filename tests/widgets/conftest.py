@@ -13,4 +13,4 @@ import aeh
 def degraded_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     db = tmp_path_factory.mktemp("store") / "runs.db"
     run = aeh.run("toy_math", adapter="mock", attempts=3, seed=2, db=str(db), model="mock-degraded")
-    return db, run.attrs["run_id"]
+    return db, run.run_id

@@ -1,0 +1,422 @@
+"""What the front-door calls return: small frozen result objects that carry their DataFrame.
+
+`aeh.run`, `aeh.load_run`, `aeh.compare`, `aeh.drift`, `aeh.agreement`, `aeh.matrix`,
+`aeh.scores` and `aeh.pass_k` return one of these (`aeh.gate` its `GateResult`, alike):
+the verdict, reasons, figures and warnings as typed fields, the per-row table as `.table`. A
+renamed or missing field is an AttributeError (and a type error under mypy) where a key of
+`DataFrame.attrs` read with `.get(..., default)` quietly blanked a report section.
+
+They are frozen dataclasses, not pydantic models: nothing here is parsed from outside (the
+fields are computed by aeh itself), a DataFrame is not a type pydantic validates, and building
+one costs nothing on the paths that build thousands (benchmarks, the drift window).
+
+In a notebook each renders itself (`_repr_html_`): a short header with the verdict, figures and
+warnings, then the table. `result["rate"]` and `len(result)` reach the table directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from aeh.models import RunInfo
+
+if TYPE_CHECKING:
+    from aeh.analysis._validity import Refusal
+
+__all__ = [
+    "AgreementResult",
+    "CompareResult",
+    "CompareVerdict",
+    "DriftResult",
+    "FailUnder",
+    "MatrixResult",
+    "MinimumDetectable",
+    "PassKResult",
+    "ResumeNote",
+    "RunResult",
+    "ScoresResult",
+    "SuiteRate",
+    "header_html",
+    "resumed",
+    "with_fail_under",
+]
+
+
+def _figure(value: object, fmt: str = "{:.3f}") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return fmt.format(value)
+
+
+def header_html(title: str, verdict: str | None, figures: list[tuple[str, str]], warnings: list[str],
+                reasons: list[str] | None = None) -> str:
+    """The header every result shows above its table: title, verdict, figures, warnings."""
+    parts = [f"<div class='aeh-result'><b>{escape(title)}</b>"]
+    if verdict is not None:
+        parts.append(f"<div class='aeh-verdict' data-verdict='{escape(verdict)}'>verdict: <b>{escape(verdict)}</b>"
+                     "</div>")
+    parts += [f"<div class='aeh-reason'>{escape(r)}</div>" for r in reasons or []]
+    if figures:
+        parts.append(" · ".join(f"{escape(k)} {escape(v)}" for k, v in figures))
+    parts += [f"<div class='aeh-warning'>⚠ {escape(w)}</div>" for w in warnings]
+    return "".join(parts) + "</div>"
+
+
+class _Tabled:
+    """The DataFrame-first feel: column access, length and the table's own rendering."""
+
+    table: pd.DataFrame
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.table[key]
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def _header(self) -> str:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self._header() + str(self.table.to_html(border=0, max_rows=60))
+
+
+@dataclass(frozen=True)
+class SuiteRate:
+    """A suite rate: the mean of per-task rates, with its 95% interval (nan without tasks)."""
+
+    rate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class ResumeNote:
+    """What a resumed run did: attempts run now and stored before."""
+
+    ran: int
+    stored_before: int
+    note: str
+
+
+@dataclass(frozen=True, repr=False)
+class RunResult(_Tabled):
+    """One run: the per-task table (`table`), the suite summary, cost, checks and warnings."""
+
+    table: pd.DataFrame
+    run_id: str
+    run: RunInfo
+    suite_rate: float
+    suite_low: float
+    suite_high: float
+    suite_se: float
+    suite_rate_method: str
+    n_tasks: int
+    attempts_total: int
+    harness_errors: int
+    harness_error_rate: float
+    #: harness errors above the limit: the run is not a valid measurement
+    invalid_measurement: bool
+    warnings: list[str] = field(default_factory=list)
+    #: the run's live checks as stored at run end (faults, tool probe, judge verdicts, time split)
+    live_checks: dict[str, Any] = field(default_factory=dict)
+    faults_planned_rate: float | None = None
+    faults_injected: int | None = None
+    tool_calls: int | None = None
+    judge_verdicts: dict[str, Any] | None = None
+    #: agent / queue / grading seconds
+    time_split_s: dict[str, float] | None = None
+    harness_health: dict[str, Any] | None = None
+    #: `[{"cause", "attempts"}]`, most common first
+    harness_error_causes: list[dict[str, Any]] = field(default_factory=list)
+    priced: bool = True
+    total_cost_usd: float | None = None
+    cost_per_success_usd: float | None = None
+    evaluation_spend: dict[str, Any] | None = None
+    evaluation_cost_usd: float | None = None
+    run_cost_usd: float | None = None
+    price_table_version: str | None = None
+    price_table_date: str | None = None
+    #: how an imported run's source results were counted
+    import_policy: str | None = None
+    #: set when the call resumed a stored run
+    resume: ResumeNote | None = None
+    #: set when the run was given `fail_under=RATE`
+    fail_under: FailUnder | None = None
+
+    @property
+    def suite(self) -> SuiteRate:
+        return SuiteRate(self.suite_rate, self.suite_low, self.suite_high)
+
+    @property
+    def verdict(self) -> str:
+        """"not a valid measurement" above the harness-error limit, else "valid measurement"."""
+        return "not a valid measurement" if self.invalid_measurement else "valid measurement"
+
+    def _header(self) -> str:
+        figures = [("suite rate", f"{_figure(self.suite_rate)} [{_figure(self.suite_low)}, "
+                                  f"{_figure(self.suite_high)}] over {self.n_tasks} tasks"),
+                   ("harness errors", f"{self.harness_errors}/{self.attempts_total}"),
+                   ("cost", _figure(self.total_cost_usd, "${:.4f}") if self.priced else "unpriced")]
+        return header_html(f"run {self.run_id} · {self.run.suite}", self.verdict, figures, self.warnings)
+
+    def __str__(self) -> str:
+        # heavy: loaded on first use (the terminal table formatter)
+        from aeh.analysis._format import format_run_table
+
+        return format_run_table(self)
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True)
+class FailUnder:
+    """The `--fail-under` gate: did the suite success rate reach the threshold?"""
+
+    rate: float
+    threshold: float
+    met: bool
+
+
+def with_fail_under(result: RunResult, threshold: float) -> RunResult:
+    """`result` with the verdict of `fail_under=threshold` on its suite rate."""
+    rate = result.suite_rate if result.suite_rate == result.suite_rate else 0.0  # nan: nothing succeeded
+    return replace(result, fail_under=FailUnder(rate, threshold, rate >= threshold))
+
+
+def resumed(result: RunResult, stored_before: int, *, already_finished: bool = False) -> RunResult:
+    """`result` with the note of the resume that produced it (`aeh.run(resume=...)`)."""
+    if already_finished:
+        note = ResumeNote(0, stored_before, f"run {result.run_id} is already finished — nothing to resume")
+    else:
+        ran = result.attempts_total - stored_before
+        note = ResumeNote(ran, stored_before, f"resumed run {result.run_id}: {stored_before} attempts were "
+                                              f"stored, {ran} ran now")
+    return replace(result, resume=note)
+
+
+@dataclass(frozen=True)
+class MinimumDetectable:
+    """The per-task drop the comparison could detect at its attempts and tasks."""
+
+    drop: float
+    n: int
+    base_rate: float
+    n_tasks: int
+    power: float
+    lone_task_flaggable: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class CompareVerdict:
+    """The two-level regression verdict: per task (BH) and the paired suite row."""
+
+    #: "regressed", "no regression" or "cannot judge"
+    status: str
+    #: None when the comparison cannot judge
+    regressed: bool | None
+    headline: str
+    reasons: list[str]
+    #: why there is no verdict; empty when there is one
+    cannot_judge: list[Refusal]
+    task_level: list[str]
+    suite_level: bool
+    fdr: float
+    suite_alpha: float
+    mde: MinimumDetectable | None
+
+
+@dataclass(frozen=True, repr=False)
+class CompareResult(_Tabled):
+    """`compare(run_a, run_b)`: one row per task and a `<suite>` row, the verdict and warnings."""
+
+    table: pd.DataFrame
+    run_a: str
+    run_b: str
+    run_a_info: RunInfo
+    run_b_info: RunInfo
+    fdr: float
+    method: str
+    verdict: CompareVerdict
+    warnings: list[str]
+    regressed_tasks: list[str]
+    improved_tasks: list[str]
+    #: 100% in A and below 100% in B
+    newly_failing: list[str]
+    #: each run's own suite rate (over all its tasks)
+    suite_a: SuiteRate
+    suite_b: SuiteRate
+    #: tasks the paired suite row leaves out: only_in_a, only_in_b, no_valid_attempts
+    suite_dropped: dict[str, list[str]]
+    suite_dropped_note: str
+
+    def _header(self) -> str:
+        suite = self.table[self.table["task_id"] == "<suite>"]
+        delta = suite["delta"].iloc[0] if len(suite) else math.nan
+        figures = [("paired suite delta", _figure(delta, "{:+.3f}")),
+                   ("regressed tasks", ", ".join(self.regressed_tasks) or "none")]
+        return header_html(f"B = {self.run_b} vs baseline A = {self.run_a}", self.verdict.status, figures,
+                           self.warnings, self.verdict.reasons)
+
+    def __str__(self) -> str:
+        lines = [f"B = {self.run_b} vs baseline A = {self.run_a}: {self.verdict.headline}"]
+        lines += [f"  {r}" for r in self.verdict.reasons] + [f"WARNING: {w}" for w in self.warnings]
+        return "\n".join(lines + ["", str(self.table.to_string(index=False))])
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True, repr=False)
+class DriftResult(_Tabled):
+    """`drift(suite)`: one row per run in the window (oldest first), the trend and its verdict."""
+
+    table: pd.DataFrame
+    suite: str | None
+    window: int
+    threshold: float
+    slope: float
+    slope_se: float
+    slope_low: float
+    slope_high: float
+    p_value: float
+    cumulative: float
+    #: "drifting", "no significant drift", "not enough runs to judge" or "cannot judge"
+    status: str
+    drifting: bool
+    mixed: list[str]
+    cannot_judge: list[Refusal]
+    method: str
+    notes: list[str]
+    #: the same trend per trajectory dimension (empty without dimensions)
+    dimensions: pd.DataFrame
+    dimension_threshold: float
+    dimension_method: str
+    drifting_dimensions: list[str]
+
+    def _header(self) -> str:
+        figures = [("trend per run", _figure(self.slope, "{:+.3f}")),
+                   ("95% CI", f"[{_figure(self.slope_low, '{:+.3f}')}, {_figure(self.slope_high, '{:+.3f}')}]"),
+                   ("change over the window", _figure(self.cumulative, "{:+.3f}"))]
+        return header_html(f"drift of {self.suite} over {len(self.table)} runs", self.status, figures,
+                           self.notes, [str(r) for r in self.cannot_judge])
+
+    def __str__(self) -> str:
+        # _validity reads the harness-error limit from the run table, which builds these results
+        from aeh.analysis._validity import CANNOT_JUDGE, cannot_judge_text
+
+        lines = [f"drift of {self.suite}: {self.status}"]
+        if self.status == CANNOT_JUDGE:
+            lines.append(cannot_judge_text(None, self.cannot_judge))
+        lines += [f"trend {_figure(self.slope, '{:+.3f}')} per run (95% CI [{_figure(self.slope_low, '{:+.3f}')}, "
+                  f"{_figure(self.slope_high, '{:+.3f}')}]); change over the window "
+                  f"{_figure(self.cumulative, '{:+.3f}')}"]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines + ["", str(self.table.to_string(index=False))])
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True, repr=False)
+class AgreementResult(_Tabled):
+    """`agreement(run_id)`: κ per rater against the programmatic graders, and the judge's verdicts."""
+
+    table: pd.DataFrame
+    #: κ at or above which a rater is trusted
+    threshold: float
+    #: fewer paired verdicts than this and κ is "not enough data"
+    min_n: int
+    #: judge verdicts attempted, valid, failed (by reason), unparseable, automatic
+    judge_verdicts: dict[str, Any]
+    table_orientation: str
+
+    @property
+    def verdict(self) -> str:
+        """"trusted" when every rater with enough data is, "not trusted" or "not enough data"."""
+        rows = self.table[self.table["enough_data"]] if len(self.table) else self.table
+        if not len(rows):
+            return "not enough data"
+        return "trusted" if bool(rows["trusted"].all()) else "not trusted"
+
+    def _header(self) -> str:
+        figures = [(f"κ {r.rater}", f"{_figure(r.kappa)} (n = {r.n})") for r in self.table.itertuples()]
+        return header_html("judge agreement", self.verdict, figures, [])
+
+    def __str__(self) -> str:
+        return f"judge agreement: {self.verdict}\n\n" + str(self.table.to_string(index=False))
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True, repr=False)
+class MatrixResult(_Tabled):
+    """`matrix(run_ids)`: one row per solver label, and what could not be computed."""
+
+    table: pd.DataFrame
+    #: what could not be computed and why (no floor, partial cost …)
+    warnings: list[str]
+    run_ids: list[str]
+    #: the labels of the noop floor and the reference ceiling, when the matrix has them
+    floor: str | None
+    ceiling: str | None
+
+    def _header(self) -> str:
+        return header_html(f"solver matrix over {len(self.run_ids)} runs", None,
+                           [("floor", str(self.floor)), ("ceiling", str(self.ceiling))], self.warnings)
+
+    def __str__(self) -> str:
+        return "\n".join([*(f"WARNING: {w}" for w in self.warnings), str(self.table.to_string(index=False))])
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True, repr=False)
+class ScoresResult(_Tabled):
+    """`scores(run_id)`: one row per attempt × dimension, with the summaries the report reads."""
+
+    table: pd.DataFrame
+    run_id: str
+    #: per task × dimension: mean, sd, n
+    tasks: pd.DataFrame
+    #: per dimension: mean, sd, n
+    suite: pd.DataFrame
+
+    def _header(self) -> str:
+        means = [(str(r.dimension), _figure(r.mean)) for r in self.suite.itertuples()] if len(self.suite) else []
+        return header_html(f"trajectory scores of run {self.run_id}", None, means, [])
+
+    def __str__(self) -> str:
+        return f"trajectory scores of run {self.run_id}\n\n" + str(self.suite.to_string(index=False))
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+@dataclass(frozen=True, repr=False)
+class PassKResult(_Tabled):
+    """`pass_k(run_id)`: pass^k and pass@k per task and k, and the suite rows over one task set."""
+
+    table: pd.DataFrame
+    run_id: str
+    #: the tasks every suite row averages (those with n ≥ the largest suite k)
+    suite_tasks: list[str]
+    note: str
+
+    def _header(self) -> str:
+        return header_html(f"pass^k of run {self.run_id}", None, [("suite tasks", str(len(self.suite_tasks)))],
+                           [], [self.note] if self.note else [])
+
+    def __str__(self) -> str:
+        return f"{self.note}\n\n" + str(self.table.to_string(index=False))
+
+    def __repr__(self) -> str:
+        return self.__str__()
