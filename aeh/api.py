@@ -16,6 +16,7 @@ from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
 from aeh.grading import require_preflight
+from aeh.importers import write_run_cards
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
@@ -194,6 +195,8 @@ def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None
     result = run_table(run_id, spec.db)
     if stored is not None:
         result = resumed(result, stored[1])
+    if spec.run_card is not None:
+        write_run_cards(run_id, spec.run_card, spec.db)
     return result if spec.fail_under is None else with_fail_under(result, spec.fail_under)
 
 

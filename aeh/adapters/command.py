@@ -6,9 +6,11 @@ list), in its own process group so a timeout kills it and every child, and — w
 runs — confined to its workspace (`_confine`: the suite, its reference and hidden tests, other
 workspaces and the temp dirs are out of its sight). Its stdout and stderr
 (each capped) become a span and `<workspace>.transcript.txt`. A solver may
-report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, `cost_usd`); with
-`price_in`/`price_out` (USD per million tokens) the cost is computed from the tokens. Either
-way the figures are marked `solver-reported`: they come from the process under evaluation.
+report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, and `cost_usd` or
+`cost_eur`); with `price_in`/`price_out` (per million tokens) the cost is computed from the
+tokens. A run keeps one currency (`currency`, USD unless set): a usage file that reports its cost
+in the other one is a harness error naming the fix, never a silently unpriced or mixed total.
+Either way the figures are marked `solver-reported`: they come from the process under evaluation.
 
 A process that fails for reasons outside the task (command not found or not executable, a missing
 API key on its stderr, a non-zero exit without any change to the workspace, such as a traceback at
@@ -43,6 +45,8 @@ from aeh.store import Redactor
 __all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
 
 BUILTIN_SOLVERS = ("noop", "reference")
+#: The currencies a usage file may report a cost in: the key it uses for each.
+CURRENCIES = {"USD": "cost_usd", "EUR": "cost_eur"}
 OUTPUT_CAP_BYTES = 64 * 1024
 ROLES = {"noop": "floor", "reference": "ceiling"}
 
@@ -55,11 +59,15 @@ class CommandAdapter:
     def __init__(self, model: str | None = None, *, solver: str = "noop", label: str | None = None,
                  price_in: float | None = None, price_out: float | None = None,
                  sandbox_solver: bool = False, timeout_s: float | None = None,
-                 output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True) -> None:
+                 output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True,
+                 currency: str = "USD") -> None:
         if not isinstance(solver, str) or not solver.strip():
             raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
         if (price_in is None) != (price_out is None):
-            raise AdapterError("give both --price-in and --price-out (USD per million tokens), or neither")
+            raise AdapterError("give both --price-in and --price-out (per million tokens), or neither")
+        if str(currency).upper() not in CURRENCIES:
+            raise AdapterError(f"--currency must be one of {', '.join(CURRENCIES)}, got {currency!r}")
+        self.currency = str(currency).upper()
         for value, flag in ((price_in, "--price-in"), (price_out, "--price-out")):
             if value is not None and float(value) < 0:
                 raise AdapterError(f"{flag} must not be negative, got {value}")
@@ -90,6 +98,7 @@ class CommandAdapter:
         return {"solver": self.solver, "solver_label": self.label, "solver_role": self.role,
                 "cost_provenance": "none (built-in solver)" if self.builtin else "solver-reported",
                 "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off",
+                "cost_currency": self.currency,
                 "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
@@ -145,7 +154,12 @@ class CommandAdapter:
                     span.fail(f"solver exit {result['exit_code']}" if not result["timed_out"]
                               else f"solver timed out after {timeout:g}s")
             _write_transcript(ctx.workspace, _transcript(self.solver, result))
-            self._usage(ctx, _read_usage(usage_file))
+            usage = _read_usage(usage_file)
+            mixed = _other_currency(usage, self.currency)
+            if mixed is not None:  # one run, one currency: a mixed total would mean nothing
+                self._usage(ctx, {"error": mixed})
+                return AgentOutcome(status="harness_error", error=mixed)
+            self._usage(ctx, usage)
         finally:
             shutil.rmtree(usage_dir, ignore_errors=True)
         if result["timed_out"]:
@@ -173,8 +187,9 @@ class CommandAdapter:
             if self.price_in is not None and self.price_out is not None:
                 cost = (tin * self.price_in + tout * self.price_out) / 1e6
                 provenance = "solver-reported tokens × --price-in/--price-out"
-            elif usage.get("cost_usd") is not None:
-                cost, provenance = float(usage["cost_usd"]), "solver-reported cost_usd"
+            elif usage.get(CURRENCIES[self.currency]) is not None:
+                key = CURRENCIES[self.currency]
+                cost, provenance = float(usage[key]), f"solver-reported {key}"
             else:
                 cost, provenance = None, "solver-reported tokens, no price given"
             attrs["reported"] = usage
@@ -205,14 +220,27 @@ def _read_usage(path: Path) -> dict[str, Any] | None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{key} must be a non-negative integer, got {value!r}")
             out[key] = value
-        cost = data.get("cost_usd")
-        if cost is not None:
-            if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0:
-                raise ValueError(f"cost_usd must be a non-negative number, got {cost!r}")
-            out["cost_usd"] = float(cost)
+        for key in CURRENCIES.values():
+            cost = data.get(key)
+            if cost is not None:
+                if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0:
+                    raise ValueError(f"{key} must be a non-negative number, got {cost!r}")
+                out[key] = float(cost)
+        if len([k for k in CURRENCIES.values() if k in out]) > 1:
+            raise ValueError("reports its cost in more than one currency (cost_usd and cost_eur): report one")
         return out
     except (OSError, ValueError) as exc:
         return {"error": str(exc)[:200]}
+
+
+def _other_currency(usage: dict[str, Any] | None, currency: str) -> str | None:
+    """Why a usage report priced in another currency than the run's is refused, or None."""
+    for other, key in CURRENCIES.items():
+        if other != currency and usage is not None and usage.get(key) is not None:
+            return (f"usage file reports {key} but this run is priced in {currency}: one run keeps one "
+                    f"currency — pass --currency {other} (prices and costs in {other}), or have the solver "
+                    f"report {CURRENCIES[currency]}")
+    return None
 
 
 async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, int]:

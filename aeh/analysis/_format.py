@@ -55,15 +55,20 @@ def evaluation_cost_text(result: RunResult) -> str | None:
             + (_money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
 
 
-def _money(value: object) -> str:
+#: How an amount is written in each currency a run can keep.
+_SYMBOLS = {"USD": "$", "EUR": "€"}
+
+
+def _money(value: object, currency: object = "USD") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    return f"${value:.4f}"
+    return f"{_SYMBOLS.get(str(currency), '$')}{value:.4f}"
 
 
 def format_run_table(result: RunResult) -> str:
     """The per-task table, the suite line, harness errors and the run id."""
     a, table = result, result.table
+    cur = str(a.run.config.get("cost_currency") or "USD")
     lines = [f"⚠ {w}" for w in a.warnings] + ([""] if a.warnings else [])
     lines.append(f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
                  f"{'h.err':>5} {'cost/attempt':>12} {'cost/succ':>10} {'p50 s':>6}  failures")
@@ -73,8 +78,8 @@ def format_run_table(result: RunResult) -> str:
         failures = getattr(row, "failures", "") or ("—" if row.n == row.successes else "")
         lines.append(
             f"{row.task_id:<34} {row.n:>3} {row.successes:>3} {rate:>5}  {interval:<13} "
-            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>12} "
-            f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}  {failures}"
+            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd, cur):>12} "
+            f"{_money(row.cost_per_success_usd, cur):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
     if "failures" in table.columns and any(table["failures"]):
         lines.append(f"failures: {BUCKET_LEGEND}")
@@ -91,11 +96,13 @@ def format_run_table(result: RunResult) -> str:
             f"suite rate {a.suite_rate:.3f}  95% CI [{a.suite_low:.3f}, {a.suite_high:.3f}] "
             f"over {a.n_tasks} tasks — {a.suite_rate_method}"
         )
-    per_success = (_money(a.cost_per_success_usd) if a.cost_per_success_usd is not None
+    per_success = (_money(a.cost_per_success_usd, cur) if a.cost_per_success_usd is not None
                    else "— (no success)")
     unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
     cost = unpriced if not a.priced else (
-        f"total {_money(a.total_cost_usd)}, per success {per_success}")
+        f"total {_money(a.total_cost_usd, cur)}, per success {per_success}")
+    if cur != "USD":
+        cost = f"{cost} (in {cur})"
     evaluation = evaluation_cost_text(a)
     if evaluation:  # the harness's spend beside the agent's, never inside its cost per success
         cost = f"{cost} (agent) · {evaluation}"

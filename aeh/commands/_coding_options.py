@@ -25,8 +25,12 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--solver", help="shell command run in each attempt's workspace (prompt in $AEH_PROMPT), "
                                     "or noop (the floor) / reference (the ceiling)")
     g.add_argument("--label", help="the solver's name in the matrix (default: the solver)")
-    g.add_argument("--price-in", type=float, help="USD per million input tokens, applied to solver-reported usage")
-    g.add_argument("--price-out", type=float, help="USD per million output tokens, applied to solver-reported usage")
+    g.add_argument("--price-in", type=float, help="price per million input tokens (in --currency), applied to "
+                                                  "solver-reported usage")
+    g.add_argument("--price-out", type=float, help="price per million output tokens (in --currency), applied to "
+                                                   "solver-reported usage")
+    g.add_argument("--currency", type=str.upper, choices=("USD", "EUR"),
+                   help="the run's one currency: usage files report cost_usd or cost_eur to match (default USD)")
     g.add_argument("--sandbox-solver", action="store_true", help="deny the solver the network (local solvers)")
     g.add_argument("--no-solver-confinement", action="store_true",
                    help="let the solver read the whole machine (recorded as solver_confinement: disabled)")
@@ -44,7 +48,8 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
     adapter_options: dict[str, Any] = {}
     options: dict[str, Any] = {}
     solver_flags = {"solver": args.solver, "label": args.label, "price_in": args.price_in,
-                    "price_out": args.price_out, "timeout_s": args.solver_timeout}
+                    "price_out": args.price_out, "timeout_s": args.solver_timeout,
+                    "currency": getattr(args, "currency", None)}
     if args.adapter == "command":
         if not args.solver:
             raise ConfigError("--adapter command needs --solver CMD (or --solver noop / --solver reference)")
@@ -56,7 +61,8 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
         if args.workspace_retention is None and not args.keep_workspaces:
             options["workspace_retention"] = DEFAULT_RETENTION
     elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver or args.no_solver_confinement:
-        raise ConfigError("--solver, --label, --price-in/--price-out, --solver-timeout, --sandbox-solver and "
+        raise ConfigError("--solver, --label, --price-in/--price-out, --currency, --solver-timeout, --sandbox-solver "
+                          "and "
                           "--no-solver-confinement belong to --adapter command")
     return adapter_options, options
 

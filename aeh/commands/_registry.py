@@ -45,6 +45,7 @@ BUILTIN_COMMANDS = {
     "matrix": "aeh.commands.matrix",
     "merge": "aeh.commands.merge",
     "serve": "aeh.commands.serve",
+    "validate": "aeh.commands.validate",
 }
 
 #: Name → command: the built-ins above, then `aeh.commands` entry points.

@@ -1,4 +1,5 @@
 """`aeh export otel RUN [--out FILE] [--endpoint URL]`: a stored run's spans as OpenTelemetry.
+`aeh export run-card RUN [--out DIR]`: per attempt `results.json` and `run_card.md`.
 
 `--out` writes OTLP JSON (default `<run id>.otlp.json`); `--endpoint` sends the spans to an
 OTLP/HTTP collector (needs the `otel` extra). GenAI semantic conventions (`gen_ai.*`), aeh's own
@@ -11,7 +12,7 @@ import argparse
 from collections.abc import Callable
 
 NAME = "export"
-HELP = "export a stored run's spans as OpenTelemetry (OTLP JSON file or an OTLP/HTTP endpoint)"
+HELP = "export a stored run's spans as OpenTelemetry, or its per-attempt run cards"
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -21,9 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     p.add_argument("--out", help="OTLP JSON file to write (default: RUN.otlp.json unless --endpoint is given)")
     p.add_argument("--endpoint", help="OTLP/HTTP collector URL, e.g. http://localhost:4318 (sends the spans)")
     add_db(p)
+    c = sub.add_parser("run-card", help="per attempt results.json + run_card.md (verdict, public/hidden "
+                                        "tests, hidden-set SHA-256, sandbox, reproduce command)")
+    c.add_argument("run_id", metavar="RUN", help="run id (or unique prefix)")
+    c.add_argument("--out", help="folder to write into (default: RUN.cards)")
+    add_db(c)
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.format == "run-card":
+        return _run_card(args)
     from aeh.importers import run_to_otlp  # heavy: the store
     from aeh.store import default_db
 
@@ -44,4 +52,14 @@ def main(args: argparse.Namespace) -> int:
 
         sent = send_otlp(document, args.endpoint)
         print(f"sent {sent} spans of run {run_id} to {args.endpoint}")
+    return 0
+
+
+def _run_card(args: argparse.Namespace) -> int:
+    from aeh.importers import write_run_cards  # heavy: the store
+    from aeh.store import default_db
+
+    out = args.out or f"{args.run_id}.cards"
+    written = write_run_cards(args.run_id, out, args.db or default_db())
+    print(f"wrote results.json and run_card.md for {len(written)} attempt(s) under {out}")
     return 0

@@ -68,6 +68,8 @@ def main(args: argparse.Namespace) -> int:
     print(format_run_table(table))
     for line in run_notes(table):
         print(line)
+    if getattr(args, "run_card", None):
+        print(f"run cards (results.json + run_card.md) for each attempt under {args.run_card}")
     if table.invalid_measurement:
         return EXIT_INVALID_RUN
     gate = table.fail_under

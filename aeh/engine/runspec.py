@@ -164,6 +164,9 @@ class RunSpec(BaseModel):
     fail_under: float | None = option(
         None, "exit 1 when the suite success rate is below RATE (0 to 1): a pass mark for the run itself",
         flag="--fail-under", metavar="RATE", ge=0, le=1, fix="e.g. --fail-under 0.8")
+    run_card: str | Path | None = option(
+        None, "write each attempt's results.json and run_card.md (verdict, public/hidden tests, hidden-set "
+        "SHA-256, sandbox, reproduce command) under DIR", flag="--run-card", metavar="DIR", worker=False)
     config: dict[str, Any] | None = option(None, "extra facts recorded in the run's config", stored=False)
 
     @classmethod

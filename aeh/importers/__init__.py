@@ -21,6 +21,7 @@ if _typing.TYPE_CHECKING:
     from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
     from aeh.importers._registry import add_trajectory_arguments
+    from aeh.importers._run_card import write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -35,6 +36,7 @@ _LAZY = {
     "send_otlp": "aeh.importers._otel_send",
     "serve_otlp": "aeh.importers._otel_live",
     "add_trajectory_arguments": "aeh.importers._registry",
+    "write_run_cards": "aeh.importers._run_card",
     "grade_trajectories_async": "aeh.importers._trajectory",
     "new_run_id": "aeh.importers._common",
     "run_info": "aeh.importers._common",
@@ -82,4 +84,5 @@ __all__ = [
     "send_otlp",
     "serve_otlp",
     "write_run",
+    "write_run_cards",
 ]

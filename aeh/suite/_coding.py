@@ -103,19 +103,23 @@ class CodingSuite:
         self._problems: list[Problem] = []
         self._sources: list[tuple[str, Task]] = []
         self.specs: dict[str, FixtureSpec] = {}
+        self.description = ""
+        self.name: str = self._read_suite_file(name) or self.root.name
+        self._parse_fixtures()
+
+    def _read_suite_file(self, name: str | None) -> str | None:
+        """Read `suite.yaml` (description, name); returns the suite's name if it gives one."""
         suite_file = self.root / "suite.yaml"
         data, problems = read_yaml(suite_file)
         self._problems += problems
-        self.description = ""
         if data is not None:
             try:
                 spec = SuiteSpec.model_validate(data)
                 self.description = spec.description
-                name = name or spec.name
+                return name or spec.name
             except pydantic.ValidationError as exc:
                 self._problems += pydantic_problems(display_path(suite_file), exc, SuiteSpec)
-        self.name: str = name or self.root.name
-        self._parse_fixtures()
+        return name
 
     # -- the EvalSuite contract -------------------------------------------------------------
     def tasks(self) -> list[Task]:
@@ -147,6 +151,10 @@ class CodingSuite:
         return f"CodingSuite({self.name!r}, {len(self._sources)} fixtures at {self.root})"
 
     # -- coding specifics ---------------------------------------------------------------------
+    def reload(self) -> CodingSuite:
+        """The same suite read again from its files."""
+        return CodingSuite(self.root, name=self.name)
+
     def fixture_dir(self, task_id: str) -> Path:
         return self.root / task_id
 
@@ -171,15 +179,21 @@ class CodingSuite:
         return {"suite_kind": CODING_KIND, "grading_sandbox": sandbox.mode,
                 "hidden_sha256": whole.hexdigest(), "hidden_sha256_per_task": per_task}
 
+    def _fixture_dirs(self) -> list[Path]:
+        return sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+    def _read_task_file(self, fx: Path) -> tuple[str, Any, list[Problem]]:
+        """(where, data or None, problems) for one fixture's task file."""
+        where = display_path(fx / "task.yaml")
+        if not (fx / "task.yaml").is_file():
+            return where, None, [Problem(where, "(file)", "fixture directory has no task.yaml",
+                                         "add task.yaml or move the directory out of the suite")]
+        data, problems = read_yaml(fx / "task.yaml")
+        return where, data, problems
+
     def _parse_fixtures(self) -> None:
-        dirs = sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
-        for fx in dirs:
-            where = display_path(fx / "task.yaml")
-            if not (fx / "task.yaml").is_file():
-                self._problems.append(Problem(where, "(file)", "fixture directory has no task.yaml",
-                                              "add task.yaml or move the directory out of the suite"))
-                continue
-            data, problems = read_yaml(fx / "task.yaml")
+        for fx in self._fixture_dirs():
+            where, data, problems = self._read_task_file(fx)
             self._problems += problems
             if data is None:
                 continue
@@ -274,14 +288,33 @@ def _check_fixture(fx: Path, spec: FixtureSpec, grading_sandbox: bool) -> tuple[
     return row, problems
 
 
-def validate_coding_suite(path: str | Path, *, grading_sandbox: bool = True,
+_CONTRACT_FIXES = {
+    "seed half: the tests timed out": "make the tests finish well within timeout_seconds, or raise it",
+    "reference half: the tests timed out": "make the tests finish well within timeout_seconds, or raise it",
+    "seed half: test modules failed": "make the tests import against seed/ (module names, syntax)",
+    "reference half: test modules failed": "make the tests import against reference/ overlaid on seed/",
+    "seed half: the seed must pass": "fix seed/ or tests_public/: the public tests cover the common path the "
+                                     "seed already gets right",
+    "seed half: the seed must fail": "put the bug in seed/ or add a hidden test for it: a seed that passes the "
+                                     "hidden tests leaves nothing to solve",
+    "reference half": "fix reference/ (or the tests) until it passes every public and hidden test",
+    "separation half": "move those files to tests_hidden/: the agent sees all of seed/",
+}
+
+
+def _contract_fix(problem: str) -> str | None:
+    return next((fix for start, fix in _CONTRACT_FIXES.items() if problem.startswith(start)), None)
+
+
+def validate_coding_suite(path: CodingSuite | str | Path, *, grading_sandbox: bool = True,
                           workers: int = 4) -> tuple[list[dict[str, Any]], list[Problem]]:
     """Load the suite (loud schema problems) and run the contract on every fixture.
 
     Returns (one row per fixture, every problem). A contract problem names the fixture and which
     half failed (seed, reference or separation).
     """
-    suite = CodingSuite(path)
+    # A loaded suite is re-read from its files (loud problems), keeping its own fixture format.
+    suite = path.reload() if isinstance(path, CodingSuite) else CodingSuite(path)
     problems = suite.load_problems()
     if not suite.specs and not problems:
         problems.append(Problem(display_path(suite.root), "fixtures", "the suite has no fixtures",
@@ -295,7 +328,7 @@ def validate_coding_suite(path: str | Path, *, grading_sandbox: bool = True,
     for fid in suite.specs:
         row, found = results[fid]
         rows.append(row)
-        problems += [Problem(display_path(suite.fixture_dir(fid)), "contract", p) for p in found]
+        problems += [Problem(display_path(suite.fixture_dir(fid)), "contract", p, _contract_fix(p)) for p in found]
     return rows, problems
 
 
@@ -310,8 +343,7 @@ def format_contract_table(rows: list[dict[str, Any]]) -> str:
 
 def check_contract(suite: CodingSuite | str | Path, *, grading_sandbox: bool = True) -> tuple[str, bool]:
     """The per-fixture contract table and every problem, as printed by `aeh tasks validate`."""
-    root = suite.root if isinstance(suite, CodingSuite) else Path(suite)
-    rows, problems = validate_coding_suite(root, grading_sandbox=grading_sandbox)
+    rows, problems = validate_coding_suite(suite, grading_sandbox=grading_sandbox)
     mode = rows[0]["sandbox"] if rows else "-"
     lines = [format_contract_table(rows), f"(tests run for real, network sandbox: {mode})"]
     lines += [f"  ✗ {p}" for p in problems]

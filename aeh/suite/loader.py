@@ -18,6 +18,7 @@ from aeh.suite import builtin
 from aeh.suite._coding import CodingSuite, is_coding_suite_dir
 from aeh.suite._directory import DirectorySuite
 from aeh.suite._harness import HarnessSuite, is_harness_suite_file
+from aeh.suite._task_json import TaskJsonSuite, is_task_json_path
 from aeh.suite._validate import validate_suite
 from aeh.suite.contract import EvalSuite, suite_root
 
@@ -78,7 +79,8 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
         suite = spec
     elif Path(spec).expanduser().is_dir():
         path = Path(spec).expanduser()
-        suite = CodingSuite(path) if is_coding_suite_dir(path) else DirectorySuite(path)
+        suite = (CodingSuite(path) if is_coding_suite_dir(path)
+                 else TaskJsonSuite(path) if is_task_json_path(path) else DirectorySuite(path))
     elif is_harness_suite_file(Path(spec).expanduser()):
         suite = HarnessSuite(Path(spec).expanduser())
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):

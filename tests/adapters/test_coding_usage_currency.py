@@ -1,0 +1,61 @@
+"""A run keeps one currency: usage files report cost_usd or cost_eur to match, never both, never mixed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import aeh
+from aeh.adapters.command import CommandAdapter, _other_currency, _read_usage
+from aeh.analysis import format_run_table
+from aeh.errors import AdapterError
+from tests.coding_support import run_coding
+
+GOOD = Path(__file__).resolve().parents[1] / "fixtures" / "seed001" / "fixtures" / "fx-001-clamp"
+EUR_USAGE = "printf '%s' '{\"tokens_in\": 10, \"tokens_out\": 5, \"cost_eur\": 0.25}' > \"$AEH_USAGE_FILE\""
+
+
+def _usage(tmp_path: Path, text: str) -> dict[str, object] | None:
+    (tmp_path / "usage.json").write_text(text)
+    return _read_usage(tmp_path / "usage.json")
+
+
+def test_cost_eur_is_read(tmp_path: Path) -> None:
+    assert _usage(tmp_path, '{"tokens_in": 1, "cost_eur": 0.5}') == {"tokens_in": 1, "tokens_out": 0,
+                                                                        "cost_eur": 0.5}
+
+
+def test_a_usage_file_in_two_currencies_is_unreadable(tmp_path: Path) -> None:
+    usage = _usage(tmp_path, '{"cost_usd": 0.5, "cost_eur": 0.5}')
+    assert usage is not None and "more than one currency" in str(usage["error"])
+
+
+def test_a_report_in_the_other_currency_is_refused_with_the_fix() -> None:
+    assert "pass --currency EUR" in str(_other_currency({"cost_eur": 0.5}, "USD"))
+
+
+def test_a_report_in_the_run_currency_is_taken() -> None:
+    assert _other_currency({"cost_eur": 0.5}, "EUR") is None
+
+
+def test_an_unknown_currency_is_a_config_error() -> None:
+    with pytest.raises(AdapterError, match="--currency must be one of USD, EUR"):
+        CommandAdapter(solver="noop", currency="GBP")
+
+
+def test_the_run_records_its_currency() -> None:
+    assert CommandAdapter(solver="noop", currency="eur").run_config()["cost_currency"] == "EUR"
+
+
+@pytest.mark.slow
+def test_a_eur_run_prices_and_prints_in_eur(db: Path) -> None:
+    table = run_coding(GOOD, db, EUR_USAGE, adapter_options={"currency": "EUR"})
+    assert "total €0.2500" in format_run_table(table)
+
+
+@pytest.mark.slow
+def test_cost_eur_in_a_usd_run_is_a_harness_error_never_unpriced_silently(db: Path) -> None:
+    table = run_coding(GOOD, db, EUR_USAGE)
+    attempt = aeh.attempts(table.run_id, db=db).iloc[0]
+    assert (attempt["failure_bucket"], "this run is priced in USD" in attempt["error"]) == ("harness_error", True)
