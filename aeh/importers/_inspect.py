@@ -106,7 +106,6 @@ def import_inspect_logs(paths: Sequence[str | Path], db: Any = None, run_id: str
     first = logs[0][1].eval
     ids = sorted({str(s.id) for _, log in logs for s in log.samples or []})
     suite_key = f"{first.task}@{first.task_version}|{first.dataset.name}|{','.join(ids)}".encode()
-    errors = sum(1 for a, _ in batch if a.status == "harness_error")
     accuracy = [a for a in (_source_accuracy(log, policy.scorer) for _, log in logs) if a is not None]
     info = run_info(
         run_id=rid, suite=f"inspect:{first.task}", suite_hash=short_hash(suite_key), adapter=ADAPTER,
@@ -117,7 +116,7 @@ def import_inspect_logs(paths: Sequence[str | Path], db: Any = None, run_id: str
                 "inspect_eval_ids": [log.eval.eval_id for _, log in logs],
                 "inspect_status": [log.status for _, log in logs],
                 "scorer": policy.scorer, "success_threshold": policy.threshold, "scorers": available,
-                "import_policy": f"{policy.describe()} ({errors} here)",
+                "import_policy": policy.describe(),
                 **({"source_accuracy": {"per_file": accuracy, "mean": sum(accuracy) / len(accuracy),
                                         "definition": f"Inspect's accuracy metric of scorer {policy.scorer!r}"}}
                    if accuracy else {}),
