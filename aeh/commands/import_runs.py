@@ -12,7 +12,7 @@ from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
 
 NAME = "import"
-HELP = "import recorded runs of another harness (tau-bench, terminal-bench) as one stored run"
+HELP = "import recorded runs of another harness (tau-bench, terminal-bench, Inspect …) as one stored run"
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
