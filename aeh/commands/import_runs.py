@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from aeh.analysis import RunResult
 
 NAME = "import"
-HELP = "import recorded runs of another harness (tau-bench, terminal-bench) as one stored run"
+HELP = "import recorded runs of another harness (tau-bench, terminal-bench, Inspect …) as one stored run"
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:

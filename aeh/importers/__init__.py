@@ -4,6 +4,7 @@
     rid = imp.import_tau_bench("gpt-4o-airline.json", db="runs.db")
     rid = imp.import_terminal_bench(["sub/run_1", "sub/run_2"], db="runs.db")   # or the submission folder
     rid = imp.import_terminal_bench(["sub"], null_as="harness_error:test_timeout")
+    rid = imp.import_inspect_logs(["logs/2025-01-01_task_abc.eval"], scorer="match")  # the inspect extra
 
 Each importer writes ONE run (all attempts in one transaction) and returns its id, so every
 analysis function (`aeh.load_run`, `aeh.pass_k`, `aeh.compare` …) works on the imported data.
@@ -17,6 +18,7 @@ from aeh.importers._registry import Importer, importers
 
 if _typing.TYPE_CHECKING:
     from aeh.importers._common import new_run_id, run_info, write_run
+    from aeh.importers._inspect import import_inspect_logs
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
     from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
@@ -42,6 +44,7 @@ _LAZY = {
     "run_info": "aeh.importers._common",
     "write_run": "aeh.importers._common",
     "import_tau_bench": "aeh.importers._tau_bench",
+    "import_inspect_logs": "aeh.importers._inspect",
     "export_otlp_json": "aeh.importers._otel",
     "import_otel_files": "aeh.importers._otel",
     "otlp_to_trajectories": "aeh.importers._otel",
@@ -71,6 +74,7 @@ __all__ = [
     "export_otlp_json",
     "grade_trajectories",
     "grade_trajectories_async",
+    "import_inspect_logs",
     "import_otel_files",
     "import_tau_bench",
     "import_terminal_bench",

@@ -1,6 +1,6 @@
 """The importer contract and registry: `aeh import KIND PATH…` resolves KIND here.
 
-Built-ins (τ-bench, Terminal-Bench) are registered below; other formats arrive through the
+Built-ins (τ-bench, Terminal-Bench, trajectories, OTel, Inspect) are registered below; other formats arrive through the
 `aeh.importers` entry-point group and get a generic `aeh import KIND PATH… [--option K=V]` command.
 """
 
@@ -154,9 +154,35 @@ class OtelImporter:
                                   "attempt_attribute": args.attempt_attribute}
 
 
+class InspectImporter:
+    name = "inspect"
+    help = "Inspect AI eval logs (.eval or .json) of one task and model: samples × epochs (needs the inspect extra)"
+
+    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+        from aeh.importers._inspect import import_inspect_logs  # heavy: inspect-ai and the store
+
+        return import_inspect_logs(paths, store, **{k: v for k, v in options.items() if v is not None})
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("logs", nargs="+", metavar="LOG",
+                            help="Inspect log files (.eval or .json) of one task and model, in epoch order")
+        parser.add_argument("--scorer", metavar="NAME",
+                            help="the scorer whose value decides success (default: the log's only scorer; "
+                                 "required when it has several)")
+        parser.add_argument("--success-threshold", type=float, default=1.0, metavar="X",
+                            help="success = the score read as a number >= X (default 1: C, true, 1 pass; "
+                                 "P is 0.5, I and N are 0)")
+        add_price_table_argument(parser)
+
+    def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+        return list(args.logs), {"scorer": args.scorer, "success_threshold": args.success_threshold,
+                                 "price_table": args.price_table}
+
+
 #: Name → importer. Built-ins here; plugins by the `aeh.importers` entry-point group.
 importers: Registry[Importer] = Registry("importer", group="aeh.importers")
 importers.register(TauBenchImporter.name, TauBenchImporter())
 importers.register(TerminalBenchImporter.name, TerminalBenchImporter())
 importers.register(TrajectoryImporter.name, TrajectoryImporter())
 importers.register(OtelImporter.name, OtelImporter())
+importers.register(InspectImporter.name, InspectImporter())
