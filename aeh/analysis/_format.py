@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from aeh._figure import figure
+
 if TYPE_CHECKING:
     from aeh.analysis._results import RunResult
 
@@ -51,14 +53,9 @@ def evaluation_cost_text(result: RunResult) -> str | None:
         return (f"evaluation unpriced ({calls}; {spend.get('unpriced_calls', 0)} with a judge model missing "
                 "from the price table)")
     total = result.run_cost_usd
-    return (f"evaluation {_money(spend['usd'])} ({calls}), run total "
-            + (_money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
+    return (f"evaluation {figure(spend['usd'], '${:.4f}')} ({calls}), run total "
+            + (figure(total, '${:.4f}') if total is not None else "unknown (the agent's cost is unpriced)"))
 
-
-def _money(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"${value:.4f}"
 
 
 def format_run_table(result: RunResult) -> str:
@@ -73,8 +70,8 @@ def format_run_table(result: RunResult) -> str:
         failures = getattr(row, "failures", "") or ("—" if row.n == row.successes else "")
         lines.append(
             f"{row.task_id:<34} {row.n:>3} {row.successes:>3} {rate:>5}  {interval:<13} "
-            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd):>12} "
-            f"{_money(row.cost_per_success_usd):>10} {row.latency_p50_s:>6.2f}  {failures}"
+            f"{row.clean_successes:>5} {row.harness_errors:>5} {figure(row.cost_per_attempt_usd, '${:.4f}'):>12} "
+            f"{figure(row.cost_per_success_usd, '${:.4f}'):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
     if "failures" in table.columns and any(table["failures"]):
         lines.append(f"failures: {BUCKET_LEGEND}")
@@ -91,11 +88,11 @@ def format_run_table(result: RunResult) -> str:
             f"suite rate {a.suite_rate:.3f}  95% CI [{a.suite_low:.3f}, {a.suite_high:.3f}] "
             f"over {a.n_tasks} tasks — {a.suite_rate_method}"
         )
-    per_success = (_money(a.cost_per_success_usd) if a.cost_per_success_usd is not None
+    per_success = (figure(a.cost_per_success_usd, '${:.4f}') if a.cost_per_success_usd is not None
                    else "— (no success)")
     unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
     cost = unpriced if not a.priced else (
-        f"total {_money(a.total_cost_usd)}, per success {per_success}")
+        f"total {figure(a.total_cost_usd, '${:.4f}')}, per success {per_success}")
     evaluation = evaluation_cost_text(a)
     if evaluation:  # the harness's spend beside the agent's, never inside its cost per success
         cost = f"{cost} (agent) · {evaluation}"
