@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from aeh._figure import figure
+from aeh.errors import HARNESS_ERROR_LIMIT
 
 if TYPE_CHECKING:
     from aeh.analysis._results import RunResult
@@ -99,7 +100,7 @@ def format_run_table(result: RunResult) -> str:
     lines.append(f"cost {cost} — price table {a.price_table_version} ({a.price_table_date})")
     errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
     if a.invalid_measurement:
-        errors += f" ({a.harness_error_rate:.1%} > 2%): NOT A VALID MEASUREMENT"
+        errors += f" ({a.harness_error_rate:.1%} > {HARNESS_ERROR_LIMIT:.0%}): NOT A VALID MEASUREMENT"
     causes = a.harness_error_causes
     if causes:
         top = causes[0]

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from aeh._figure import figure
-from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 if TYPE_CHECKING:
     from aeh.analysis import CompareResult
@@ -87,5 +87,5 @@ def main(args: argparse.Namespace) -> int:
         out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr, **options)
         print(f"report written to {out}")
     if frame.verdict.cannot_judge:
-        return EXIT_CANNOT_JUDGE
-    return EXIT_REGRESSION if frame.verdict.regressed else EXIT_OK
+        return ExitCode.CANNOT_JUDGE
+    return ExitCode.REGRESSION if frame.verdict.regressed else ExitCode.OK

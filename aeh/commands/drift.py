@@ -7,8 +7,8 @@ import argparse
 from collections.abc import Callable
 
 from aeh._figure import figure
-from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 NAME = "drift"
 HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
@@ -65,14 +65,14 @@ def main(args: argparse.Namespace) -> int:
               f"{a.dimension_threshold}")
     if a.status == NOT_ENOUGH_RUNS:
         print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
-        return EXIT_CANNOT_JUDGE
+        return ExitCode.CANNOT_JUDGE
     if a.status == CANNOT_JUDGE:
         print(cannot_judge_text(None, a.cannot_judge))
-        return EXIT_CANNOT_JUDGE
+        return ExitCode.CANNOT_JUDGE
     drifting_dims = a.drifting_dimensions
     if a.status == DRIFTING or drifting_dims:
         what = (["the success rate"] if a.status == DRIFTING else []) + drifting_dims
         print(f"DRIFTING: a significant decline beyond the threshold in {', '.join(what)}")
-        return EXIT_REGRESSION
+        return ExitCode.REGRESSION
     print("no significant drift")
-    return EXIT_OK
+    return ExitCode.OK

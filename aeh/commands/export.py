@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "export"
 HELP = "export a stored run's spans as OpenTelemetry (OTLP JSON file or an OTLP/HTTP endpoint)"
 
@@ -44,4 +46,4 @@ def main(args: argparse.Namespace) -> int:
 
         sent = send_otlp(document, args.endpoint)
         print(f"sent {sent} spans of run {run_id} to {args.endpoint}")
-    return 0
+    return ExitCode.OK

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aeh._figure import figure
+from aeh.errors import ExitCode
 
 if TYPE_CHECKING:
     from aeh.analysis import AgreementResult
@@ -72,4 +73,4 @@ def main(args: argparse.Namespace) -> int:
     from aeh.analysis import agreement
 
     print(format_agreement(agreement(args.run_id, db=args.db)))
-    return 0
+    return ExitCode.OK

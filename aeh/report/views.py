@@ -21,6 +21,7 @@ from aeh.analysis import (
     judge_verdicts_text,
     suite_interval_text,
 )
+from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
@@ -76,7 +77,7 @@ def _money(value: Any) -> str:
 
 
 def run_header(table: RunResult) -> Any:
-    """Banner (harness errors above 2%), title, the run's metadata and the price table."""
+    """Banner (harness errors above the limit), title, the run's metadata and the price table."""
     _expect(table, RunResult)
     a, run = table, table.run
     parts = []
@@ -85,7 +86,7 @@ def run_header(table: RunResult) -> Any:
             f'<div class="aeh-banner warn" id="harness-error-banner" style="padding:12px 16px;'
             f'background:#fdecea;border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px">'
             f"⚠ NOT A VALID MEASUREMENT: {a.harness_errors} of {a.attempts_total} attempts "
-            f"({a.harness_error_rate:.1%}) were harness errors, above the 2% limit. "
+            f"({a.harness_error_rate:.1%}) were harness errors, above the {HARNESS_ERROR_LIMIT:.0%} limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
     if run.status in ("interrupted", "stale", "failed"):
         planned = run.attempts * len(run.config.get("tasks") or [])
@@ -115,7 +116,7 @@ def run_header(table: RunResult) -> Any:
               ("fault profile", "none" if not run.fault_profile else str(run.fault_profile)),
               ("import policy", a.import_policy or "—"),
               ("harness errors", f"{a.harness_errors} of {a.attempts_total} attempts "
-                                 f"({a.harness_error_rate:.1%}; limit 2%)"),
+                                 f"({a.harness_error_rate:.1%}; limit {HARNESS_ERROR_LIMIT:.0%})"),
               ("aeh version", run.aeh_version)]
     split = a.time_split_s
     if split:
