@@ -21,8 +21,7 @@ from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import PriceTable, load_price_table
-from aeh.store import RedactingSink, Store, default_db, redaction_record, using_store
-from aeh.store import open_store as _open_store
+from aeh.store import RedactingSink, Store, default_db, open_store, redaction_record, using_store
 from aeh.suite import reload_run_suite, suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
@@ -31,12 +30,6 @@ from aeh.trace import SpanSink
 __all__ = ["default_db", "open_store", "run", "run_async", "run_sync"]
 
 T = TypeVar("T")
-
-
-def open_store(db: str | Path | Store | None = None, *, secrets: list[str] | None = None,
-               redact: bool = True, must_exist: bool = False) -> Store:
-    """`aeh.store.open_store` with `must_exist=False` as before; readers should pass `must_exist=True`."""
-    return _open_store(db, secrets=secrets, redact=redact, must_exist=must_exist)
 
 
 def _progress_for(progress: RunProgress | bool | None, log_level: str) -> RunProgress:

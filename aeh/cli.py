@@ -1,16 +1,6 @@
 """The `aeh` command. Each subcommand parses, calls the library, and prints.
 
-Exit codes:
-    0   success
-    1   `aeh compare` found a regression, `aeh gate` a hard regression, or `aeh drift` a significant decline
-    2   bad input: a suite, option, file or run id that does not validate (message says which)
-    3   the run finished but is not a valid measurement (harness-error rate above 2%)
-    4   cannot judge (compare, gate, drift): a run with harness errors over 2% or unfinished, two
-        different suites, too few shared tasks, too few runs for a trend — no verdict either way
-    5   `aeh gate` cannot judge: the baseline was recorded on another suite
-    6   store failure: the store stopped taking writes (lock never released, disk full, I/O);
-        what was written is kept and `aeh run --resume RUN_ID` finishes the run
-    130 interrupted (Ctrl-C or SIGTERM); an interrupted run is resumable the same way
+Exit codes: `aeh.errors.ExitCode` (README's table lists them with what each means).
 """
 
 from __future__ import annotations
@@ -34,10 +24,10 @@ from aeh.commands import (
     register,
 )
 from aeh.commands import commands as _commands
-from aeh.errors import AehError
+from aeh.errors import HARNESS_ERROR_LIMIT, AehError, ExitCode
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CANNOT_JUDGE", "EXIT_INTERRUPTED", "EXIT_INVALID_RUN", "EXIT_NOT_ENOUGH_RUNS",
-           "EXIT_OK", "EXIT_REGRESSION", "build_parser", "main"]
+           "EXIT_OK", "EXIT_REGRESSION", "ExitCode", "build_parser", "main"]
 
 
 def _add_db(p: argparse.ArgumentParser) -> None:
@@ -52,7 +42,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aeh", description="Agent Eval Harness: run agents on task suites, many times, and report honest numbers.",
         epilog="Exit codes: 0 ok · 1 compare/gate found a regression, drift a decline · 2 bad input · "
-               "3 run not a valid measurement (harness errors > 2%) · 4 cannot judge (compare, gate, drift: "
+               f"3 run not a valid measurement (harness errors > {HARNESS_ERROR_LIMIT:.0%}) · "
+               "4 cannot judge (compare, gate, drift: "
                "an invalid or unfinished run, two suites, too few shared tasks or runs) · "
                "5 gate cannot judge: baseline from another suite · 6 store failure (resumable) · "
                "130 interrupted (Ctrl-C or SIGTERM)",
@@ -101,21 +92,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(_commands.get(args.command).main(args))
     except AehError as exc:
         print(f"aeh: error: {exc}", file=sys.stderr)
-        return getattr(exc, "exit_code", EXIT_BAD_INPUT)
+        return getattr(exc, "exit_code", ExitCode.BAD_INPUT)
     except KeyboardInterrupt:
         print("aeh: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # `aeh … | head` closed our stdout: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        return ExitCode.OK
     except OSError as exc:
         if exc.filename is None:
             raise
         # A path argument that cannot be read or written (a directory given as --out, a missing folder).
         print(f"aeh: error: {exc.filename}: {exc.strerror or exc} — pass a path to a file "
               "(in an existing folder you may write to)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

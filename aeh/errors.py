@@ -1,5 +1,7 @@
 """Errors aeh raises on purpose. The CLI turns any AehError into a clean message and exit code.
 
+`ExitCode` is the one list of the `aeh` command's exit codes (README's table is checked against it).
+
     AehError
     ├── ValidationError        bad input: lists every problem as `file:field: what — fix`
     │   └── SuiteLoadError     a suite that does not load
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +29,8 @@ __all__ = [
     "AdapterError",
     "AehError",
     "ConfigError",
+    "ExitCode",
+    "HARNESS_ERROR_LIMIT",
     "MissingExtraError",
     "Problem",
     "RunNotFoundError",
@@ -36,10 +41,35 @@ __all__ = [
 ]
 
 
+#: The share of attempts that may end in a harness error; above it a run is not a valid measurement.
+HARNESS_ERROR_LIMIT = 0.02
+
+
+class ExitCode(IntEnum):
+    """The `aeh` command's exit codes."""
+
+    OK = 0
+    REGRESSION = 1
+    """compare found a regression, gate a hard regression, drift a decline, run --fail-under a low rate."""
+    BAD_INPUT = 2
+    """A suite, option, file or run id that does not validate."""
+    INVALID_RUN = 3
+    """The run finished but its harness-error rate is above HARNESS_ERROR_LIMIT: not a valid measurement."""
+    CANNOT_JUDGE = 4
+    """compare, gate, drift: no verdict either way (an invalid or unfinished run, two suites, too few
+    shared tasks, too few runs for a trend). Never a pass."""
+    BASELINE_MISMATCH = 5
+    """gate cannot judge: the baseline was recorded on another suite (its hash differs)."""
+    STORE_FAILURE = 6
+    """The store stopped taking writes (lock, full disk, I/O); the run is resumable."""
+    INTERRUPTED = 130
+    """Ctrl-C or SIGTERM: the run is stored as interrupted and resumable."""
+
+
 class AehError(Exception):
     """Base of every error aeh raises deliberately."""
 
-    exit_code: int = 2
+    exit_code: int = ExitCode.BAD_INPUT
 
 
 @dataclass(frozen=True)
@@ -98,7 +128,7 @@ class StoreWriteError(StoreError):
     Not bad input: the run stops cleanly, keeps what was written, and can be resumed.
     """
 
-    exit_code = 6
+    exit_code = ExitCode.STORE_FAILURE
 
 
 class AdapterError(AehError):

@@ -21,8 +21,9 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
 from aeh.engine.context import AttemptContext
@@ -116,22 +117,23 @@ def is_refusal(text: str | None) -> bool:
     return bool(text) and REFUSAL_PATTERN.match(text) is not None  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class ChatOptions:
+class ChatOptions(BaseModel):
     """Options shared by the live adapters (all optional except a model)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_url: str | None = None
     """An OpenAI-compatible endpoint; default $OPENAI_BASE_URL, else api.openai.com."""
     api_key: str | None = None
     """Default $OPENAI_API_KEY (a loopback server needs none)."""
-    timeout_s: float = DEFAULT_TIMEOUT_S
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
     """Per-request HTTP timeout; a request that outlasts it is retried as provider trouble."""
-    retries: int = 3
+    retries: int = Field(3, ge=0)
     """Retries after a transport error, 429, 5xx or unparseable reply (then harness_error)."""
     backoff_s: float = 0.5
     """First retry wait (doubles each time, capped at 8 s; a Retry-After header wins)."""
     temperature: float | None = 0.0
-    max_turns: int | None = None
+    max_turns: int | None = Field(None, ge=1)
     """react: most model turns; default = the task's max_steps + 1."""
     max_output_tokens: int | None = None
     """Sent as `max_tokens` when set."""
@@ -147,35 +149,27 @@ class ChatOptions:
     configured) and compare the prompt tokens the server reports: equal counts mean the server
     leaves tools out of the prompt. Recorded on the run; a drop is a run warning."""
 
+    @field_validator("offer_decline_tool", "probe_tools", mode="before")
+    @classmethod
+    def _flag(cls, value: Any) -> Any:
+        # A flag given on the command line is a string; anything but a yes is no.
+        return value.lower() in ("1", "true", "yes") if isinstance(value, str) else value
+
     @classmethod
     def parse(cls, adapter: str, options: dict[str, Any]) -> ChatOptions:
-        known = {f.name for f in fields(cls)}
+        """The options of `adapter` (e.g. "react"); a ConfigError names each unknown or invalid one."""
+        known = set(cls.model_fields)
         unknown = sorted(set(options) - known)
         if unknown:
             raise ConfigError(
                 f"unknown {adapter} adapter option(s): {', '.join(unknown)} — known: {', '.join(sorted(known))}"
             )
-        values = {k: v for k, v in options.items() if v is not None}
         try:
-            for key in ("timeout_s", "backoff_s", "temperature"):
-                if key in values:
-                    values[key] = float(values[key])
-            for key in ("retries", "max_turns", "max_output_tokens"):
-                if key in values:
-                    values[key] = int(values[key])
-            for key in ("offer_decline_tool", "probe_tools"):
-                if key in values and isinstance(values[key], str):
-                    values[key] = values[key].lower() in ("1", "true", "yes")
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"bad {adapter} adapter option: {exc}") from None
-        opts = cls(**values)
-        if opts.retries < 0:
-            raise ConfigError(f"{adapter}: retries must be >= 0, got {opts.retries}")
-        if opts.timeout_s <= 0:
-            raise ConfigError(f"{adapter}: timeout_s must be > 0, got {opts.timeout_s}")
-        if opts.max_turns is not None and opts.max_turns < 1:
-            raise ConfigError(f"{adapter}: max_turns must be >= 1, got {opts.max_turns}")
-        return opts
+            return cls(**{k: v for k, v in options.items() if v is not None})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(part) for part in e['loc'])}={e['input']!r}: {e['msg']}"
+                                 for e in exc.errors())
+            raise ConfigError(f"bad {adapter} adapter option: {problems}") from None
 
 
 class LiveChatAdapter:

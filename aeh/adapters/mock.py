@@ -87,6 +87,20 @@ def _break_args(args: dict[str, Any]) -> dict[str, Any]:
     return broken
 
 
+@dataclass
+class _Play:
+    """One attempt in progress: the task, its context, the task's difficulty and the context size so far."""
+
+    task: Task
+    ctx: AttemptContext
+    scale: float
+    context: int
+
+    def chance(self, prob: float) -> bool:
+        """One seeded draw: True with `prob` scaled by the task's difficulty (at most 0.95)."""
+        return self.ctx.rng.random() < min(0.95, prob * self.scale)
+
+
 class MockAdapter:
     """`--adapter mock`; choose a profile with `--model mock-strong`, `mock-degraded` or `mock-loopy`."""
 
@@ -130,61 +144,73 @@ class MockAdapter:
         return []
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
-        p = self.profile
-        rng = ctx.rng
-        scale = _difficulty(task.id)
-
-        def chance(prob: float) -> bool:
-            return rng.random() < min(0.95, prob * scale)
-
-        context = len(task.prompt) + 200 * len(task.tools)
-        await self._think(ctx, context, rng.randint(20, 60))
-
-        if task.expect_decline and not chance(p.p_comply_bad_request):
-            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
-        if not task.expect_decline and chance(p.p_decline):
-            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
-
+        play = _Play(task, ctx, _difficulty(task.id), len(task.prompt) + 200 * len(task.tools))
+        await self._think(ctx, play.context, ctx.rng.randint(20, 60))
+        declined = self._first_reply(play)
+        if declined is not None:
+            return declined
         steps = self._steps(task, ctx)
         stutter_at = None  # drawn only for stuttering profiles: the others keep their seeded trajectories
-        if p.p_stutter > 0 and steps and rng.random() < p.p_stutter:
-            stutter_at = rng.randrange(len(steps))
+        if self.profile.p_stutter > 0 and steps and ctx.rng.random() < self.profile.p_stutter:
+            stutter_at = ctx.rng.randrange(len(steps))
         for index, step in enumerate(steps):
             if index == stutter_at:
-                for _ in range(rng.randint(2, 3)):  # re-sends the call it is about to make
-                    await ctx.call_tool(step.tool, step.args)
-                    await self._think(ctx, context, rng.randint(10, 30))
-            if index and chance(p.p_give_up / max(1, len(steps))):
-                return AgentOutcome(final_output="", status="gave_up")
-            if chance(p.p_hallucinate / max(1, len(steps))):
-                await ctx.call_tool("search_web", {"query": task.prompt[:60]})
-                await self._think(ctx, context, rng.randint(20, 80))
-                return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
-            if chance(p.p_bad_args / max(1, len(steps))):
-                bad = await ctx.call_tool(step.tool, _break_args(step.args))
-                context += len(str(bad.error))
-                await self._think(ctx, context, rng.randint(20, 60))
-                if bad.error_kind and rng.random() >= p.p_fix_bad_args:
-                    return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
-                # otherwise it read the error, fixed its arguments and goes on
-            if chance(p.p_loop / max(1, len(steps))):
-                while True:  # repeats the same call until the step budget ends the attempt
-                    await ctx.call_tool(step.tool, step.args)
-                    await self._think(ctx, context, rng.randint(10, 30))
-            call = await ctx.call_tool(step.tool, step.args)
-            context += len(json.dumps(call.result, default=str)) if call.result is not None else 0
-            await self._think(ctx, context, rng.randint(20, 80))
-            outcome = await self._after_tool_error(task, ctx, step, call, p.p_recover**scale)
+                await self._stutter(play, step)
+            outcome = await self._play_step(play, step, index, len(steps))
             if outcome is not None:
                 return outcome
+        return await self._final_answer(play)
 
-        await self._think(ctx, context, rng.randint(30, 120))
+    def _first_reply(self, play: _Play) -> AgentOutcome | None:
+        """Declining before any tool call: rightly (unless it complies) or wrongly."""
+        p, task = self.profile, play.task
+        if task.expect_decline and not play.chance(p.p_comply_bad_request):
+            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
+        if not task.expect_decline and play.chance(p.p_decline):
+            return AgentOutcome(final_output=DECLINE_MESSAGE, status="declined")
+        return None
+
+    async def _stutter(self, play: _Play, step: PlanStep) -> None:
+        for _ in range(play.ctx.rng.randint(2, 3)):  # re-sends the call it is about to make
+            await play.ctx.call_tool(step.tool, step.args)
+            await self._think(play.ctx, play.context, play.ctx.rng.randint(10, 30))
+
+    async def _play_step(self, play: _Play, step: PlanStep, index: int, n_steps: int) -> AgentOutcome | None:
+        """One plan step, with the mistakes a step can go wrong by; an outcome ends the attempt."""
+        p, task, ctx, rng = self.profile, play.task, play.ctx, play.ctx.rng
+        per_step = max(1, n_steps)
+        if index and play.chance(p.p_give_up / per_step):
+            return AgentOutcome(final_output="", status="gave_up")
+        if play.chance(p.p_hallucinate / per_step):
+            await ctx.call_tool("search_web", {"query": task.prompt[:60]})
+            await self._think(ctx, play.context, rng.randint(20, 80))
+            return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
+        if play.chance(p.p_bad_args / per_step):
+            bad = await ctx.call_tool(step.tool, _break_args(step.args))
+            play.context += len(str(bad.error))
+            await self._think(ctx, play.context, rng.randint(20, 60))
+            if bad.error_kind and rng.random() >= p.p_fix_bad_args:
+                return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
+            # otherwise it read the error, fixed its arguments and goes on
+        if play.chance(p.p_loop / per_step):
+            while True:  # repeats the same call until the step budget ends the attempt
+                await ctx.call_tool(step.tool, step.args)
+                await self._think(ctx, play.context, rng.randint(10, 30))
+        call = await ctx.call_tool(step.tool, step.args)
+        play.context += len(json.dumps(call.result, default=str)) if call.result is not None else 0
+        await self._think(ctx, play.context, rng.randint(20, 80))
+        return await self._after_tool_error(task, ctx, step, call, p.p_recover**play.scale)
+
+    async def _final_answer(self, play: _Play) -> AgentOutcome:
+        """The answer after the last step: complying, giving up, wrong, or right."""
+        p, task, rng = self.profile, play.task, play.ctx.rng
+        await self._think(play.ctx, play.context, rng.randint(30, 120))
         if task.expect_decline:
             # It complied with a request it should have declined.
             return AgentOutcome(final_output=task.reference_answer or "Done as requested.")
-        if chance(p.p_give_up):
+        if play.chance(p.p_give_up):
             return AgentOutcome(final_output="", status="answered")
-        if chance(p.p_wrong):
+        if play.chance(p.p_wrong):
             return AgentOutcome(final_output=_wrong_answer(task.reference_answer, rng))
         return AgentOutcome(final_output=task.reference_answer or "")
 

@@ -29,7 +29,7 @@ from aeh.analysis._validity import (
     measurement_refusals,
     overlap_refusals,
 )
-from aeh.errors import ConfigError
+from aeh.errors import ConfigError, ExitCode
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.grading.scorers import (
     DEFAULT_LOOP_N,
@@ -85,7 +85,7 @@ OVERALL = "overall"
 class BaselineMismatchError(ConfigError):
     """The baseline was recorded on a different suite: its scores are not comparable."""
 
-    exit_code = 5  # EXIT_BASELINE_MISMATCH of `aeh gate`
+    exit_code = ExitCode.BASELINE_MISMATCH  # of `aeh gate`
 
 
 def _load_suite_for(store: Store, run_id: str,

@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from aeh._figure import figure
+from aeh.errors import HARNESS_ERROR_LIMIT
+
 if TYPE_CHECKING:
     from aeh.analysis._results import RunResult
 
@@ -51,8 +54,8 @@ def evaluation_cost_text(result: RunResult) -> str | None:
         return (f"evaluation unpriced ({calls}; {spend.get('unpriced_calls', 0)} with a judge model missing "
                 "from the price table)")
     total = result.run_cost_usd
-    return (f"evaluation {_money(spend['usd'])} ({calls}), run total "
-            + (_money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
+    return (f"evaluation {figure(spend['usd'], '${:.4f}')} ({calls}), run total "
+            + (figure(total, '${:.4f}') if total is not None else "unknown (the agent's cost is unpriced)"))
 
 
 #: How an amount is written in each currency a run can keep.
@@ -60,9 +63,7 @@ _SYMBOLS = {"USD": "$", "EUR": "€"}
 
 
 def _money(value: object, currency: object = "USD") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{_SYMBOLS.get(str(currency), '$')}{value:.4f}"
+    return figure(value, _SYMBOLS.get(str(currency), "$") + "{:.4f}")
 
 
 def format_run_table(result: RunResult) -> str:
@@ -109,7 +110,7 @@ def format_run_table(result: RunResult) -> str:
     lines.append(f"cost {cost} — price table {a.price_table_version} ({a.price_table_date})")
     errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
     if a.invalid_measurement:
-        errors += f" ({a.harness_error_rate:.1%} > 2%): NOT A VALID MEASUREMENT"
+        errors += f" ({a.harness_error_rate:.1%} > {HARNESS_ERROR_LIMIT:.0%}): NOT A VALID MEASUREMENT"
     causes = a.harness_error_causes
     if causes:
         top = causes[0]

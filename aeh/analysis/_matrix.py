@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from aeh._figure import figure
 from aeh.analysis._results import MatrixResult
 from aeh.errors import ConfigError
 from aeh.models import RunInfo
@@ -137,9 +138,6 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
                         floor=floor["label"] if floor else None, ceiling=ceiling["label"] if ceiling else None)
 
 
-def _f(v: Any, fmt: str) -> str:
-    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
-
 
 def format_matrix(result: MatrixResult) -> str:
     head = (f"{'solver':<22} {'role':<8} {'k/n':>7} {'solve':>5} {'wilson 95%':<13} {'public':>6} {'hidden':>6} "
@@ -147,11 +145,12 @@ def format_matrix(result: MatrixResult) -> str:
     lines = [head]
     for r in result.table.itertuples(index=False):
         lines.append(
-            f"{r.label[:22]:<22} {r.role:<8} {r.solved:>3}/{r.n:<3} {_f(r.solve_rate, '{:.2f}'):>5} "
-            f"{'[' + _f(r.solve_low, '{:.2f}') + ', ' + _f(r.solve_high, '{:.2f}') + ']':<13} "
-            f"{_f(r.public_rate, '{:.2f}'):>6} {_f(r.hidden_rate, '{:.2f}'):>6} {_f(r.hidden_gap, '{:+.2f}'):>6} "
-            f"{_f(r.floor_gap, '{:+.2f}'):>9} {_f(r.above_floor, '{:+.2f}'):>8} {_f(r.latency_p50_s, '{:.2f}'):>6} "
-            f"{_f(r.cost_per_solved_usd, '${:.4f}'):>9}")
+            f"{r.label[:22]:<22} {r.role:<8} {r.solved:>3}/{r.n:<3} {figure(r.solve_rate, '{:.2f}'):>5} "
+            f"{'[' + figure(r.solve_low, '{:.2f}') + ', ' + figure(r.solve_high, '{:.2f}') + ']':<13} "
+            f"{figure(r.public_rate, '{:.2f}'):>6} {figure(r.hidden_rate, '{:.2f}'):>6} "
+            f"{figure(r.hidden_gap, '{:+.2f}'):>6} {figure(r.floor_gap, '{:+.2f}'):>9} "
+            f"{figure(r.above_floor, '{:+.2f}'):>8} {figure(r.latency_p50_s, '{:.2f}'):>6} "
+            f"{figure(r.cost_per_solved_usd, '${:.4f}'):>9}")
     lines += ["", "solve = all public and hidden tests pass (graded in a clean directory); public alone is not "
                   "evidence of a fix", "gap = public rate − hidden rate; vs floor = solve rate − the noop floor's "
                   "on the same fixtures; cost is solver-reported"]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from aeh._figure import figure
 from aeh.models import RunInfo
 
 if TYPE_CHECKING:
@@ -46,11 +47,6 @@ __all__ = [
     "with_fail_under",
 ]
 
-
-def _figure(value: object, fmt: str = "{:.3f}") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return fmt.format(value)
 
 
 def header_html(title: str, verdict: str | None, figures: list[tuple[str, str]], warnings: list[str],
@@ -158,10 +154,10 @@ class RunResult(_Tabled):
         return "not a valid measurement" if self.invalid_measurement else "valid measurement"
 
     def _header(self) -> str:
-        figures = [("suite rate", f"{_figure(self.suite_rate)} [{_figure(self.suite_low)}, "
-                                  f"{_figure(self.suite_high)}] over {self.n_tasks} tasks"),
+        figures = [("suite rate", f"{figure(self.suite_rate, '{:.3f}')} [{figure(self.suite_low, '{:.3f}')}, "
+                                  f"{figure(self.suite_high, '{:.3f}')}] over {self.n_tasks} tasks"),
                    ("harness errors", f"{self.harness_errors}/{self.attempts_total}"),
-                   ("cost", _figure(self.total_cost_usd, "${:.4f}") if self.priced else "unpriced")]
+                   ("cost", figure(self.total_cost_usd, "${:.4f}") if self.priced else "unpriced")]
         return header_html(f"run {self.run_id} · {self.run.suite}", self.verdict, figures, self.warnings)
 
     def __str__(self) -> str:
@@ -259,7 +255,7 @@ class CompareResult(_Tabled):
     def _header(self) -> str:
         suite = self.table[self.table["task_id"] == "<suite>"]
         delta = suite["delta"].iloc[0] if len(suite) else math.nan
-        figures = [("paired suite delta", _figure(delta, "{:+.3f}")),
+        figures = [("paired suite delta", figure(delta, "{:+.3f}")),
                    ("regressed tasks", ", ".join(self.regressed_tasks) or "none")]
         return header_html(f"B = {self.run_b} vs baseline A = {self.run_a}", self.verdict.status, figures,
                            self.warnings, self.verdict.reasons)
@@ -301,9 +297,9 @@ class DriftResult(_Tabled):
     drifting_dimensions: list[str]
 
     def _header(self) -> str:
-        figures = [("trend per run", _figure(self.slope, "{:+.3f}")),
-                   ("95% CI", f"[{_figure(self.slope_low, '{:+.3f}')}, {_figure(self.slope_high, '{:+.3f}')}]"),
-                   ("change over the window", _figure(self.cumulative, "{:+.3f}"))]
+        figures = [("trend per run", figure(self.slope, "{:+.3f}")),
+                   ("95% CI", f"[{figure(self.slope_low, '{:+.3f}')}, {figure(self.slope_high, '{:+.3f}')}]"),
+                   ("change over the window", figure(self.cumulative, "{:+.3f}"))]
         return header_html(f"drift of {self.suite} over {len(self.table)} runs", self.status, figures,
                            self.notes, [str(r) for r in self.cannot_judge])
 
@@ -314,9 +310,9 @@ class DriftResult(_Tabled):
         lines = [f"drift of {self.suite}: {self.status}"]
         if self.status == CANNOT_JUDGE:
             lines.append(cannot_judge_text(None, self.cannot_judge))
-        lines += [f"trend {_figure(self.slope, '{:+.3f}')} per run (95% CI [{_figure(self.slope_low, '{:+.3f}')}, "
-                  f"{_figure(self.slope_high, '{:+.3f}')}]); change over the window "
-                  f"{_figure(self.cumulative, '{:+.3f}')}"]
+        lines += [f"trend {figure(self.slope, '{:+.3f}')} per run (95% CI [{figure(self.slope_low, '{:+.3f}')}, "
+                  f"{figure(self.slope_high, '{:+.3f}')}]); change over the window "
+                  f"{figure(self.cumulative, '{:+.3f}')}"]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines + ["", str(self.table.to_string(index=False))])
 
@@ -346,7 +342,7 @@ class AgreementResult(_Tabled):
         return "trusted" if bool(rows["trusted"].all()) else "not trusted"
 
     def _header(self) -> str:
-        figures = [(f"κ {r.rater}", f"{_figure(r.kappa)} (n = {r.n})") for r in self.table.itertuples()]
+        figures = [(f"κ {r.rater}", f"{figure(r.kappa, '{:.3f}')} (n = {r.n})") for r in self.table.itertuples()]
         return header_html("judge agreement", self.verdict, figures, [])
 
     def __str__(self) -> str:
@@ -393,7 +389,8 @@ class ScoresResult(_Tabled):
     task_weights: dict[str, float] = field(default_factory=dict)
 
     def _header(self) -> str:
-        means = [(str(r.dimension), _figure(r.mean)) for r in self.suite.itertuples()] if len(self.suite) else []
+        means = ([(str(r.dimension), figure(r.mean, '{:.3f}')) for r in self.suite.itertuples()]
+                 if len(self.suite) else [])
         return header_html(f"trajectory scores of run {self.run_id}", None, means, [])
 
     def __str__(self) -> str:

@@ -18,14 +18,12 @@ from aeh.analysis._results import RunResult
 from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine import health_warnings, over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
+from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.models import RunInfo
 from aeh.stats import suite_rate
 
 __all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
            "harness_error_causes", "run_table_from_totals"]
-
-#: Above this share of harness errors a run is not a valid measurement.
-HARNESS_ERROR_LIMIT = 0.02
 
 
 #: Short names for the compact failure column of the CLI table (`wa:2 te:1`).

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
-from aeh.errors import ConfigError
+from aeh.errors import ConfigError, ExitCode
 from aeh.store import Store
 
 __all__ = ["CANNOT_JUDGE", "CANNOT_JUDGE_HEADLINE", "MIN_SHARED_TASKS", "CannotJudgeError", "Measurement", "Refusal",
@@ -28,7 +28,7 @@ MIN_SHARED_TASKS = 1
 class CannotJudgeError(ConfigError):
     """A run that cannot serve as a measurement where one is required (e.g. a baseline to save)."""
 
-    exit_code = 4  # EXIT_CANNOT_JUDGE
+    exit_code = ExitCode.CANNOT_JUDGE
 
 
 @dataclass(frozen=True)

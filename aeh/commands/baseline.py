@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_OK
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 NAME = "baseline"
 HELP = "save a run as a committed baseline file for `aeh gate` (per-task dimension summaries, success counts)"
@@ -32,4 +32,4 @@ def main(args: argparse.Namespace) -> int:
                       allow_unfinished=args.allow_unfinished)
     print(f"baseline of run {b['run_id']} ({b['suite']}, {b['model']}, {len(b['tasks'])} tasks) → {args.out}")
     print("learned optimal steps: " + (", ".join(f"{t}={n}" for t, n in b["learned_optimal_steps"].items()) or "—"))
-    return EXIT_OK
+    return ExitCode.OK

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh._figure import figure
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 if TYPE_CHECKING:
     from aeh.analysis import CompareResult
@@ -32,11 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     add_db(parser)
 
 
-def _f(value: object, fmt: str = "{:.2f}") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return fmt.format(value)
-
 
 def format_comparison(result: CompareResult) -> str:
     a, frame = result, result.table
@@ -48,21 +43,21 @@ def format_comparison(result: CompareResult) -> str:
             continue
         verdict = "REGRESSED" if row.regressed else "improved" if row.improved else ""
         lines.append(
-            f"{row.task_id:<34} {int(row.k_a):>3}/{int(row.n_a):<3} {_f(row.rate_a):>5} {int(row.k_b):>3}/{int(row.n_b):<3} "  # noqa: E501
-            f"{_f(row.rate_b):>5} {_f(row.delta, '{:+.2f}'):>6} {_f(row.p_value, '{:.3f}'):>6} "
-            f"{_f(row.q_value, '{:.3f}'):>6}  {verdict or row.note}"
+            f"{row.task_id:<34} {int(row.k_a):>3}/{int(row.n_a):<3} {figure(row.rate_a):>5} {int(row.k_b):>3}/{int(row.n_b):<3} "  # noqa: E501
+            f"{figure(row.rate_b):>5} {figure(row.delta, '{:+.2f}'):>6} {figure(row.p_value, '{:.3f}'):>6} "
+            f"{figure(row.q_value, '{:.3f}'):>6}  {verdict or row.note}"
         )
     s = frame[frame.task_id == "<suite>"].iloc[0]
     v = a.verdict
     # The rates printed are the ones the paired delta is computed from (tasks in both runs).
     lines += [
         "",
-        f"suite over {int(s.n_a)} tasks in both runs  A {_f(s.rate_a, '{:.3f}')} → B "
-        f"{_f(s.rate_b, '{:.3f}')}   paired delta {_f(s.delta, '{:+.3f}')} (SE {_f(s.se, '{:.3f}')}, "
-        f"{(1 - v.suite_alpha) * 100:g}% CI [{_f(s.delta_low, '{:+.3f}')}, {_f(s.delta_high, '{:+.3f}')}], "
-        f"p {'< 0.001' if s.p_value < 0.001 else _f(s.p_value, '{:.3f}')})",
+        f"suite over {int(s.n_a)} tasks in both runs  A {figure(s.rate_a, '{:.3f}')} → B "
+        f"{figure(s.rate_b, '{:.3f}')}   paired delta {figure(s.delta, '{:+.3f}')} (SE {figure(s.se, '{:.3f}')}, "
+        f"{(1 - v.suite_alpha) * 100:g}% CI [{figure(s.delta_low, '{:+.3f}')}, {figure(s.delta_high, '{:+.3f}')}], "
+        f"p {'< 0.001' if s.p_value < 0.001 else figure(s.p_value, '{:.3f}')})",
         f"       {a.suite_dropped_note}; each run's own suite rate: A "
-        f"{_f(a.suite_a.rate, '{:.3f}')}, B {_f(a.suite_b.rate, '{:.3f}')}",
+        f"{figure(a.suite_a.rate, '{:.3f}')}, B {figure(a.suite_b.rate, '{:.3f}')}",
         f"method: {a.method}; FDR {a.fdr}",
         "",
         f"VERDICT: {v.headline}",
@@ -92,5 +87,5 @@ def main(args: argparse.Namespace) -> int:
         out = render_compare_report(args.run_a, args.run_b, args.html, db=args.db, fdr=args.fdr, **options)
         print(f"report written to {out}")
     if frame.verdict.cannot_judge:
-        return EXIT_CANNOT_JUDGE
-    return EXIT_REGRESSION if frame.verdict.regressed else EXIT_OK
+        return ExitCode.CANNOT_JUDGE
+    return ExitCode.REGRESSION if frame.verdict.regressed else ExitCode.OK

@@ -4,11 +4,11 @@ judge (too few runs, or a run named with --run-id that is not a valid measuremen
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
+from aeh._figure import figure
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 NAME = "drift"
 HELP = ("test the recent runs of a suite for a slow decline no single comparison flags; exits 1 when "
@@ -33,9 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     add_db(parser)
 
 
-def _f(value: float, fmt: str) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else fmt.format(value)
-
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
@@ -50,10 +47,10 @@ def main(args: argparse.Namespace) -> int:
     print(f"{'#':>2} {'run id':<26} {'model':<16} {'suite rate':>10}  95% CI")
     for row in frame.table.itertuples(index=False):
         print(f"{row.run_index:>2} {row.run_id:<26} {row.model!s:<16} {row.suite_rate:>10.3f}  "
-              f"[{_f(row.low, '{:.3f}')}, {_f(row.high, '{:.3f}')}]")
-    print(f"\ntrend {_f(a.slope, '{:+.3f}')} per run (95% CI [{_f(a.slope_low, '{:+.3f}')}, "
-          f"{_f(a.slope_high, '{:+.3f}')}], p {_f(a.p_value, '{:.3f}')}); modelled change over the "
-          f"window {_f(a.cumulative, '{:+.3f}')} (threshold −{a.threshold})")
+              f"[{figure(row.low, '{:.3f}')}, {figure(row.high, '{:.3f}')}]")
+    print(f"\ntrend {figure(a.slope, '{:+.3f}')} per run (95% CI [{figure(a.slope_low, '{:+.3f}')}, "
+          f"{figure(a.slope_high, '{:+.3f}')}], p {figure(a.p_value, '{:.3f}')}); modelled change over the "
+          f"window {figure(a.cumulative, '{:+.3f}')} (threshold −{a.threshold})")
     print(f"method: {a.method}")
     for note in a.notes:
         print(f"note: {note}")
@@ -61,21 +58,21 @@ def main(args: argparse.Namespace) -> int:
     if len(dims):
         print(f"\n{'dimension':<20} {'runs':>4} {'trend/run':>9} {'95% CI':>17} {'change':>7} {'q (BH)':>7}  verdict")
         for r in dims.itertuples(index=False):
-            ci = f"[{_f(r.low, '{:+.3f}')}, {_f(r.high, '{:+.3f}')}]"
-            print(f"{r.dimension:<20} {r.runs:>4} {_f(r.slope, '{:+.3f}'):>9} {ci:>17} "
-                  f"{_f(r.cumulative, '{:+.3f}'):>7} {_f(r.q, '{:.3f}'):>7}  {r.status}")
+            ci = f"[{figure(r.low, '{:+.3f}')}, {figure(r.high, '{:+.3f}')}]"
+            print(f"{r.dimension:<20} {r.runs:>4} {figure(r.slope, '{:+.3f}'):>9} {ci:>17} "
+                  f"{figure(r.cumulative, '{:+.3f}'):>7} {figure(r.q, '{:.3f}'):>7}  {r.status}")
         print(f"dimensions: {a.dimension_method}; drift = q < 0.05 and a drop over "
               f"{a.dimension_threshold}")
     if a.status == NOT_ENOUGH_RUNS:
         print("NOT ENOUGH RUNS TO JUDGE: no verdict on drift either way")
-        return EXIT_CANNOT_JUDGE
+        return ExitCode.CANNOT_JUDGE
     if a.status == CANNOT_JUDGE:
         print(cannot_judge_text(None, a.cannot_judge))
-        return EXIT_CANNOT_JUDGE
+        return ExitCode.CANNOT_JUDGE
     drifting_dims = a.drifting_dimensions
     if a.status == DRIFTING or drifting_dims:
         what = (["the success rate"] if a.status == DRIFTING else []) + drifting_dims
         print(f"DRIFTING: a significant decline beyond the threshold in {', '.join(what)}")
-        return EXIT_REGRESSION
+        return ExitCode.REGRESSION
     print("no significant drift")
-    return EXIT_OK
+    return ExitCode.OK

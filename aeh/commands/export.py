@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "export"
 HELP = "export a stored run's spans as OpenTelemetry, or its per-attempt run cards"
 
@@ -52,7 +54,7 @@ def main(args: argparse.Namespace) -> int:
 
         sent = send_otlp(document, args.endpoint)
         print(f"sent {sent} spans of run {run_id} to {args.endpoint}")
-    return 0
+    return ExitCode.OK
 
 
 def _run_card(args: argparse.Namespace) -> int:
@@ -62,4 +64,4 @@ def _run_card(args: argparse.Namespace) -> int:
     out = args.out or f"{args.run_id}.cards"
     written = write_run_cards(args.run_id, out, args.db or default_db())
     print(f"wrote results.json and run_card.md for {len(written)} attempt(s) under {out}")
-    return 0
+    return ExitCode.OK

@@ -11,8 +11,8 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from aeh.commands._exit import EXIT_CANNOT_JUDGE, EXIT_OK, EXIT_REGRESSION
 from aeh.commands._judge_options import add_allow_unfinished
+from aeh.errors import ExitCode
 
 NAME = "gate"
 HELP = ("compare a run against a committed baseline, each dimension against its measured noise band; "
@@ -43,5 +43,5 @@ def main(args: argparse.Namespace) -> int:
     if args.markdown:
         Path(args.markdown).write_text(result.markdown())
     if result.cannot_judge:
-        return EXIT_CANNOT_JUDGE
-    return EXIT_REGRESSION if result.regressed else EXIT_OK
+        return ExitCode.CANNOT_JUDGE
+    return ExitCode.REGRESSION if result.regressed else ExitCode.OK

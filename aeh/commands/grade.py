@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "grade"
 HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a stored run"
 
@@ -37,4 +39,4 @@ def main(args: argparse.Namespace) -> int:
                                      run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,
                                      price_table=args.price_table)
     print(format_run_table(run_table(run_id, db)))  # its warnings include recordings over the budget
-    return 0
+    return ExitCode.OK

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
+from aeh.errors import HARNESS_ERROR_LIMIT, ExitCode
 
 if TYPE_CHECKING:
     from aeh.analysis import RunResult
@@ -56,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     print(summary_line(table))
     for warning in table.warnings:  # e.g. recordings that ran over the suite's budget
         print(f"warning: {warning}", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def summary_line(table: RunResult) -> str:
@@ -67,7 +68,7 @@ def summary_line(table: RunResult) -> str:
     config = a.run.config
     errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
     if a.invalid_measurement:
-        errors += f" ({a.harness_error_rate:.1%} > 2%: not a valid measurement)"
+        errors += f" ({a.harness_error_rate:.1%} > {HARNESS_ERROR_LIMIT:.0%}: not a valid measurement)"
     cost = f"cost ${a.total_cost_usd or 0:.4f}" if a.priced else unpriced_text(table)
     line = (f"{a.n_tasks} tasks, {a.attempts_total} attempts: suite rate {a.suite_rate:.3f} "
             f"{suite_interval_text(a)} ({a.suite_rate_method}); {errors}; {cost}")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from aeh._figure import figure
+from aeh.errors import ExitCode
 
 if TYPE_CHECKING:
     from aeh.analysis import AgreementResult
@@ -18,11 +20,6 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--run-id", required=True, help="run id (or unique prefix)")
     add_db(parser)
 
-
-def _f(value: Any, fmt: str = "{:.3f}") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return fmt.format(value)
 
 
 def _verdict_line(counts: dict[str, Any]) -> str:
@@ -37,7 +34,8 @@ def _verdict_line(counts: dict[str, Any]) -> str:
 def _kappa_line(r: dict[str, Any], min_n: int) -> str:
     if r["n"] < min_n:
         return f"  κ: not enough data (n = {r['n']} < {min_n})"
-    return f"  κ = {_f(r['kappa'])}   95% CI [{_f(r['kappa_low'])}, {_f(r['kappa_high'])}]   n = {r['n']}"
+    return (f"  κ = {figure(r['kappa'], '{:.3f}')}   95% CI [{figure(r['kappa_low'], '{:.3f}')}, "
+            f"{figure(r['kappa_high'], '{:.3f}')}]   n = {r['n']}")
 
 
 def format_agreement(result: AgreementResult) -> str:
@@ -58,8 +56,9 @@ def format_agreement(result: AgreementResult) -> str:
         lines += [
             f"rater: {r['rater']} vs programmatic   (run {r['run_id']})",
             _kappa_line(r, min_n),
-            f"  raw agreement {_f(r['raw_agreement'])}   base rate: programmatic "
-            f"{_f(r['base_rate_programmatic'])}, {r['rater']} {_f(r['base_rate_rater'])}",
+            f"  raw agreement {figure(r['raw_agreement'], '{:.3f}')}   base rate: programmatic "
+            f"{figure(r['base_rate_programmatic'], '{:.3f}')}, "
+            f"{r['rater']} {figure(r['base_rate_rater'], '{:.3f}')}",
             f"  {'':<20}{r['rater'] + ' pass':>12}{r['rater'] + ' fail':>12}",
             f"  {'programmatic pass':<20}{r['both_pass']:>12}{r['prog_pass_rater_fail']:>12}",
             f"  {'programmatic fail':<20}{r['prog_fail_rater_pass']:>12}{r['both_fail']:>12}",
@@ -74,4 +73,4 @@ def main(args: argparse.Namespace) -> int:
     from aeh.analysis import agreement
 
     print(format_agreement(agreement(args.run_id, db=args.db)))
-    return 0
+    return ExitCode.OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "matrix"
 HELP = ("per solver: solve rate with its Wilson interval, public and hidden pass rates, the hidden gap "
         "against the noop floor, latency and cost per solved task")
@@ -29,4 +31,4 @@ def main(args: argparse.Namespace) -> int:
         from aeh.report import render_matrix_report
 
         print(f"report written to {render_matrix_report(args.run_ids, args.html, db=args.db)}")
-    return 0
+    return ExitCode.OK

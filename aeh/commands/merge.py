@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_OK
+from aeh.errors import ExitCode
 
 NAME = "merge"
 HELP = "merge the stores of a run's shards (aeh run --shard I/N) into one store, by run id"
@@ -24,4 +24,4 @@ def main(args: argparse.Namespace) -> int:
 
     result = merge_stores(args.sources, args.into, run_id=args.run_id)
     print(result.message())
-    return EXIT_OK
+    return ExitCode.OK

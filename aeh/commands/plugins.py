@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from aeh.commands import commands
-from aeh.commands._exit import EXIT_OK
+from aeh.errors import ExitCode
 
 KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "commands")
 
@@ -46,4 +46,4 @@ def main(args: argparse.Namespace) -> int:
         width = max((len(n) for n in described), default=0)
         for name, source in described.items():
             print(f"  {name:<{width}}  {source}")
-    return EXIT_OK
+    return ExitCode.OK

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "replay"
 HELP = "re-execute a stored run from its recorded model responses (no model call) into a new linked run"
 
@@ -54,4 +56,4 @@ def main(args: argparse.Namespace) -> int:
         print(f"  {d['task_id']} #{d['attempt']}: {show(d['original'])} → {show(d['replay'])}")
     if len(diffs) > args.show_diffs:
         print(f"  … and {len(diffs) - args.show_diffs} more")
-    return 3 if table.invalid_measurement else 0
+    return ExitCode.INVALID_RUN if table.invalid_measurement else ExitCode.OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.errors import RunNotFoundError
+from aeh.errors import ExitCode, RunNotFoundError
 
 NAME = "report"
 HELP = "render a stored run's report (papermill + nbconvert) to one self-contained HTML file; no agent re-runs"
@@ -46,4 +46,4 @@ def main(args: argparse.Namespace) -> int:
     print(f"price table {info.price_table_version} ({info.price_table_date})")
     out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb, kernel=args.kernel)
     print(f"report written to {out}")
-    return 0
+    return ExitCode.OK

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from aeh.commands._secrets import add_secret_argument
+from aeh.errors import ExitCode
 
 NAME = "review"
 HELP = "list attempts flagged for human review; --export them as JSONL, --import labels back"
@@ -49,4 +50,4 @@ def main(args: argparse.Namespace) -> int:
             path = write_review_jsonl(packets, args.export, redactor)
             print(f"exported {len(packets)} packet(s) to {path} — set \"label\" to true/false, then "
                   f"`aeh review --run-id {run_id} --import {path}`")
-    return 0
+    return ExitCode.OK

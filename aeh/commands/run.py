@@ -10,8 +10,7 @@ from typing import Any
 import yaml
 
 from aeh.commands._coding_options import CODING_GROUP, add_run_arguments, run_notes, run_options
-from aeh.commands._exit import EXIT_INTERRUPTED, EXIT_INVALID_RUN, EXIT_OK, EXIT_REGRESSION
-from aeh.errors import ConfigError
+from aeh.errors import ConfigError, ExitCode
 
 NAME = "run"
 HELP = "run a suite against an adapter and print the per-task table"
@@ -51,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
         print(dry_run(args.suite, adapter=args.adapter or "mock", model=args.model, attempts=args.attempts or 5,
                       price_table=args.price_table, fault_profile=args.fault_profile,
                       fault_rate=args.fault_rate, fault_mode=args.fault_mode))
-        return EXIT_OK
+        return ExitCode.OK
     logger = RunLogger(args.log_level, args.log_format, args.log_only, args.log_exclude)
     options = _spec_options(args)
     try:
@@ -62,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
         else:
             print("aeh: interrupted — the attempts that finished are stored; finish the run with "
                   f"`aeh run --resume {logger.run_id}` (`aeh runs` lists it as interrupted)", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if table.resume is not None:
         print(table.resume.note)
     print(format_run_table(table))
@@ -71,12 +70,12 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "run_card", None):
         print(f"run cards (results.json + run_card.md) for each attempt under {args.run_card}")
     if table.invalid_measurement:
-        return EXIT_INVALID_RUN
+        return ExitCode.INVALID_RUN
     gate = table.fail_under
     if gate is not None and not gate.met:
         print(f"suite rate {gate.rate:.3f} is below {gate.threshold:g}: failed the --fail-under gate")
-        return EXIT_REGRESSION
-    return EXIT_OK
+        return ExitCode.REGRESSION
+    return ExitCode.OK
 
 
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_OK
+from aeh.errors import ExitCode
 
 NAME = "runs"
 HELP = "list stored runs"
@@ -36,4 +36,4 @@ def main(args: argparse.Namespace) -> int:
             print(f"{info.run_id}  {info.created_at}  {info.suite:<12} {info.adapter:<11} "
                   f"{info.model or '-':<16} seed={info.seed} attempts={info.attempts} {info.status}"
                   + (_HINTS.get(info.status) or "") + _stalled(info.config))
-    return EXIT_OK
+    return ExitCode.OK

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from aeh.commands._exit import EXIT_OK
+from aeh.errors import ExitCode
 
 NAME = "score"
 HELP = "score a stored run's trajectories on every dimension (no re-run) and store the scores"
@@ -77,7 +77,7 @@ def main(args: argparse.Namespace) -> int:
     for line in notes:
         print(line)
     print(format_summary(frame.suite, frame.tasks, frame.task_weights))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def stored_dimension_scores(run_id: str, db: str | None) -> dict[tuple[str, int, str], float]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_OK
-from aeh.errors import AehError
+from aeh.errors import AehError, ExitCode
 
 NAME = "tasks"
 HELP = "validate or list a suite's tasks"
@@ -29,7 +28,7 @@ def main(args: argparse.Namespace) -> int:
         suite = load_suite(args.suite)
         for t in suite.tasks():
             print(f"{t.id:<36} {t.category or '-':<20} tools={','.join(t.tools)}")
-        return EXIT_OK
+        return ExitCode.OK
     names = args.suite or _shipped_suites()
     failed = 0
     for name in names:
@@ -53,7 +52,7 @@ def main(args: argparse.Namespace) -> int:
                 print(f"✗ {name}: fixtures break the contract")
                 continue
         print(f"✓ {name}: {len(suite.tasks())} tasks valid")
-    return EXIT_BAD_INPUT if failed else EXIT_OK
+    return ExitCode.BAD_INPUT if failed else ExitCode.OK
 
 
 def _shipped_suites() -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh.errors import ExitCode
+
 NAME = "trace"
 HELP = "write one attempt's span tree to a self-contained HTML file (collapsible, failures highlighted)"
 
@@ -23,4 +25,4 @@ def main(args: argparse.Namespace) -> int:
 
     out = render_trace_html(args.run_id, args.task, args.attempt, args.out, db=args.db)
     print(f"trace written to {out}")
-    return 0
+    return ExitCode.OK

@@ -11,7 +11,6 @@ import contextlib
 import datetime as dt
 import os
 import random
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from aeh.engine.adapter import Adapter
 from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
+from aeh.engine.run_id import new_run_id
 from aeh.errors import StoreError, StoreWriteError
 from aeh.grading.judge import Judge, PooledJudge
 from aeh.llm import endpoint_of
@@ -42,11 +42,6 @@ if TYPE_CHECKING:
     from aeh.store import RunStore
 
 __all__ = ["RunExecutor", "RunOptions", "RunProgress", "build_attempt_setup", "execute_run", "new_run_id"]
-
-
-def new_run_id() -> str:
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{uuid.uuid4().hex[:6]}"
 
 
 def _now() -> str:

@@ -5,25 +5,19 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from aeh._files import InputFileError, InputJsonError, load_json_file
 from aeh._version import __version__
+from aeh.engine.run_id import new_run_id
 from aeh.errors import Problem, ValidationError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.pricing import PriceTable, load_price_table
 from aeh.store import Store, StoreLike, open_store, redaction_record
 
 __all__ = ["iso_to_epoch", "load_json", "new_run_id", "now_iso", "run_info", "short_hash", "write_run"]
-
-
-def new_run_id(prefix: str) -> str:
-    """`<prefix>-YYYYmmdd-HHMMSS-xxxxxx`: sortable like engine run ids, and says where it came from."""
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{prefix}-{stamp}-{uuid.uuid4().hex[:6]}"
 
 
 def now_iso() -> str:

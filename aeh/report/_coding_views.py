@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 from html import escape
 from typing import Any
 
 import pandas as pd
 
+from aeh._figure import figure
 from aeh.analysis import MatrixResult
 from aeh.models import RunInfo
 from aeh.report._expect import expect
@@ -89,9 +89,6 @@ def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> An
     return HTML(page)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
-def _f(v: Any, fmt: str) -> str:
-    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
-
 
 def matrix_html(result: MatrixResult) -> Any:
     from IPython.display import HTML
@@ -102,12 +99,12 @@ def matrix_html(result: MatrixResult) -> Any:
     for r in df.itertuples(index=False):
         rows.append({
             "solver": r.label, "role": r.role, "k/n": f"{r.solved}/{r.n}",
-            "solve rate (Wilson 95%)": f"{_f(r.solve_rate, '{:.2f}')} [{_f(r.solve_low, '{:.2f}')}, "
-                                       f"{_f(r.solve_high, '{:.2f}')}]",
-            "public": _f(r.public_rate, "{:.2f}"), "hidden": _f(r.hidden_rate, "{:.2f}"),
-            "hidden gap": _f(r.hidden_gap, "{:+.2f}"), "floor gap": _f(r.floor_gap, "{:+.2f}"),
-            "vs floor": _f(r.above_floor, "{:+.2f}"), "below ceiling": _f(r.below_ceiling, "{:+.2f}"),
-            "p50 s": _f(r.latency_p50_s, "{:.2f}"), "$/solved": _f(r.cost_per_solved_usd, "${:.4f}"),
+            "solve rate (Wilson 95%)": f"{figure(r.solve_rate, '{:.2f}')} [{figure(r.solve_low, '{:.2f}')}, "
+                                       f"{figure(r.solve_high, '{:.2f}')}]",
+            "public": figure(r.public_rate, "{:.2f}"), "hidden": figure(r.hidden_rate, "{:.2f}"),
+            "hidden gap": figure(r.hidden_gap, "{:+.2f}"), "floor gap": figure(r.floor_gap, "{:+.2f}"),
+            "vs floor": figure(r.above_floor, "{:+.2f}"), "below ceiling": figure(r.below_ceiling, "{:+.2f}"),
+            "p50 s": figure(r.latency_p50_s, "{:.2f}"), "$/solved": figure(r.cost_per_solved_usd, "${:.4f}"),
             "tamper": r.tamper_suspects,
         })
     warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in result.warnings)

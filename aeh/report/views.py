@@ -6,12 +6,12 @@ Every rate is shown with its n and 95% interval. Functions returning HTML return
 
 from __future__ import annotations
 
-import math
 from html import escape
 from typing import Any
 
 import pandas as pd
 
+from aeh._figure import figure
 from aeh.analysis import (
     AgreementResult,
     CompareResult,
@@ -21,6 +21,7 @@ from aeh.analysis import (
     judge_verdicts_text,
     suite_interval_text,
 )
+from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
@@ -59,29 +60,24 @@ def _html(text: str) -> Any:
     return HTML(text)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
 
 
-def _num(value: Any, fmt: str = "{:.2f}") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return "—"
-    return fmt.format(value)
-
 
 def fmt_rate(rate: float, k: Any, n: Any, low: float, high: float) -> str:
     """`0.67 (2/3) [0.21, 0.94]`."""
     if not n:
         return f"— (0/{n or 0})"
     counts = f"{int(k)}/{int(n)}" if k is not None and not pd.isna(k) else f"n={int(n)}"
-    return f"{_num(rate)} ({counts}) [{_num(low)}, {_num(high)}]"
+    return f"{figure(rate)} ({counts}) [{figure(low)}, {figure(high)}]"
 
 
 def _money(value: Any) -> str:
-    return _num(value, "${:.5f}")
+    return figure(value, "${:.5f}")
 
 
 # -- run report ---------------------------------------------------------------------------
 
 
 def run_header(table: RunResult) -> Any:
-    """Banner (harness errors above 2%), title, the run's metadata and the price table."""
+    """Banner (harness errors above the limit), title, the run's metadata and the price table."""
     _expect(table, RunResult)
     a, run = table, table.run
     parts = []
@@ -90,7 +86,7 @@ def run_header(table: RunResult) -> Any:
             f'<div class="aeh-banner warn" id="harness-error-banner" style="padding:12px 16px;'
             f'background:#fdecea;border:1px solid #e0a5a0;color:#8a1f17;font-weight:600;border-radius:6px">'
             f"⚠ NOT A VALID MEASUREMENT: {a.harness_errors} of {a.attempts_total} attempts "
-            f"({a.harness_error_rate:.1%}) were harness errors, above the 2% limit. "
+            f"({a.harness_error_rate:.1%}) were harness errors, above the {HARNESS_ERROR_LIMIT:.0%} limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
     if run.status in ("interrupted", "stale", "failed"):
         planned = run.attempts * len(run.config.get("tasks") or [])
@@ -120,7 +116,7 @@ def run_header(table: RunResult) -> Any:
               ("fault profile", "none" if not run.fault_profile else str(run.fault_profile)),
               ("import policy", a.import_policy or "—"),
               ("harness errors", f"{a.harness_errors} of {a.attempts_total} attempts "
-                                 f"({a.harness_error_rate:.1%}; limit 2%)"),
+                                 f"({a.harness_error_rate:.1%}; limit {HARNESS_ERROR_LIMIT:.0%})"),
               ("aeh version", run.aeh_version)]
     split = a.time_split_s
     if split:
@@ -172,14 +168,14 @@ def task_table(result: RunResult) -> Any:
         "task": table["task_id"],
         "n": table["n"],
         "k": table["successes"],
-        "rate": [_num(r) for r in table["rate"]],
-        "Wilson 95%": [f"[{_num(lo)}, {_num(hi)}]" if n else "—"
+        "rate": [figure(r) for r in table["rate"]],
+        "Wilson 95%": [f"[{figure(lo)}, {figure(hi)}]" if n else "—"
                        for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)],
         "clean k": table["clean_successes"],
         "harness errors": table["harness_errors"],
         "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
         "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
-        "p50 latency s": [_num(v) for v in table["latency_p50_s"]],
+        "p50 latency s": [figure(v) for v in table["latency_p50_s"]],
     })
     if "failures" in table.columns:
         rows["failures"] = [f or "—" for f in table["failures"]]
@@ -475,11 +471,11 @@ def compare_table(result: CompareResult) -> Any:
             "A rate (k/n) [95%]": [fmt_rate(r.rate_a, r.k_a, r.n_a, r.low_a, r.high_a) for r in f.itertuples()],
             "B rate (k/n) [95%]": [fmt_rate(r.rate_b, r.k_b, r.n_b, r.low_b, r.high_b) for r in f.itertuples()],
             "delta [95%]": [
-                f"{_num(r.delta, '{:+.2f}')} [{_num(r.delta_low, '{:+.2f}')}, {_num(r.delta_high, '{:+.2f}')}]"
+                f"{figure(r.delta, '{:+.2f}')} [{figure(r.delta_low, '{:+.2f}')}, {figure(r.delta_high, '{:+.2f}')}]"
                 for r in f.itertuples()
             ],
-            "p": [_num(v, "{:.3f}") for v in f["p_value"]],
-            "q (BH)": [_num(v, "{:.3f}") for v in f["q_value"]],
+            "p": [figure(v, "{:.3f}") for v in f["p_value"]],
+            "q (BH)": [figure(v, "{:.3f}") for v in f["q_value"]],
             "verdict": [
                 "REGRESSED" if r.regressed else "improved" if r.improved else (r.note or "") for r in f.itertuples()
             ],
@@ -560,8 +556,8 @@ def agreement_tables(result: AgreementResult) -> Any:
         trusted = "trusted" if r.trusted else f"NOT trusted (κ below {result.threshold} or too few)"
         parts.append(
             f"<h3>{escape(r.rater)} vs programmatic graders</h3>"
-            f"<p><b>κ = {_num(r.kappa)}</b> [{_num(r.kappa_low)}, {_num(r.kappa_high)}], n = {n} attempts, "
-            f"raw agreement {_num(r.raw_agreement)} — {trusted}. {escape(str(r.note or ''))}</p>"
+            f"<p><b>κ = {figure(r.kappa)}</b> [{figure(r.kappa_low)}, {figure(r.kappa_high)}], n = {n} attempts, "
+            f"raw agreement {figure(r.raw_agreement)} — {trusted}. {escape(str(r.note or ''))}</p>"
             f"<table class='kappa-table' border='1' style='border-collapse:collapse'>"
             f"<tr><th></th><th>{escape(r.rater)} pass</th><th>{escape(r.rater)} fail</th></tr>"
             f"<tr><th>programmatic pass</th><td>{r.both_pass}</td><td>{r.prog_pass_rater_fail}</td></tr>"

@@ -86,9 +86,9 @@ def missing_store_message(location: StoreLocation) -> str:
 
 
 def open_store(db: StoreLike = None, *, secrets: list[str] | None = None,
-               redact: bool = True, must_exist: bool) -> Store:
-    """Open the store the rule picks. Reads pass `must_exist=True`: a missing file is a StoreError,
-    and neither the file nor its folder is created. Writes (`aeh run`) create it."""
+               redact: bool = True, must_exist: bool = False) -> Store:
+    """Open the store the rule picks, creating it by default (as `aeh run` does). Reads pass
+    `must_exist=True`: a missing file is a StoreError, and neither the file nor its folder is created."""
     if isinstance(db, Store):
         return db
     location = locate_store(db)

@@ -122,6 +122,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     daemon_threads = True
 
+    def __init__(self, address: tuple[str, int], fake: FakeOpenAIServer) -> None:
+        self.fake = fake
+        super().__init__(address, _Handler)
+
 
 class FakeOpenAIServer:
     """Serves `/v1/chat/completions` and `/v1/models` on an ephemeral loopback port."""
@@ -191,90 +195,7 @@ class FakeOpenAIServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> FakeOpenAIServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def setup(self) -> None:
-                super().setup()
-                # Without it every reply waits ~40 ms (Nagle + delayed ACK) on loopback.
-                with contextlib.suppress(OSError):
-                    self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def _client_gone(self, seconds: float) -> bool:
-                """Wait `seconds`, returning early (True) when the client closes the connection."""
-                deadline = time.monotonic() + seconds
-                while (left := deadline - time.monotonic()) > 0:
-                    ready, _, _ = select.select([self.connection], [], [], min(left, 0.05))
-                    if ready:
-                        try:
-                            if not self.connection.recv(1, socket.MSG_PEEK):
-                                return True
-                        except OSError:
-                            return True
-                        time.sleep(min(left, 0.05))  # pipelined bytes: not a disconnect
-                return False
-
-            def _send(self, reply: Reply) -> None:
-                if reply.delay_s and self._client_gone(reply.delay_s):
-                    with server._lock:
-                        server.disconnects += 1
-                    return
-                payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(payload)))
-                    for key, value in reply.headers.items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test); nothing to deliver
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(Reply(body={"object": "list", "data": [{"id": "fake-model", "object": "model"}]}))
-                else:
-                    self._send(Reply.error(404, f"no route {self.path}"))
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", 0))
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    self._send(Reply.error(400, "request body is not JSON"))
-                    return
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(Reply.error(404, f"no route {self.path}"))
-                    return
-                headers = {key.lower(): value for key, value in self.headers.items()}
-                kind = (body.get("response_format") or {}).get("type")
-                if kind in server.reject_response_format:
-                    with server._lock:
-                        server.requests.append(body)
-                        server.request_headers.append(headers)
-                    self._send(Reply.error(400, f"response_format type {kind!r} is not supported"))
-                    return
-                queued = time.monotonic()
-                lock = server._serial_lock if server.serial else contextlib.nullcontext()
-                with lock:
-                    with server._lock:
-                        server.in_flight += 1
-                        server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    try:
-                        started = time.monotonic()
-                        reply = server._adjust(server._next(body, headers), body, started - queued)
-                        self._send(reply)
-                    finally:
-                        with server._lock:
-                            server.in_flight -= 1
-
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), self)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
         self._thread.start()
@@ -291,3 +212,92 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One connection to a FakeOpenAIServer (`self.fake`)."""
+
+    protocol_version = "HTTP/1.1"
+
+    @property
+    def fake(self) -> FakeOpenAIServer:
+        assert isinstance(self.server, _Server)
+        return self.server.fake
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        # Without it every reply waits ~40 ms (Nagle + delayed ACK) on loopback.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _client_gone(self, seconds: float) -> bool:
+        """Wait `seconds`, returning early (True) when the client closes the connection."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+            if ready:
+                try:
+                    if not self.connection.recv(1, socket.MSG_PEEK):
+                        return True
+                except OSError:
+                    return True
+                time.sleep(min(left, 0.05))  # pipelined bytes: not a disconnect
+        return False
+
+    def _send(self, reply: Reply) -> None:
+        if reply.delay_s and self._client_gone(reply.delay_s):
+            with self.fake._lock:
+                self.fake.disconnects += 1
+            return
+        payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
+        try:
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing to deliver
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(Reply(body={"object": "list", "data": [{"id": "fake-model", "object": "model"}]}))
+        else:
+            self._send(Reply.error(404, f"no route {self.path}"))
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(Reply.error(400, "request body is not JSON"))
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(Reply.error(404, f"no route {self.path}"))
+            return
+        headers = {key.lower(): value for key, value in self.headers.items()}
+        kind = (body.get("response_format") or {}).get("type")
+        if kind in self.fake.reject_response_format:
+            with self.fake._lock:
+                self.fake.requests.append(body)
+                self.fake.request_headers.append(headers)
+            self._send(Reply.error(400, f"response_format type {kind!r} is not supported"))
+            return
+        queued = time.monotonic()
+        lock = self.fake._serial_lock if self.fake.serial else contextlib.nullcontext()
+        with lock:
+            with self.fake._lock:
+                self.fake.in_flight += 1
+                self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
+            try:
+                started = time.monotonic()
+                reply = self.fake._adjust(self.fake._next(body, headers), body, started - queued)
+                self._send(reply)
+            finally:
+                with self.fake._lock:
+                    self.fake.in_flight -= 1

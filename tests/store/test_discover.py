@@ -89,3 +89,15 @@ def test_read_commands_refuse_a_missing_store(argv: list[str], tmp_path: Path) -
     assert f"no run store at {missing}" in err.getvalue()
     assert "aeh run --suite smoke --adapter mock" in err.getvalue()
     assert not missing.parent.exists()
+
+
+def test_open_store_creates_a_missing_store_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "runs.db"
+    open_store(path).close()
+    assert path.exists()
+
+
+def test_the_api_open_store_is_the_store_one() -> None:
+    from aeh import api, store
+
+    assert api.open_store is store.open_store
