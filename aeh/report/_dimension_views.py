@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh.analysis._results import ScoresResult
+from aeh.analysis import ScoresResult
 from aeh.report._charts import PALETTE
 from aeh.report._expect import expect as _expect
 
