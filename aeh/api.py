@@ -21,7 +21,7 @@ from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import PriceTable, load_price_table
-from aeh.store import RedactingSink, Store, default_db, open_store, redaction_record, using_store
+from aeh.store import RedactingSink, Store, StoreLike, default_db, open_store, redaction_record, using_store
 from aeh.suite import reload_run_suite, suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
@@ -193,7 +193,7 @@ def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None
     return result if spec.fail_under is None else with_fail_under(result, spec.fail_under)
 
 
-def _already_finished(stored: tuple[RunInfo, int], db: Any) -> RunResult:
+def _already_finished(stored: tuple[RunInfo, int], db: StoreLike) -> RunResult:
     info, count = stored
     return resumed(run_table(info.run_id, db), count, already_finished=True)
 

@@ -14,9 +14,15 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aeh.errors import AdapterError
+from aeh.trace import RecordsSpans
+
+if TYPE_CHECKING:
+    # heavy: the SDK is imported on first use; only its types are named here
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
 
 __all__ = ["ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of", "make_client",
            "server_processing_s", "ssl_context"]
@@ -57,7 +63,7 @@ def _kind(exc: BaseException | None) -> str:
 
 
 def make_client(base_url: str | None = None, api_key: str | None = None,
-                timeout_s: float = DEFAULT_TIMEOUT_S, *, ssl_context: Any = None) -> Any:
+                timeout_s: float = DEFAULT_TIMEOUT_S, *, ssl_context: Any = None) -> AsyncOpenAI:
     """An `AsyncOpenAI` from arguments or OPENAI_BASE_URL / OPENAI_API_KEY.
 
     `ssl_context` (from `ssl_context()`) lets several clients share one: building a fresh one
@@ -141,15 +147,15 @@ def describe_failure(exc: BaseException, endpoint: str | None) -> str:
     return f"unparseable reply from {where}: {str(exc)[:300]}"
 
 
-def endpoint_of(client: Any) -> str | None:
+def endpoint_of(client: AsyncOpenAI) -> str | None:
     base_url = getattr(client, "base_url", None)
     return str(base_url).rstrip("/") if base_url is not None else None
 
 
-async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3,
+async def chat_completion(client: AsyncOpenAI, *, recorder: RecordsSpans | None = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
-                          timing: dict[str, float] | None = None, **request: Any) -> Any:
+                          timing: dict[str, float] | None = None, **request: Any) -> ChatCompletion:
     """`client.chat.completions.create(**request)` (see `_create`) with bounded retries on provider trouble.
 
     Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
@@ -197,7 +203,7 @@ async def chat_completion(client: Any, *, recorder: Any = None, retries: int = 3
                         status_code=getattr(last, "status_code", None), kind=_kind(last)) from last
 
 
-async def _create(client: Any, request: dict[str, Any]) -> Any:
+async def _create(client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
     """What `client.chat.completions.create(**request)` sends and returns, without its body transform.
 
     `create()` walks every message and tool schema through the SDK's TypedDict transform, which

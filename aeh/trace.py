@@ -13,12 +13,12 @@ import os
 import random
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from aeh.models import Span
 
-__all__ = ["SpanHandle", "SpanRecorder", "SpanSink", "jsonable", "new_id"]
+__all__ = ["RecordsSpans", "SpanHandle", "SpanNotes", "SpanRecorder", "SpanSink", "jsonable", "new_id"]
 
 _current_span: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "aeh_current_span", default=None
@@ -56,6 +56,23 @@ class SpanSink(Protocol):
     def span_started(self, span: Span, depth: int) -> None: ...
 
     def span_ended(self, span: Span, depth: int) -> None: ...
+
+
+class SpanNotes(Protocol):
+    """What a block inside `recorder.span(...)` may do to its open span (`SpanHandle` is aeh's)."""
+
+    def set(self, **attributes: Any) -> None: ...
+
+    def fail(self, message: str, **attributes: Any) -> None: ...
+
+
+class RecordsSpans(Protocol):
+    """What graders, the judge and the chat client record through: a `SpanRecorder`, or a stand-in
+    that drops everything when there is no attempt to record into."""
+
+    def span(self, name: str, category: str, **attributes: Any) -> AbstractContextManager[SpanNotes]: ...
+
+    def event(self, name: str, category: str, status: str = "ok", **attributes: Any) -> object: ...
 
 
 class SpanHandle:

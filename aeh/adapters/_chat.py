@@ -21,7 +21,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -38,6 +38,10 @@ from aeh.llm import (
     ssl_context,
 )
 from aeh.models import Task, ToolCall
+
+if TYPE_CHECKING:
+    # heavy: the SDK is imported on first use; only its type is named here
+    from openai import AsyncOpenAI
 
 __all__ = [
     "ChatOptions",
@@ -185,8 +189,8 @@ class LiveChatAdapter:
             )
         self.model: str | None = model
         self.options = ChatOptions.parse(self.name, options)
-        self._client: Any = None
-        self._more_clients: list[Any] = []
+        self._client: AsyncOpenAI | None = None
+        self._more_clients: list[AsyncOpenAI] = []
         self._calls_on: dict[int, int] = {}  # id(client) -> calls in flight on it
         self._ssl_context: Any = None
 
@@ -240,20 +244,20 @@ class LiveChatAdapter:
         return url.rstrip("/")
 
     @property
-    def client(self) -> Any:
+    def client(self) -> AsyncOpenAI:
         """The first AsyncOpenAI client of this adapter, shared by every attempt (created lazily)."""
         if self._client is None:
             self._client = self._new_client()
         return self._client
 
-    def _new_client(self) -> Any:
+    def _new_client(self) -> AsyncOpenAI:
         if self._ssl_context is None:
             self._ssl_context = ssl_context()
         return make_client(self.options.base_url, self.options.api_key, self.options.timeout_s,
                            ssl_context=self._ssl_context)
 
     @contextlib.contextmanager
-    def lease(self) -> Iterator[Any]:
+    def lease(self) -> Iterator[AsyncOpenAI]:
         """A client for one call: the first with fewer than CALLS_PER_CLIENT calls in flight,
         or a new one when all are that busy (kept for the rest of the run)."""
         clients = [self.client, *self._more_clients]

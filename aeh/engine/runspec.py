@@ -23,13 +23,22 @@ import tempfile
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from aeh.engine.adapter import Adapter
 from aeh.errors import ConfigError
 from aeh.suite.contract import EvalSuite
+
+if TYPE_CHECKING:
+    from aeh.engine.scheduler import RunProgress
+
+    ProgressOption: TypeAlias = RunProgress | bool | None
+else:
+    # The scheduler (and the store seams it loads) stays off the import of this module, which
+    # `aeh --help` reads; pydantic skips validating the field, so it needs no real type.
+    ProgressOption = Any
 
 __all__ = ["DEFAULT_RETENTION", "MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_SEED", "RunSpec", "option",
            "option_meta", "spec_docs", "spec_signature"]
@@ -132,7 +141,7 @@ class RunSpec(BaseModel):
     log_level: Literal["silent", "progress", "steps", "calls", "trace"] = option(
         "silent", "silent | progress | steps | calls | trace", flag="--log-level", cli_default="progress",
         choices=False, stored=False)  # the logger names the flag and the levels
-    progress: SkipValidation[Any] = option(
+    progress: SkipValidation[ProgressOption] = option(
         None, "None: a bar in Jupyter or on a terminal, nothing elsewhere; True/False force it on/off; "
         "a RunProgress observes the run itself", stored=False)
     sinks: SkipValidation[list[Any] | None] = option(None, "span sinks that see every span (redacted)",
@@ -352,7 +361,7 @@ def _plain(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) and _plain(v) for k, v in value.items())
 
 
-def _same(name: str, given: Any, stored: Any) -> bool:
-    if name == "tasks" and stored is not None:
+def _same(name: str, given: object, stored: object) -> bool:
+    if name == "tasks" and isinstance(given, list | tuple) and isinstance(stored, list | tuple):
         return sorted(given) == sorted(stored)
     return bool(given == stored)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aeh._registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
+from aeh.trace import RecordsSpans
 
 if TYPE_CHECKING:
     from aeh.grading.judge import Judge
@@ -57,7 +58,7 @@ class GradeContext:
     suite_root: Path | None = None
     judge: Judge | None = None
     """The LLM judge client when the run has one (used by the `judge` kind)."""
-    recorder: Any = None
+    recorder: RecordsSpans | None = None
     """The attempt's SpanRecorder, for graders that want to record sub-spans."""
     golden: GoldenTrace | None = None
     """The task's golden trace, when it has one (tier-2 localization uses it)."""

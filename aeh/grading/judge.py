@@ -22,13 +22,19 @@ import json
 import secrets
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from aeh.llm import ProviderError, RequestSlots, chat_completion, make_client
 from aeh.pricing import PriceTable, load_price_table
+from aeh.trace import RecordsSpans, SpanNotes
+
+if TYPE_CHECKING:
+    # heavy: the SDK is imported on first use; only its types are named here
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
 
 __all__ = [
     "DATA_NOT_INSTRUCTIONS",
@@ -64,7 +70,7 @@ class Judge(Protocol):
     model: str
 
     async def verdict(self, messages: Sequence[dict[str, Any]], schema: type[S], *,
-                      recorder: Any = None, span_name: str = "judge:grader",
+                      recorder: RecordsSpans | None = None, span_name: str = "judge:grader",
                       context: dict[str, Any] | None = None) -> tuple[S | None, str | None]: ...
 
 
@@ -96,17 +102,16 @@ class _NullRecorder:
     """Stands in for a SpanRecorder when the judge is used outside an attempt."""
 
     @contextlib.contextmanager
-    def span(self, name: str, category: str, **attributes: Any) -> Iterator[Any]:
-        class _Handle:
-            span_id = None
+    def span(self, name: str, category: str, **attributes: Any) -> Iterator[SpanNotes]:
+        yield _NullHandle()
 
-            def set(self, **kw: Any) -> None: ...
+    def event(self, name: str, category: str, status: str = "ok", **attributes: Any) -> None: ...
 
-            def fail(self, message: str, **kw: Any) -> None: ...
 
-        yield _Handle()
+class _NullHandle:
+    def set(self, **attributes: Any) -> None: ...
 
-    def event(self, *args: Any, **kwargs: Any) -> None: ...
+    def fail(self, message: str, **attributes: Any) -> None: ...
 
 
 REASK_EXCERPT_CHARS = 500
@@ -163,14 +168,14 @@ class JudgeClient:
         """The structured-output modes still to try, best first (shrinks on refusals)."""
         self.limiter: RequestSlots | None = None
         """An `EndpointLimiter` the run sets: judge requests take its slots."""
-        self._client: Any = None
+        self._client: AsyncOpenAI | None = None
         self._prices: PriceTable | None = None
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.model!r}, timeout_s={self.timeout_s}, retries={self.retries})"
 
     @property
-    def client(self) -> Any:
+    def client(self) -> AsyncOpenAI:
         if self._client is None:
             self._client = make_client(self.base_url, self.api_key, self.timeout_s)
         return self._client
@@ -193,7 +198,7 @@ class JudgeClient:
         return self._prices.price(self.model, tokens_in, tokens_out)
 
     async def verdict(self, messages: Sequence[dict[str, Any]], schema: type[S], *,
-                      recorder: Any = None, span_name: str = "judge:grader",
+                      recorder: RecordsSpans | None = None, span_name: str = "judge:grader",
                       context: dict[str, Any] | None = None) -> tuple[S | None, str | None]:
         """Ask for a verdict; returns `(parsed, None)` or `(None, error)` — never raises.
 
@@ -201,12 +206,12 @@ class JudgeClient:
         may point at). A reply that does not validate is re-asked once; provider failure
         after the retries is an error at once.
         """
-        recorder = recorder if recorder is not None else _NullRecorder()
+        spans: RecordsSpans = recorder if recorder is not None else _NullRecorder()
         convo = [dict(m) for m in messages]
         error = "no exchange"
         for exchange in range(2):
             parsed, raw, error, provider_failed = await self._exchange(
-                convo, schema, recorder, span_name, exchange, context)
+                convo, schema, spans, span_name, exchange, context)
             if parsed is not None:
                 return parsed, None
             if provider_failed:
@@ -216,7 +221,8 @@ class JudgeClient:
                       {"role": "user", "content": _reask(schema, error)}]
         return None, f"judge reply was not valid {schema.__name__} JSON after one re-ask: {error}"
 
-    async def _create(self, request: dict[str, Any], schema: type[BaseModel], recorder: Any) -> Any:
+    async def _create(self, request: dict[str, Any], schema: type[BaseModel],
+                      recorder: RecordsSpans) -> ChatCompletion:
         """One request with the best structured-output mode the server accepts."""
         slot = self.limiter.slot if self.limiter is not None else None
         while True:
@@ -238,7 +244,7 @@ class JudgeClient:
                 if self.response_formats and self.response_formats[0] == mode:
                     self.response_formats = self.response_formats[1:]  # (another attempt may have)
 
-    async def _exchange(self, convo: list[dict[str, Any]], schema: type[S], recorder: Any,
+    async def _exchange(self, convo: list[dict[str, Any]], schema: type[S], recorder: RecordsSpans,
                         span_name: str, exchange: int, context: dict[str, Any] | None
                         ) -> tuple[S | None, str | None, str, bool]:
         request: dict[str, Any] = {"model": self.model, "messages": convo, "temperature": 0}

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
@@ -34,6 +33,7 @@ from aeh.grading.judge import DATA_NOT_INSTRUCTIONS, Judge, fence, new_boundary
 from aeh.grading.judge_grader import trace_excerpt
 from aeh.grading.scorers import DimensionScore, Evidence, ScoreInput
 from aeh.models import TraceView
+from aeh.trace import RecordsSpans
 
 __all__ = [
     "JUDGED_DIMENSIONS",
@@ -191,7 +191,7 @@ def check_faithfulness(reply: FaithfulnessReply, inp: ScoreInput) -> tuple[Dimen
 
 
 async def score_judged(judge: Judge, inp: ScoreInput, dimensions: Sequence[str] = JUDGED_DIMENSIONS, *,
-                       recorder: Any = None) -> JudgedOutcome:
+                       recorder: RecordsSpans | None = None) -> JudgedOutcome:
     """Ask the judge for each of `dimensions` of one attempt; never raises (see JudgedOutcome)."""
     out = JudgedOutcome()
     for dimension in dimensions:

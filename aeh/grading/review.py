@@ -17,7 +17,7 @@ blocks the run and never changes success; `aeh review` exports packets for a per
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Protocol
 
 from aeh.errors import ConfigError
 from aeh.grading._registry import GradeContext
@@ -27,8 +27,8 @@ from aeh.grading.localize import GoldenDivergenceHook
 from aeh.grading.pipeline import FailureHook, GradingOutcome
 from aeh.models import GraderResult
 
-__all__ = ["ReviewFlagHook", "build_packet", "configure_judge", "default_after_failure_hooks", "is_tiered_hook",
-           "review_reason"]
+__all__ = ["JudgeOptions", "ReviewFlagHook", "build_packet", "configure_judge", "default_after_failure_hooks",
+           "is_tiered_hook", "review_reason"]
 
 _OUTPUT_CHARS = 4_000
 _EXCERPT_FIELD_CHARS = 500
@@ -110,6 +110,15 @@ def is_tiered_hook(hook: Any) -> bool:
     return getattr(hook, "tier", None) in (2, 3)
 
 
+class JudgeOptions(Protocol):
+    """The run options `configure_judge` fills in (`aeh.engine.scheduler.RunOptions` is one)."""
+
+    judge: Judge | None
+    judge_model: str | None
+    tier2_prompt_version: str | None
+    after_failure: list[FailureHook]
+
+
 def default_after_failure_hooks(judge: Judge | None = None) -> list[FailureHook]:
     """Tier 2 (only with a judge) then tier 3; install on every run, judge or not."""
     hooks: list[FailureHook] = []
@@ -119,7 +128,7 @@ def default_after_failure_hooks(judge: Judge | None = None) -> list[FailureHook]
     return hooks
 
 
-def configure_judge(options: Any, judge_model: str, *, base_url: str | None = None,
+def configure_judge(options: JudgeOptions, judge_model: str, *, base_url: str | None = None,
                     api_key: str | None = None, timeout_s: float = 30.0, retries: int = 2) -> JudgeClient:
     """Give a run a judge: the client the `judge` grader reads, the model and tier-2 prompt
     version stamped on the run, and the tier-2 + tier-3 after-failure hooks.

@@ -31,7 +31,7 @@ from aeh.importers._otel import _attrs, _flat, _kv, otlp_to_trajectories
 from aeh.importers._otlp_http import IntakeFull, OtlpReceiver
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable, load_price_table
-from aeh.store import StoreLike, redaction_record, using_store
+from aeh.store import RunStore, StoreLike, redaction_record, using_store
 from aeh.suite import suite_location
 from aeh.suite.contract import EvalSuite, suite_lifespan
 from aeh.suite.loader import load_suite
@@ -247,6 +247,6 @@ def serve_otlp(suite: str | Path | EvalSuite, db: StoreLike = None, *, host: str
     return info.run_id
 
 
-async def _execute(suite: EvalSuite, live: LiveTraces, store: Any) -> RunInfo:
+async def _execute(suite: EvalSuite, live: LiveTraces, store: RunStore) -> RunInfo:
     assert live.prices is not None and live.options is not None
     return await execute_run(suite, live.adapter, store, live.prices, live.options, sinks=[live.adapter])

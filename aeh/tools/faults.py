@@ -28,9 +28,9 @@ scheduling order. Only calls to targeted tools advance the injector.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import pydantic
 import yaml
@@ -38,11 +38,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from aeh._problems import display_path, pydantic_problems, read_yaml  # the same `file:field: message — fix` as tasks
 from aeh.errors import ConfigError, Problem, ValidationError
+from aeh.models import Task
 
 __all__ = [
     "FAULT_KINDS",
     "FaultInjector",
     "FaultKind",
+    "FaultOptions",
     "FaultProfile",
     "burst_start_probability",
     "configure_faults",
@@ -300,8 +302,15 @@ def resolve_fault_profile(
     return resolved
 
 
+class FaultOptions(Protocol):
+    """The run options `configure_faults` fills in (`aeh.engine.scheduler.RunOptions` is one)."""
+
+    fault_factory: Callable[[Task, int], FaultInjector | None] | None
+    fault_profile: dict[str, Any] | None
+
+
 def configure_faults(
-    options: Any,
+    options: FaultOptions,
     profile: str | Path | Mapping[str, Any] | FaultProfile | None,
     fault_rate: float | None = None,
     mode: str | None = None,
@@ -317,7 +326,7 @@ def configure_faults(
         options.fault_profile = None
         return None
 
-    def factory(task: Any, seed: int) -> FaultInjector:
+    def factory(task: Task, seed: int) -> FaultInjector:
         return FaultInjector(resolved, seed)
 
     options.fault_factory = factory
