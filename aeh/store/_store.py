@@ -75,11 +75,7 @@ class Store:
                 self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False
             )
             self._conn = conn
-            conn.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-            conn.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsync only at checkpoints
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: whole-run reads stay in memory
-            migrate(conn)
+            _prepare_connection(conn, self.busy_timeout_s)
             _OPEN.add(self)
         except (sqlite3.Error, OSError) as exc:
             self.close()
@@ -522,3 +518,28 @@ def _run_filter(run_id: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
     (a None value is no condition). Column names are the caller's code, never user input."""
     given = {k: v for k, v in equal.items() if v is not None}
     return " AND ".join(["run_id = ?", *(f"{k} = ?" for k in given)]), (run_id, *given.values())
+
+
+def _prepare_connection(conn: sqlite3.Connection, wait_s: float) -> None:
+    """WAL, pragmas and migrations, retried while another connection holds the lock. SQLite does
+    not call its busy handler for every lock a fresh file's journal-mode switch or first
+    migration needs, so stores opening one new file at once (shards, notebooks) can see
+    "database is locked" at once: wait it out as a write would, up to `wait_s`."""
+    deadline = time.monotonic() + wait_s
+    pause = 0.01
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            conn.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsync only at checkpoints
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: whole-run reads stay in memory
+            migrate(conn)
+            return
+        except sqlite3.OperationalError as exc:
+            locked = "locked" in str(exc) or "busy" in str(exc)
+            if not locked or time.monotonic() + pause > deadline:
+                raise
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
