@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.errors import ExitCode
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NAME = "score"
 HELP = "score a stored run's trajectories on every dimension (no re-run) and store the scores"
@@ -98,7 +101,7 @@ def score_changes(before: dict[tuple[str, int, str], float], fresh: Any) -> tupl
     return changed, sum(1 for k in before if k not in after)
 
 
-def weighted_line(suite: Any, tasks: Any, weights: dict[str, float]) -> str:
+def weighted_line(suite: pd.DataFrame, tasks: pd.DataFrame, weights: dict[str, float]) -> str:
     """The unweighted overall beside the task-weighted one, the weighting named."""
     from aeh.analysis import weighted_overall  # heavy: loaded on first use (pandas)
 
@@ -110,7 +113,7 @@ def weighted_line(suite: Any, tasks: Any, weights: dict[str, float]) -> str:
             f"task-weighted {shown} (Σ weight × task overall / Σ weight; weights {named}, other tasks 1)")
 
 
-def format_summary(suite: Any, tasks: Any, weights: dict[str, float] | None = None) -> str:
+def format_summary(suite: pd.DataFrame, tasks: pd.DataFrame, weights: dict[str, float] | None = None) -> str:
     """Per-dimension mean ± sd (n) with a bar, then tasks worst first by overall score; with task
     weights, the weighted overall beside the unweighted one."""
     lines = [f"{'dimension':<20} {'mean':>6} {'sd':>6} {'n':>4}"]

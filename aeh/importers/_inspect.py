@@ -24,6 +24,7 @@ from aeh.errors import Problem, ValidationError
 from aeh.importers._common import new_run_id, run_info, short_hash, write_run
 from aeh.importers._inspect_score import ScorePolicy, choose_scorer, score_number, scorer_names
 from aeh.pricing import load_price_table
+from aeh.store import StoreLike
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
@@ -72,7 +73,7 @@ def _one(logs: Sequence[tuple[Path, EvalLog]], what: str, value: Any) -> None:
                                        "import each task's and model's logs as its own run")], _WHAT)
 
 
-def import_inspect_logs(paths: Sequence[str | Path], db: Any = None, run_id: str | None = None, *,
+def import_inspect_logs(paths: Sequence[str | Path], db: StoreLike = None, run_id: str | None = None, *,
                         scorer: str | None = None, success_threshold: float = 1.0,
                         price_table: str | Path | None = None) -> str:
     """Import Inspect eval logs of one task and model as one finished run; returns its id.

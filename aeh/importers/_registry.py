@@ -158,7 +158,7 @@ class InspectImporter:
     name = "inspect"
     help = "Inspect AI eval logs (.eval or .json) of one task and model: samples × epochs (needs the inspect extra)"
 
-    def import_(self, paths: Sequence[str | Path], store: Any = None, **options: Any) -> str:
+    def import_(self, paths: Sequence[str | Path], store: StoreLike = None, **options: Any) -> str:
         from aeh.importers._inspect import import_inspect_logs  # heavy: inspect-ai and the store
 
         return import_inspect_logs(paths, store, **{k: v for k, v in options.items() if v is not None})
