@@ -58,7 +58,7 @@ def test_success_is_the_scorer_at_full_credit(imported: dict[str, tuple[str, str
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_sample_error_is_a_harness_error_outside_n(imported: dict[str, tuple[str, str]], fmt: str) -> None:
     db, rid = imported[fmt]
-    row = aeh.load_run(rid, db=db).set_index("task_id").loc["c"]
+    row = aeh.load_run(rid, db=db).table.set_index("task_id").loc["c"]
     assert (row["n"], row["harness_errors"]) == (0, 2)
 
 

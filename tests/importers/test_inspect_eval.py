@@ -115,5 +115,5 @@ def test_report_of_an_imported_log(runs: tuple[str, str, str, Path]) -> None:
 
 def test_the_suite_rate_reproduces_inspects_accuracy(runs: tuple[str, str, str, Path]) -> None:
     db, right, _, _ = runs
-    attrs = aeh.load_run(right, db=db).attrs
-    assert attrs["run"]["config"]["source_accuracy"]["mean"] == pytest.approx(attrs["suite_rate"])
+    result = aeh.load_run(right, db=db)
+    assert result.run.config["source_accuracy"]["mean"] == pytest.approx(result.suite_rate)
