@@ -7,6 +7,7 @@ that does not validate never runs, because a silently skipped task corrupts the 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,13 @@ __all__ = ["DirectorySuite", "display_path", "load_suite", "pydantic_problems", 
 
 ENTRY_POINT_GROUP = "aeh.suites"
 
-#: Name → suite factory (or suite object). Built-ins here; plugins by the `aeh.suites` group.
-suites: Registry[Any] = Registry("suite", group=ENTRY_POINT_GROUP)
-for _name in builtin.BUILTIN_SUITES:
-    suites.register(_name, getattr(builtin, _name))
+#: What a suite entry names: a factory returning the suite (a class counts), or the suite itself.
+SuiteSource = Callable[[], EvalSuite] | EvalSuite
+
+#: Name → suite factory (or suite object): the built-ins' table, then the `aeh.suites` group.
+suites: Registry[SuiteSource] = Registry(
+    "suite", group=ENTRY_POINT_GROUP,
+    builtins={name: f"aeh.suite.builtin:{name}" for name in builtin.BUILTIN_SUITES})
 
 
 def _from_registry(name: str) -> EvalSuite:
