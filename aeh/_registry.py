@@ -24,6 +24,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Mapping
@@ -145,15 +146,23 @@ class Registry(Generic[T]):
         self._seen: set[str] = set()
         self._loading: str | None = None
         self._lazy: dict[str, str] = dict(builtins or {})
+        self._resolving = threading.RLock()
         self._adapt = adapt
 
     def _resolve(self, name: object) -> None:
-        # A built-in listed by "module:object" is imported the first time it is asked for.
-        target = self._lazy.pop(name, None) if isinstance(name, str) else None
-        if target is not None:
+        # A built-in listed by "module:object" is imported the first time it is asked for. Under
+        # a lock, and taken off the lazy table only once loaded: two threads asking at once (two
+        # `aeh` commands in one process) must both find it.
+        if not isinstance(name, str) or name not in self._lazy:
+            return
+        with self._resolving:
+            target = self._lazy.get(name)
+            if target is None:
+                return
             obj = load_object(target)
-            self._items[name] = self._adapt(obj) if self._adapt is not None else obj  # type: ignore[index]
-            self._sources[name] = BUILTIN  # type: ignore[index]
+            self._items[name] = self._adapt(obj) if self._adapt is not None else obj
+            self._sources[name] = BUILTIN
+            del self._lazy[name]
 
     def register(self, name: str, obj: T, *, source: str | None = None) -> T:
         """Add `obj` as `name`; returns `obj` so it can be used under a decorator.

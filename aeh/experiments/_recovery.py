@@ -33,7 +33,7 @@ __all__ = ["COLUMNS", "format_recovery_table", "recovery_curve", "recovery_curve
 
 COLUMNS = ["mode", "rate", "error_kind", "n", "successes", "success_rate", "low", "high",
            "suite_low", "suite_high", "tool_calls", "injected_faults", "observed_fault_rate",
-           "harness_errors", "run_id"]
+           "harness_errors", "run_id", "burst_length"]
 
 
 def _title(suite: str | Path, modes: Sequence[str], burst_length: int | None, adapter: str, model: str | None) -> str:
@@ -124,6 +124,8 @@ async def recovery_curve_async(
             else:
                 rows.append(_row(table.table, table.run_id, calls, mode=mode, rate=float(rate), kind=label))
     frame = pd.DataFrame(rows, columns=COLUMNS)
+    # A column, not only attrs: it survives pd.concat of several modes' curves, which charts read.
+    frame["burst_length"] = burst_length if mode == "burst" else None
     adapter_name = adapter if isinstance(adapter, str) else getattr(adapter, "name", "adapter")
     model_name = model or (None if isinstance(adapter, str) else getattr(adapter, "model", None))
     suite_name = suite if isinstance(suite, str | Path) else getattr(suite, "name", "suite")

@@ -219,7 +219,7 @@ def recovery_chart(recovery: pd.DataFrame) -> Any:
     sns.scatterplot(x=data["success_rate"].to_numpy(), y=labels, ax=ax, s=60, zorder=3, color=sns.color_palette()[1])
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("success rate with Wilson 95% interval")
-    ax.set_title(recovery.attrs.get("title", "Success by injected fault kind"))
+    ax.set_title(recovery.attrs["title"])  # set by recovery_by_fault: a frame without it is not its result
     return fig
 
 
@@ -569,6 +569,14 @@ def agreement_tables(result: AgreementResult) -> Any:
     return _html("\n".join(parts))
 
 
+def _mode_title(part: pd.DataFrame) -> str:
+    """"burst faults (windows of N calls)" or "uniform faults", from one mode's rows."""
+    mode = str(part["mode"].iloc[0])
+    if mode != "burst":
+        return f"{mode} faults"
+    return f"burst faults (windows of {int(part['burst_length'].iloc[0])} calls)"
+
+
 def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
     """Success rate vs fail rate, one line per error kind with its 95% band; returns the axes.
 
@@ -594,11 +602,8 @@ def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
         axis.set_xlabel("injected fault rate (share of tool calls)")
         axis.set_ylabel("suite success rate (95% CI over tasks)")
         axis.set_ylim(0, 1.02)
-        burst = frame.attrs.get("burst_length") or 5
-        axis.set_title(f"{mode} faults" + (f" (windows of {burst} calls)" if mode == "burst" else ""))
-    title = frame.attrs.get("title") or f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
-    if len(modes) > 1 and " vs " not in title:
-        title = f"Recovery curve — {' vs '.join(f'{m} faults' for m in modes)}"
-    panels[0].figure.suptitle(title)
+        axis.set_title(_mode_title(part))
+    # From the rows, not attrs: a concat of several modes' curves keeps its columns, not its attrs.
+    panels[0].figure.suptitle(f"Recovery curve — {' vs '.join(_mode_title(frame[frame['mode'] == m]) for m in modes)}")
     panels[0].figure.tight_layout()
     return panels[0] if len(panels) == 1 else panels

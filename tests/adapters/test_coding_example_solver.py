@@ -52,7 +52,7 @@ def test_example_solver_fixes_through_an_openai_compatible_server(tmp_path, db, 
     assert attempts["cost_usd"].tolist() == pytest.approx([(1200 + 300 * 4) / 1e6] * 2)
     noop = run_coding(suite, db, "noop", seed=2)
     ref = run_coding(suite, db, "reference", seed=3)
-    m = aeh.matrix([noop.run_id, ref.run_id, table.run_id], db=db).set_index("label")
+    m = aeh.matrix([noop.run_id, ref.run_id, table.run_id], db=db).table.set_index("label")
     assert m.loc["fake-coder", "solve_rate"] == 1.0 and m.loc["fake-coder", "above_floor"] == 1.0
     assert m.loc["fake-coder", "cost_per_solved_usd"] == pytest.approx((1200 + 1200) / 1e6)
 

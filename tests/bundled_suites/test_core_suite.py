@@ -356,7 +356,7 @@ def test_mock_runs_the_whole_suite_with_a_realistic_spread(suite: DirectorySuite
     assert degraded.suite_rate <= strong.suite_rate - 0.15
     assert 0 < degraded.suite_rate < 1
     # Degraded fails in more than one way, as a real weak agent does.
-    buckets = [c for c in degraded.columns if c.startswith("fail_") and degraded[c].sum() > 0]
+    buckets = [c for c in degraded.table.columns if c.startswith("fail_") and degraded[c].sum() > 0]
     assert len(buckets) >= 3
 
 

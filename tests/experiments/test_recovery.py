@@ -59,8 +59,8 @@ def test_runs_are_stored_with_their_fault_profile(curves: dict) -> None:
     frame = curves["uniform"]
     run_id = frame[(frame["rate"] == 0.5) & (frame["error_kind"] == "500")]["run_id"].iloc[0]
     info = aeh.load_run(run_id, curves["db"]).run
-    assert info["fault_profile"]["mode"] == "uniform"
-    assert info["fault_profile"]["rates"] == {"500": 0.5}
+    assert info.fault_profile["mode"] == "uniform"
+    assert info.fault_profile["rates"] == {"500": 0.5}
 
 
 @pytest.mark.slow  # the `curves` fixture runs four recovery-curve cells

@@ -20,7 +20,7 @@ def _rate(rid: str, db: str, decimals: int) -> str:
 
 def test_tau_bench_pass_k_and_suite_rate(tau_run: tuple[str, str]) -> None:
     db, rid = tau_run
-    suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").set_index("k")
+    suite = aeh.pass_k(rid, db=db).table.query("task_id == '<suite>'").set_index("k")
     for k in (2, 3, 4):
         assert f"| {k} | {suite.loc[k, 'pass_hat_k']:.4f} | {suite.loc[k, 'pass_at_k']:.4f} |" in DOC
     attrs = aeh.load_run(rid, db=db)
@@ -58,7 +58,7 @@ def test_compare_suite_row_quoted(tb_pair: tuple[str, str, str]) -> None:
     from aeh.analysis import SUITE_ROW
 
     db, opus, sonnet = tb_pair
-    frame = aeh.compare(opus, sonnet, db=db)
+    frame = aeh.compare(opus, sonnet, db=db).table
     suite = frame[frame.task_id == SUITE_ROW].iloc[0]
     quoted = (f"delta **{_signed(suite.delta, 4)}**, SE {suite.se:.3f}, 95% CI "
               f"[{_signed(suite.delta_low, 3)}, {_signed(suite.delta_high, 3)}]")

@@ -42,7 +42,7 @@ def test_suite_pass1_is_84_of_200_exactly(tau_run: tuple[str, str]) -> None:
     table = aeh.load_run(rid, db=db)
     assert len(table) == 50 and (table["n"] == 4).all() and table["successes"].sum() == 84
     assert table.harness_errors == 0
-    suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").set_index("k")
+    suite = aeh.pass_k(rid, db=db).table.query("task_id == '<suite>'").set_index("k")
     assert suite.loc[1, "pass_hat_k"] == pytest.approx(0.42, abs=1e-15)
     assert Fraction(suite.loc[1, "pass_hat_k"]).limit_denominator(1000) == Fraction(84, 200)
     assert table.suite_rate == pytest.approx(0.42, abs=1e-15)
@@ -53,7 +53,7 @@ def test_pass_hat_k_reproduced_from_the_json(tau_run: tuple[str, str], tau_file:
     db, rid = tau_run
     per_task = _passes_per_task(tau_file)
     assert sorted(Counter(per_task.values()).items()) == [(0, 14), (1, 12), (2, 10), (3, 4), (4, 10)]
-    suite = aeh.pass_k(rid, db=db).query("task_id == '<suite>'").set_index("k")
+    suite = aeh.pass_k(rid, db=db).table.query("task_id == '<suite>'").set_index("k")
     for k in (1, 2, 3, 4):
         direct = sum(Fraction(comb(c, k), comb(4, k)) for c in per_task.values()) / len(per_task)
         assert suite.loc[k, "pass_hat_k"] == pytest.approx(float(direct), abs=1e-12), k

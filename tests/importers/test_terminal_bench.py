@@ -60,7 +60,7 @@ def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submi
     assert info.model == model_from_submission(submission) and info.attempts == 5
     assert info.adapter == "import:terminal-bench" and info.suite == "terminal-bench:terminal-bench-core@0.1.1"
     expected = _file_counts(submission)
-    table = aeh.load_run(rid, db=db).set_index("task_id")
+    table = aeh.load_run(rid, db=db).table.set_index("task_id")
     assert len(table) == 80 == len(expected)
     for task, (ok, _bad, _null) in expected.items():
         row = table.loc[task]
@@ -77,7 +77,7 @@ def test_counts_with_nulls_as_harness_errors(tb_pair_excluding_nulls: tuple[str,
                                              submission: str, errors: int) -> None:
     db, rid = tb_pair_excluding_nulls[0], tb_pair_excluding_nulls[which]
     expected = _file_counts(submission)
-    table = aeh.load_run(rid, db=db).set_index("task_id")
+    table = aeh.load_run(rid, db=db).table.set_index("task_id")
     for task, (ok, bad, null) in expected.items():
         row = table.loc[task]
         assert (row.successes, row.n, row.harness_errors, row.attempts) == (ok, ok + bad, null, 5), task
@@ -123,17 +123,19 @@ def test_spans(tb_pair: tuple[str, str, str]) -> None:
 def test_compare_opus_vs_sonnet_default(tb_pair: tuple[str, str, str]) -> None:
     """Nulls as failures: every task keeps its 5 attempts, the suite row pairs all 80 tasks."""
     db, opus, sonnet = tb_pair
-    frame = aeh.compare(opus, sonnet, db=db)
+    result = aeh.compare(opus, sonnet, db=db)
+    frame = result.table
     suite = frame[frame.task_id == SUITE_ROW].iloc[0]
-    assert suite.n_a == 80 and frame.regressed == []
+    assert suite.n_a == 80 and result.regressed_tasks == []
     assert suite.rate_a == pytest.approx(0.5875, abs=1e-4) and suite.rate_b == pytest.approx(0.505, abs=1e-4)
     assert suite.delta == pytest.approx(-0.0825, abs=1e-4) and suite.delta_high < 0
-    assert not any("harness errors" in w or "suite" in w.split(":")[0] for w in frame.warnings)
+    assert not any("harness errors" in w or "suite" in w.split(":")[0] for w in result.warnings)
 
 
 def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -> None:
     db, opus, sonnet = tb_pair_excluding_nulls
-    frame = aeh.compare(opus, sonnet, db=db)
+    result = aeh.compare(opus, sonnet, db=db)
+    frame = result.table
     tasks = frame[frame.task_id != SUITE_ROW].set_index("task_id")
     a, b = _file_counts(OPUS), _file_counts(SONNET)
     for t in a:
@@ -142,7 +144,7 @@ def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -
     expected = compare_tasks([TaskCounts(t, a[t][0], a[t][0] + a[t][1], b[t][0], b[t][0] + b[t][1]) for t in sorted(a)])
     assert [c.regressed for c in expected] == tasks.regressed.tolist()
     # the figures in docs/realdata.md: nothing survives BH at n ≤ 5 per task
-    assert frame.regressed == [] and frame.improved == []
+    assert result.regressed_tasks == [] and result.improved_tasks == []
     # the smallest p an exact test can give at 5 vs 5 attempts (5/5 → 0/5) is 1/512; over 79
     # tested tasks BH lifts it to q ≈ 0.154, so at n = 5 no single task can be flagged at FDR 0.05
     assert tasks.p_value.idxmin() == "security-vulhub-minio"
@@ -156,10 +158,10 @@ def test_compare_opus_vs_sonnet(tb_pair_excluding_nulls: tuple[str, str, str]) -
     assert suite.delta == pytest.approx(-0.0835, abs=1e-4) and suite.se == pytest.approx(0.0307, abs=1e-4)
     assert suite.delta_high < 0 and suite.regressed  # the paired suite difference is significant
     # ... but both runs are over the harness-error limit: no verdict, each run named as the reason
-    v = frame.verdict
+    v = result.verdict
     assert v.status == "cannot judge" and v.regressed is None
-    assert [r["check"] for r in v.cannot_judge] == ["harness_errors", "harness_errors"]
-    warnings = frame.warnings
+    assert [r.check for r in v.cannot_judge] == ["harness_errors", "harness_errors"]
+    warnings = result.warnings
     # Same suite hash: no suite warning. At 5 attempts × 79 tasks even 5/5 → 0/5 cannot pass BH,
     # which compare must say.
     assert len(warnings) == 1
