@@ -11,9 +11,9 @@ load their modules on first use (module `__getattr__` below).
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 
 if _typing.TYPE_CHECKING:
@@ -90,12 +90,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(_importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value  # later lookups skip this function
-        return value
-    raise AttributeError(f"module 'aeh' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY, cache=True)  # later lookups skip it
 
 
 def __dir__() -> list[str]:

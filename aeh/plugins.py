@@ -13,9 +13,9 @@ importer helpers that write a store (`new_run_id`, `run_info`, `write_run`,
 `import_otel_files`) load on first use.
 """
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh._registry import Registry, RegistryError
 from aeh.adapters import adapters
 from aeh.adapters.callable import ToolCallError
@@ -57,10 +57,7 @@ if _typing.TYPE_CHECKING:
 _LAZY = dict.fromkeys(("import_otel_files", "new_run_id", "run_info", "write_run"), "aeh.importers")
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.plugins' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

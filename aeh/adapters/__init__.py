@@ -1,8 +1,8 @@
 """Adapters drive the agent under test: mock, single_shot, react, replay, command — and installed ones."""
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.adapters._registry import BUILTIN_ADAPTERS, Adapter, AdapterFactory, adapter_names, adapters, make_adapter
 
 if _typing.TYPE_CHECKING:
@@ -27,10 +27,7 @@ _LAZY.update({
 })
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.adapters' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -4,9 +4,9 @@ The built-in grader kinds are listed in `BUILTIN_GRADERS` and imported on first 
 theirs through the `aeh.graders` entry-point group.
 """
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.grading._registry import BUILTIN_GRADERS, GradeContext, GraderConfig, GraderRegistry, default_graders, grader
 from aeh.grading.classify import classify_failure, unrecovered_tool_errors
 from aeh.grading.invariants import (
@@ -51,10 +51,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.grading' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -10,9 +10,9 @@ Each importer writes ONE run (all attempts in one transaction) and returns its i
 analysis function (`aeh.load_run`, `aeh.pass_k`, `aeh.compare` …) works on the imported data.
 """
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.importers._null_policy import NULL_OUTCOMES, NullPolicy
 from aeh.importers._registry import Importer, importers
 
@@ -58,10 +58,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.importers' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

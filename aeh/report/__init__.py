@@ -4,9 +4,9 @@ and per-attempt trace viewers. papermill/nbconvert are imported only when someth
     from aeh.report import render_run_report, render_compare_report, render_trace_html
 """
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
@@ -31,10 +31,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.report' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -5,9 +5,9 @@ that bring polars (the `Store` and everything built on it) load on first use, so
 and the plugin surface can import the store without a DataFrame library.
 """
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.store._errors import AmbiguousRunIdError
 from aeh.store._label_import import LabelLine, import_labels
 from aeh.store._liveness import HEARTBEAT_S, STALE_AFTER_S, executing, host_name, owner_alive, run_is_dead
@@ -62,10 +62,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.store' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -1,8 +1,8 @@
 """Suites: the plugin contract, the loader (directories and the suite registry / `aeh.suites`)."""
 
-import importlib as _importlib
 import typing as _typing
 
+from aeh._lazy import lazy_getattr as _lazy_getattr
 from aeh.models import Invariant, InvariantVerdict
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import DirectorySuite, load_suite, suite_hash, suites, validate_suite
@@ -20,10 +20,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        return getattr(_importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aeh.suite' has no attribute {name!r}")
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
