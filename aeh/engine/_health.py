@@ -122,19 +122,22 @@ class HarnessHealth:
         """Seconds of stall inside [start, end] (monotonic clock; end defaults to now), including
         a stall still under way (the ticker overdue at `end`)."""
         end = time.monotonic() if end is None else end
-        total = self._recorded_overlap(start, end)
-        if self._due is not None and end - self._due >= self.stall_s:
-            # The loop just woke (or is still late): the ticker has not run to record it yet.
-            last_end = self._ends[-1] if self._ends else float("-inf")
-            total += max(0.0, end - max(self._due, start, last_end))
-        return total
+        return self._recorded_overlap(start, end) + self._ongoing_stall(start, end)
+
+    def _ongoing_stall(self, start: float, end: float) -> float:
+        """The part after `start` of a stall still under way at `end`: the loop just woke (or is
+        still late) and the ticker has not run to record it yet."""
+        if self._due is None or end - self._due < self.stall_s:
+            return 0.0
+        last_end = self._ends[-1] if self._ends else float("-inf")
+        return max(0.0, end - max(self._due, start, last_end))
 
     def stall_ending_at(self, end: float, slack_s: float = 0.05) -> float:
         """The length of a stall under way at `end` or ended within `slack_s` before it: the loop
         was late to run whatever became ready during it."""
-        if self._due is not None and end - self._due >= self.stall_s:
-            last_end = self._ends[-1] if self._ends else float("-inf")
-            return end - max(self._due, last_end)
+        ongoing = self._ongoing_stall(float("-inf"), end)
+        if ongoing:
+            return ongoing
         if self._ends and self._ends[-1] >= end - slack_s:
             return self._ends[-1] - self._starts[-1]
         return 0.0
