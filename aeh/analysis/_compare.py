@@ -25,7 +25,7 @@ from aeh.errors import ConfigError
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import Store, StoreLike, using_store
 
-__all__ = ["SUITE_ROW", "compare", "comparison_warnings"]
+__all__ = ["SUITE_ROW", "compare", "comparison_warnings", "run_currency"]
 
 SUITE_ROW = "<suite>"
 TEST_METHOD = ("Boschloo's exact test per task (two-sided; exact and uniformly more powerful than "
@@ -40,10 +40,19 @@ _WATCHED = {
 }
 
 
+def run_currency(info: dict[str, Any]) -> str:
+    """The one currency a run keeps its costs in (`--currency`; USD unless the run says otherwise)."""
+    return str((info.get("config") or {}).get("cost_currency") or "USD")
+
+
 def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[str]:
     """Why a comparison may not be apples to apples."""
     warnings = [msg.format(a=info_a.get(key), b=info_b.get(key))
                 for key, msg in _WATCHED.items() if info_a.get(key) != info_b.get(key)]
+    cur_a, cur_b = run_currency(info_a), run_currency(info_b)
+    if cur_a != cur_b:
+        warnings.append(f"costs are in different currencies ({cur_a} → {cur_b}): cost figures of the two runs "
+                        "are not comparable; rerun one with --currency " + cur_a)
     for info, label in ((info_a, "A"), (info_b, "B")):
         if info.get("status") not in (None, "finished"):
             warnings.append(f"run {label} ({info['run_id']}) is {info.get('status')}, not finished")

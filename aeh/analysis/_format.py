@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from aeh._figure import figure
+from aeh._figure import figure, money
 from aeh.errors import HARNESS_ERROR_LIMIT
 
 if TYPE_CHECKING:
@@ -58,14 +58,6 @@ def evaluation_cost_text(result: RunResult) -> str | None:
             + (figure(total, '${:.4f}') if total is not None else "unknown (the agent's cost is unpriced)"))
 
 
-#: How an amount is written in each currency a run can keep.
-_SYMBOLS = {"USD": "$", "EUR": "€"}
-
-
-def _money(value: object, currency: object = "USD") -> str:
-    return figure(value, _SYMBOLS.get(str(currency), "$") + "{:.4f}")
-
-
 def format_run_table(result: RunResult) -> str:
     """The per-task table, the suite line, harness errors and the run id."""
     a, table = result, result.table
@@ -79,8 +71,8 @@ def format_run_table(result: RunResult) -> str:
         failures = getattr(row, "failures", "") or ("—" if row.n == row.successes else "")
         lines.append(
             f"{row.task_id:<34} {row.n:>3} {row.successes:>3} {rate:>5}  {interval:<13} "
-            f"{row.clean_successes:>5} {row.harness_errors:>5} {_money(row.cost_per_attempt_usd, cur):>12} "
-            f"{_money(row.cost_per_success_usd, cur):>10} {row.latency_p50_s:>6.2f}  {failures}"
+            f"{row.clean_successes:>5} {row.harness_errors:>5} {money(row.cost_per_attempt_usd, cur):>12} "
+            f"{money(row.cost_per_success_usd, cur):>10} {row.latency_p50_s:>6.2f}  {failures}"
         )
     if "failures" in table.columns and any(table["failures"]):
         lines.append(f"failures: {BUCKET_LEGEND}")
@@ -97,11 +89,11 @@ def format_run_table(result: RunResult) -> str:
             f"suite rate {a.suite_rate:.3f}  95% CI [{a.suite_low:.3f}, {a.suite_high:.3f}] "
             f"over {a.n_tasks} tasks — {a.suite_rate_method}"
         )
-    per_success = (_money(a.cost_per_success_usd, cur) if a.cost_per_success_usd is not None
+    per_success = (money(a.cost_per_success_usd, cur) if a.cost_per_success_usd is not None
                    else "— (no success)")
     unpriced = "unpriced (a model missing from the price table, or an agent that reported no model usage)"
     cost = unpriced if not a.priced else (
-        f"total {_money(a.total_cost_usd, cur)}, per success {per_success}")
+        f"total {money(a.total_cost_usd, cur)}, per success {per_success}")
     if cur != "USD":
         cost = f"{cost} (in {cur})"
     evaluation = evaluation_cost_text(a)

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh._figure import figure
+from aeh._figure import figure, money
 from aeh.analysis._results import MatrixResult
 from aeh.errors import ConfigError
 from aeh.models import RunInfo
@@ -30,8 +30,8 @@ __all__ = ["MATRIX_COLUMNS", "format_matrix", "matrix"]
 
 MATRIX_COLUMNS = ["label", "role", "runs", "tasks", "n", "solved", "solve_rate", "solve_low", "solve_high",
                   "public_rate", "hidden_rate", "hidden_gap", "floor_gap", "gap_vs_floor", "above_floor",
-                  "below_ceiling", "latency_p50_s", "cost_total_usd", "cost_per_solved_usd", "cost_note",
-                  "harness_errors", "tamper_suspects"]
+                  "below_ceiling", "latency_p50_s", "cost_currency", "cost_total_usd", "cost_per_solved_usd",
+                  "cost_note", "harness_errors", "tamper_suspects"]
 
 
 def _attempt_rows(store: Store, run_id: str) -> tuple[RunInfo, pl.DataFrame]:
@@ -70,8 +70,10 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
         for rid in run_ids:
             info, frame = _attempt_rows(store, rid)
             label, role = _label(info)
-            g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set()})
+            g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set(),
+                                          "currencies": set()})
             g["runs"].append(info.run_id)
+            g["currencies"].add(str((info.config or {}).get("cost_currency") or "USD"))
             g["frames"].append(frame)
             g["suites"].add(info.suite_hash)
     warnings: list[str] = []
@@ -85,7 +87,12 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
         public = valid["public_ok"].fill_null(False)
         hidden = valid["hidden_ok"].fill_null(False)
         costs = frame["cost_usd"]
-        if costs.null_count() == 0 and frame.height:
+        currency = "/".join(sorted(g["currencies"]))
+        if len(g["currencies"]) > 1:
+            # a sum of dollars and euros is neither
+            total, per_solved = math.nan, math.nan
+            note = f"cost in more than one currency ({currency}) across this label's runs"
+        elif costs.null_count() == 0 and frame.height:
             total = float(costs.sum())
             per_solved = total / solved if solved else math.nan
             note = "" if solved else "no task solved"
@@ -101,7 +108,8 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
             "solve_high": high, "public_rate": float(public.mean()) if n else math.nan,
             "hidden_rate": float(hidden.mean()) if n else math.nan,
             "latency_p50_s": float(frame["latency_s"].median()) if frame.height else math.nan,
-            "cost_total_usd": total, "cost_per_solved_usd": per_solved, "cost_note": note,
+            "cost_currency": currency, "cost_total_usd": total, "cost_per_solved_usd": per_solved,
+            "cost_note": note,
             "harness_errors": frame.height - n, "tamper_suspects": int(frame["tamper"].fill_null(False).sum()),
             "_tasks": set(valid["task_id"].to_list()),
         })
@@ -130,8 +138,12 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
                 r["above_floor"] = float(mine["rate"].mean() or 0.0) - f_rate  # type: ignore[arg-type]
         if ceiling is not None:
             r["below_ceiling"] = ceiling["solve_rate"] - r["solve_rate"]
-        if r["cost_note"].startswith("cost unknown"):
+        if r["cost_note"].startswith(("cost unknown", "cost in more than one currency")):
             warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
+    if len({r["cost_currency"] for r in rows}) > 1:
+        warnings.append("the solvers' costs are in different currencies ("
+                        + ", ".join(f"{r['label']} {r['cost_currency']}" for r in rows)
+                        + "): compare cost per solved task only within one currency")
     order = {"ceiling": 0, "solver": 1, "floor": 2}
     rows.sort(key=lambda r: (order.get(r["role"], 1), -(r["solve_rate"] if not math.isnan(r["solve_rate"]) else -1)))
     return MatrixResult(table=pd.DataFrame(rows, columns=MATRIX_COLUMNS), warnings=warnings, run_ids=list(run_ids),
@@ -150,7 +162,7 @@ def format_matrix(result: MatrixResult) -> str:
             f"{figure(r.public_rate, '{:.2f}'):>6} {figure(r.hidden_rate, '{:.2f}'):>6} "
             f"{figure(r.hidden_gap, '{:+.2f}'):>6} {figure(r.floor_gap, '{:+.2f}'):>9} "
             f"{figure(r.above_floor, '{:+.2f}'):>8} {figure(r.latency_p50_s, '{:.2f}'):>6} "
-            f"{figure(r.cost_per_solved_usd, '${:.4f}'):>9}")
+            f"{money(r.cost_per_solved_usd, r.cost_currency):>9}")
     lines += ["", "solve = all public and hidden tests pass (graded in a clean directory); public alone is not "
                   "evidence of a fix", "gap = public rate − hidden rate; vs floor = solve rate − the noop floor's "
                   "on the same fixtures; cost is solver-reported"]

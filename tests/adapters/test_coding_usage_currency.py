@@ -59,3 +59,4 @@ def test_cost_eur_in_a_usd_run_is_a_harness_error_never_unpriced_silently(db: Pa
     table = run_coding(GOOD, db, EUR_USAGE)
     attempt = aeh.attempts(table.run_id, db=db).iloc[0]
     assert (attempt["failure_bucket"], "this run is priced in USD" in attempt["error"]) == ("harness_error", True)
+
