@@ -15,7 +15,7 @@ import pandas as pd
 
 from aeh._version import __version__
 from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
-from aeh.analysis._gate_family import NewlyFailing, family_q
+from aeh.analysis._gate_family import SUITE_FAMILY_ALPHA, NewlyFailing, family_q, suite_family_q
 from aeh.analysis._results import ScoresResult
 from aeh.analysis._validity import (
     CANNOT_JUDGE,
@@ -41,6 +41,7 @@ from aeh.models import Attempt, GoldenTrace, Task
 from aeh.stats import (
     ScoreSummary,
     TaskCounts,
+    band_drop_p,
     drop_p_values,
     noise_band,
     regression_gate,
@@ -289,8 +290,9 @@ class GateFinding:
     """One dimension (or `overall`) of the suite or of one task: baseline vs candidate.
 
     A task's finding also carries the one-sided p-value of its drop and its q-value over the
-    gate's whole family of per-task tests; `significant` is q < the family's level. Suite
-    findings follow the threshold-and-band rule alone (p and q stay nan).
+    gate's whole family of per-task tests; `significant` is q < the family's level. A suite
+    finding carries the normal p-value of its drop over the band's σ and its Holm-adjusted value
+    over the suite's checks (`SUITE_FAMILY_ALPHA`).
     """
 
     task_id: str | None
@@ -308,8 +310,21 @@ class GateFinding:
         return self.new - self.base
 
     @property
+    def cleared_band(self) -> bool:
+        """The drop exceeds its threshold and its band (the rule as designed, before the family)."""
+        return -self.delta > self.threshold and -self.delta > self.band
+
+    @property
     def regressed(self) -> bool:
-        return -self.delta > self.threshold and -self.delta > self.band and self.significant
+        return self.cleared_band and self.significant
+
+    def mark(self, family: int) -> str:
+        """The suite line's verdict word: a band cleared by a drop the family does not uphold says so."""
+        if self.regressed:
+            return "REGRESSION"
+        if self.cleared_band:
+            return f"noise (band cleared, Holm p {self.q:.3f} over {family} suite checks)"
+        return "noise" if self.delta < 0 else "ok"
 
 
 @dataclass(frozen=True)
@@ -417,8 +432,8 @@ class GateResult:
                                      self.cannot_judge)
         lines = [f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"]
         for f in self.suite:
-            mark = "REGRESSION" if f.regressed else "noise" if f.delta < 0 else "ok"
-            lines.append(f"  {f.dimension:<18} {f.base:.3f} -> {f.new:.3f} ({f.delta:+.3f} ±{f.band:.3f})  {mark}")
+            lines.append(f"  {f.dimension:<18} {f.base:.3f} -> {f.new:.3f} ({f.delta:+.3f} ±{f.band:.3f})  "
+                         f"{f.mark(len(self.suite))}")
         if (weighted := self._weighted_text()) is not None:
             lines.append(f"  {weighted}")
         hit = [f for f in self.tasks if f.regressed]
@@ -448,10 +463,12 @@ class GateResult:
         head = "❌ **Hard regression**" if self.regressed else "✅ **No hard regression**"
         out = [f"### Trajectory gate: {head}", "",
                f"Baseline `{self.baseline.get('run_id', '?')}` ({self.baseline.get('model')}) vs run "
-               f"`{self.run_id}`. Bands are 2σ of the difference of means (floor 0.01).", "",
+               f"`{self.run_id}`. Bands are 2σ of the difference of means (floor 0.01); a suite drop that "
+               "clears its band also needs Holm p < 0.05 over the suite's checks.", "",
                "| dimension | baseline | run | Δ | band | verdict |", "|---|---|---|---|---|---|"]
         for f in self.suite:
-            verdict = "**regression**" if f.regressed else "within noise" if f.delta < 0 else "ok"
+            verdict = "**regression**" if f.regressed else f.mark(len(self.suite)) if f.cleared_band \
+                else "within noise" if f.delta < 0 else "ok"
             out.append(f"| {f.dimension} | {f.base:.3f} | {f.new:.3f} | {f.delta:+.3f} | ±{f.band:.3f} | {verdict} |")
         if (weighted := self._weighted_text()) is not None:
             out += ["", weighted[0].upper() + weighted[1:] + "."]
@@ -488,6 +505,14 @@ def _compare(task: str | None, base: dict[str, Any], new: dict[str, Any], thresh
     return out
 
 
+def _suite_family(findings: list[GateFinding], base: dict[str, Any], new: dict[str, Any]) -> list[GateFinding]:
+    """The suite findings with their band p-values, Holm-adjusted over the suite's checks."""
+    p = [band_drop_p(_summary(base[f.dimension]), _summary(new[f.dimension])) for f in findings]
+    q = suite_family_q(p)
+    return [replace(f, p=pf, q=qf, significant=qf < SUITE_FAMILY_ALPHA)
+            for f, pf, qf in zip(findings, p, q, strict=True)]
+
+
 def _with_p(findings: list[GateFinding], base: dict[str, Any],
             new_tasks: dict[str, dict[str, Any]]) -> list[GateFinding]:
     """Each task finding with the one-sided p-value of its drop. A baseline saved without the
@@ -504,10 +529,11 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     """Compare a run (default: the newest) against a committed baseline.
 
     A hard regression is: a dimension (or `overall`) of the suite dropping by more than its
-    threshold *and* its noise band; the same for one task, when its drop is also significant
-    after Benjamini–Hochberg at `fdr` over the whole per-task family; a task that passed in the
-    baseline (majority of attempts) now failing (majority), significant in the same family (exact
-    test); or the success-rate gate of `aeh compare` run on the stored counts.
+    threshold *and* its noise band, upheld by Holm over the suite's checks; the same for one
+    task, when its drop is also significant after Benjamini–Hochberg at `fdr` over the whole
+    per-task family; a task that passed in the baseline (majority of attempts) now failing
+    (majority), significant in the same family (exact test); or the success-rate gate of
+    `aeh compare` run on the stored counts.
     A baseline from another suite hash raises BaselineMismatchError; a malformed baseline or an
     out-of-range threshold raises (exit 2). A run that is not a valid measurement (harness errors
     over the limit, unfinished unless `allow_unfinished`) or fewer than `min_tasks` tasks shared
@@ -558,7 +584,8 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
                    overall_threshold: float = DEFAULT_OVERALL_THRESHOLD, fdr: float = 0.05) -> GateResult:
     """The gate on the candidate's summaries (task → dimension → mean/sd/n, and per dimension),
     shaped like a baseline's; the benchmarks call it on simulated summaries."""
-    suite_findings = _compare(None, base["dimensions"], new_dims, threshold, overall_threshold)
+    suite_findings = _suite_family(_compare(None, base["dimensions"], new_dims, threshold, overall_threshold),
+                                   base["dimensions"], new_dims)
     raw: list[GateFinding] = []
     for t, entry in sorted(base["tasks"].items()):
         if t in new_tasks:

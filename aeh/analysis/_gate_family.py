@@ -14,7 +14,13 @@ from dataclasses import dataclass
 
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["NewlyFailing", "family_q"]
+__all__ = ["SUITE_FAMILY_ALPHA", "NewlyFailing", "family_q", "suite_family_q"]
+
+#: The suite's own checks (each dimension and overall, seven on the built-in scorers) are one
+#: family under Holm at this level. Each check still needs its threshold and its 2σ band; the
+#: family control only keeps seven of them from adding up to a false alarm in one pair in
+#: fifteen for a noisy agent (docs/trajectory.md). Fixed, like the band: not a knob.
+SUITE_FAMILY_ALPHA = 0.05
 
 
 def family_q(pvalues: Sequence[float], alpha: float) -> list[float]:
@@ -26,6 +32,21 @@ def family_q(pvalues: Sequence[float], alpha: float) -> list[float]:
         _, adjusted, _, _ = multipletests([pvalues[i] for i in tested], alpha=alpha, method="fdr_bh")
         for i, value in zip(tested, adjusted, strict=True):
             q[i] = float(value)
+    return q
+
+
+def suite_family_q(pvalues: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values of the suite's checks: family-wise control whatever the dependence
+    between dimensions, which share attempts. The same values as statsmodels ``multipletests``
+    with ``holm`` (a test checks it), computed here because that branch ends in a full
+    ``gc.collect()``, half a second per gate in a process holding a run's frames."""
+    tested = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    q = [math.nan] * len(pvalues)
+    order = sorted(tested, key=lambda i: pvalues[i])
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * pvalues[i]))
+        q[i] = running
     return q
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-__all__ = ["BAND_FLOOR", "BAND_SIGMAS", "ScoreSummary", "drop_p_values", "noise_band",
+__all__ = ["BAND_FLOOR", "BAND_SIGMAS", "ScoreSummary", "band_drop_p", "drop_p_values", "noise_band",
            "summarize_scores"]
 
 #: Both fixed on purpose: a gate whose tolerance can be quietly widened is no gate.
@@ -39,6 +39,20 @@ def noise_band(a: ScoreSummary, b: ScoreSummary) -> float:
         return math.inf
     se = math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n)
     return max(BAND_FLOOR, BAND_SIGMAS * se)
+
+
+def band_drop_p(a: ScoreSummary, b: ScoreSummary) -> float:
+    """One-sided p-value that b's mean is below a's, on the scale the band is drawn on: the normal
+    tail of the drop over σ of the difference of means (the band is 2σ, so clearing it alone is
+    p < 0.023). With no spread on either side there is nothing to weigh the drop against: 0 when
+    the mean fell (the floor and the threshold decide, as with one attempt), 1 when it did not."""
+    if a.n == 0 or b.n == 0 or math.isnan(a.mean) or math.isnan(b.mean):
+        return math.nan
+    drop = a.mean - b.mean
+    se = math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n)
+    if se == 0:
+        return 0.0 if drop > 0 else 1.0
+    return float(stats.norm.sf(drop / se))
 
 
 def drop_p_values(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> list[float]:

@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.multitest import multipletests
 
-from aeh.analysis._dimensions import baseline_from_frame, gate_frame
-from aeh.analysis._gate_family import NewlyFailing, family_q
-from aeh.stats import drop_p_values
+from aeh.analysis._dimensions import GateResult, baseline_from_frame, gate_frame, gate_summaries
+from aeh.analysis._gate_family import NewlyFailing, family_q, suite_family_q
+from aeh.stats import ScoreSummary, band_drop_p, drop_p_values
 
 DIMS = ["error_recovery", "loop_detection", "step_efficiency", "task_completion", "tool_selection"]
 
@@ -114,3 +115,70 @@ def test_a_baseline_without_scores_says_its_task_bands_went_untested() -> None:
         del dims["scores"]  # a baseline saved before the scores were kept
     result = gate_frame(base, frame, counts)
     assert result.untested_bands == 2 and "2 task bands not tested" in result.text()
+
+
+# -- the suite's own family ----------------------------------------------------------------------
+
+SUITE_DIMS = ["budget_adherence", "error_recovery", "loop_detection", "overall", "step_efficiency",
+              "task_completion", "tool_selection"]
+
+
+def _suite_gate(drops_in_sigma: dict[str, float], sd: float = 0.3, n: int = 160) -> GateResult:
+    """The gate on suite summaries alone: every dimension at 0.8, the named ones lower by that
+    many σ of the difference of means."""
+    se = math.sqrt(2 * sd ** 2 / n)
+    base = {"dimensions": {d: {"mean": 0.8, "sd": sd, "n": n} for d in SUITE_DIMS}, "tasks": {}}
+    new = {d: {"mean": 0.8 - drops_in_sigma.get(d, 0.0) * se, "sd": sd, "n": n} for d in SUITE_DIMS}
+    return gate_summaries(base, {}, new, {})
+
+
+def test_one_suite_dimension_just_past_its_band_is_not_a_regression_among_seven() -> None:
+    result = _suite_gate({"step_efficiency": 2.2})
+    f = next(f for f in result.suite if f.dimension == "step_efficiency")
+    assert f.cleared_band and -f.delta > f.threshold  # the seed's rule alone would fire
+    assert f.p == pytest.approx(0.0139, abs=1e-4)
+    assert f.q == pytest.approx(7 * f.p, rel=1e-9)  # Holm: the smallest of seven p-values × 7
+    assert not f.regressed and not result.regressed
+    assert "noise (band cleared, Holm p 0.097 over 7 suite checks)" in result.text()
+
+
+def test_a_suite_drop_far_past_its_band_still_fails_the_gate() -> None:
+    result = _suite_gate({"step_efficiency": 3.5})
+    assert result.regressed and result.regressed_dimensions == ["step_efficiency"]
+    assert "step_efficiency" in result.reasons[0]
+
+
+def test_several_dimensions_moving_together_are_upheld_by_holm_step_down() -> None:
+    # Holm steps down from the smallest p-value: at 2.3σ (p 0.011 × 7 = 0.075) the first fails,
+    # so none fires however many dimensions moved
+    assert not _suite_gate({d: 2.3 for d in SUITE_DIMS[:4]}).regressed
+    # at 2.9σ (p 0.0019 × 7 = 0.013) the first survives and the rest follow
+    hit = _suite_gate({d: 2.9 for d in SUITE_DIMS[:4]})
+    assert hit.regressed and {f.dimension for f in hit.suite if f.regressed} == set(SUITE_DIMS[:4])
+
+
+def test_no_spread_on_either_side_leaves_the_floor_and_threshold_to_decide() -> None:
+    result = _suite_gate({"tool_selection": 0.0}, sd=0.0)
+    assert not result.regressed
+    base = {"dimensions": {d: {"mean": 1.0, "sd": 0.0, "n": 80} for d in SUITE_DIMS}, "tasks": {}}
+    new = {d: {"mean": 0.907 if d == "tool_selection" else 1.0, "sd": 0.0, "n": 80} for d in SUITE_DIMS}
+    fired = gate_summaries(base, {}, new, {})
+    f = next(f for f in fired.suite if f.dimension == "tool_selection")
+    assert f.band == 0.01 and f.p == 0.0 and f.regressed
+
+
+def test_band_drop_p_is_the_normal_tail_on_the_bands_sigma() -> None:
+    a, b = ScoreSummary(0.8, 0.3, 160), ScoreSummary(0.8 - 2 * math.sqrt(2 * 0.09 / 160), 0.3, 160)
+    assert band_drop_p(a, b) == pytest.approx(0.02275, abs=1e-5)  # exactly at the band
+    assert band_drop_p(b, a) == pytest.approx(1 - 0.02275, abs=1e-5)
+    assert math.isnan(band_drop_p(a, ScoreSummary(math.nan, 0.0, 0)))
+
+
+def test_suite_family_q_equals_statsmodels_holm() -> None:
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 7, 12):
+        p = list(rng.uniform(0, 0.2, size) ** 2)
+        expected = multipletests(p, alpha=0.05, method="holm")[1]
+        assert suite_family_q(p) == pytest.approx(list(expected), abs=1e-12)
+    assert math.isnan(suite_family_q([0.01, math.nan, 0.02])[1])  # nothing to test: not in the family
+    assert suite_family_q([0.01, math.nan, 0.02])[::2] == pytest.approx([0.02, 0.02])
