@@ -243,7 +243,8 @@ def main() -> None:
         f"`benchmarks/gate_dimensions.py --pairs {args.pairs} --pool {args.pool} --seeds {args.seeds}`: "
         f"{cpu:.0f} s CPU ({time.perf_counter() - t0:.0f} s wall), peak RSS {peak:.0f} MB. {machine()}", "",
         "The whole trajectory gate per pair (suite bands at threshold 0.05 / overall 0.03 and 2σ with a "
-        "0.01 floor; per-task bands and newly-failing tests under Benjamini–Hochberg at 0.05 over the "
+        "0.01 floor, upheld by Holm at 0.05 over the suite's checks; per-task bands and newly-failing "
+        "tests under Benjamini–Hochberg at 0.05 over the "
         "whole per-task family; the success-rate gate of `aeh compare`). Pools of "
         f"{args.pool} mock attempts per task per profile and seed; pairs of n attempts per task per side. "
         "Rates over all seeds with Wilson 95% intervals. The last column is how often the per-task "

@@ -77,8 +77,8 @@ DEFAULT_THRESHOLD = 0.05
 DEFAULT_OVERALL_THRESHOLD = 0.03
 #: The gate is the union of three rules (suite bands, the per-task family, the success-rate
 #: gate), so its success-rate part runs the paired suite test at 97.5%, not `aeh compare`'s 95%:
-#: the suite bands alone already spend most of a 5% false-alarm budget on noisy agents
-#: (benchmarks/gate_dimensions.py, docs/trajectory.md).
+#: each rule spends part of one 5% false-alarm budget (benchmarks/gate_dimensions.py,
+#: docs/trajectory.md).
 GATE_SUCCESS_SUITE_ALPHA = 0.025
 OVERALL = "overall"
 
