@@ -152,9 +152,8 @@ def attempts_section(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_
     page = (
         f"<style>{(_TEMPLATES / 'attempts.css').read_text(encoding='utf-8')}</style>"
         f'<div id="aeh-attempts" data-total="{data.total}" data-shown="{len(data.rows)}">'
-        f"<p>Every attempt of the run: its verdict, failure bucket, answer, cost, latency and trajectory "
-        f"dimension scores. Filter by task, bucket, failed attempts or text; click a row to open its trace "
-        f"(the same page <code>aeh trace</code> writes).{trace_note}</p>"
+        f"<p>A row opens that attempt's trace, the page <code>aeh trace</code> writes; a long answer "
+        f"expands with ▸. Dimension scores: those below 1, worst first (hover for all).{trace_note}</p>"
         f"{_left_out_note(data, limit)}{bucket_legend_html()}"
         '<div class="aeh-att-controls"><label>task <select id="aeh-att-task"><option value="">all</option>'
         '</select></label> <label>bucket <select id="aeh-att-bucket"><option value="">all</option></select>'
