@@ -15,7 +15,14 @@ from aeh.analysis._dimensions import (
     weighted_overall,
 )
 from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
-from aeh.analysis._format import evaluation_cost_text, format_run_table, judge_verdicts_text, suite_interval_text
+from aeh.analysis._format import (
+    BUCKET_ABBREVIATIONS,
+    BUCKET_LEGEND,
+    evaluation_cost_text,
+    format_run_table,
+    judge_verdicts_text,
+    suite_interval_text,
+)
 from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
 from aeh.analysis._matrix import format_matrix, matrix
 from aeh.analysis._power import power
@@ -43,6 +50,8 @@ from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeEr
 from aeh.analysis._verdicts import verdict_differences
 
 __all__ = [
+    "BUCKET_ABBREVIATIONS",
+    "BUCKET_LEGEND",
     "CANNOT_JUDGE",
     "DRIFTING",
     "HARNESS_ERROR_LIMIT",

@@ -11,11 +11,16 @@ from aeh.errors import HARNESS_ERROR_LIMIT
 if TYPE_CHECKING:
     from aeh.analysis._results import RunResult
 
-__all__ = ["BUCKET_LEGEND", "evaluation_cost_text", "format_run_table", "judge_verdicts_text",
+__all__ = ["BUCKET_ABBREVIATIONS", "BUCKET_LEGEND", "evaluation_cost_text", "format_run_table", "judge_verdicts_text",
            "suite_interval_text"]
 
-BUCKET_LEGEND = ("te tool_error · mtc malformed_tool_call · ht hallucinated_tool · be budget_exhausted · "
-                 "ju judge_unparseable · wa wrong_answer · na no_answer · ref refusal")
+#: Short names for the compact failure column (`wa:2 te:1`) of the CLI table and the report.
+BUCKET_ABBREVIATIONS = {"tool_error": "te", "malformed_tool_call": "mtc", "hallucinated_tool": "ht",
+                        "budget_exhausted": "be", "judge_unparseable": "ju", "wrong_answer": "wa",
+                        "no_answer": "na", "refusal": "ref"}
+
+#: The key to those short names, as the CLI prints it under the table.
+BUCKET_LEGEND = " · ".join(f"{short} {bucket}" for bucket, short in BUCKET_ABBREVIATIONS.items())
 
 
 def suite_interval_text(result: RunResult) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
+from aeh.analysis._format import BUCKET_ABBREVIATIONS
 from aeh.analysis._results import RunResult
 from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine import health_warnings, over_budget_warning
@@ -25,12 +26,6 @@ from aeh.stats import suite_rate
 __all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
            "harness_error_causes", "run_table_from_totals"]
 
-
-#: Short names for the compact failure column of the CLI table (`wa:2 te:1`).
-BUCKET_ABBREVIATIONS = {"tool_error": "te", "malformed_tool_call": "mtc", "hallucinated_tool": "ht",
-                        "budget_exhausted": "be", "judge_unparseable": "ju", "wrong_answer": "wa",
-                        "no_answer": "na",
-                        "refusal": "ref"}
 
 
 def failure_summaries(frame: pd.DataFrame) -> list[str]:

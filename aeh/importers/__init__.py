@@ -23,7 +23,7 @@ if _typing.TYPE_CHECKING:
     from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
     from aeh.importers._registry import add_trajectory_arguments
-    from aeh.importers._run_card import write_run_cards
+    from aeh.importers._run_card import attempt_card, write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -38,6 +38,7 @@ _LAZY = {
     "send_otlp": "aeh.importers._otel_send",
     "serve_otlp": "aeh.importers._otel_live",
     "add_trajectory_arguments": "aeh.importers._registry",
+    "attempt_card": "aeh.importers._run_card",
     "write_run_cards": "aeh.importers._run_card",
     "grade_trajectories_async": "aeh.importers._trajectory",
     "new_run_id": "aeh.importers._common",
@@ -67,6 +68,7 @@ __all__ = [
     "NullPolicy",
     "add_trajectory_arguments",
     "agent_from_submission",
+    "attempt_card",
     "discover_results",
     "export_otlp_json",
     "grade_trajectories",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["PALETTE", "THEME", "categorical_y", "categories", "desaturate", "grouped_barh", "theme"]
+__all__ = ["PALETTE", "THEME", "categorical_y", "categories", "desaturate", "grouped_barh", "legend_outside", "theme"]
 
 #: seaborn's "deep" palette: the colour cycle of every report chart.
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
@@ -76,4 +76,10 @@ def grouped_barh(ax: Any, long: pd.DataFrame, y: str, x: str, hue: str, *, legen
                 color=desaturate(PALETTE[j % len(PALETTE)]))
     categorical_y(ax, [str(r) for r in rows])
     ax.set_xlabel(x)
-    ax.legend(title=legend, bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+    legend_outside(ax, title=legend)
+
+
+def legend_outside(ax: Any, **options: Any) -> Any:
+    """The axes' legend to the right of the plot area, where it cannot cover a bar or a point
+    (the figure's layout makes room for it)."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, fontsize=8, **options)

@@ -15,7 +15,7 @@ from aeh.report._expect import expect
 from aeh.store import StoreLike, open_store
 
 __all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "public_hidden_frame",
-           "public_hidden_section"]
+           "public_hidden_section", "run_card_html"]
 
 
 def is_coding_run(run: RunInfo) -> bool:
@@ -86,7 +86,42 @@ def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> An
     for col in ("public_all", "hidden_all"):
         shown[col] = shown[col].map(lambda v: f"{v:.2f}")
     page = head + shown.to_html(index=False, border=0, classes="coding-public-hidden", escape=True)
-    return HTML(page)  # type: ignore[no-untyped-call]  # IPython.display is unannotated
+    return HTML(page + run_card_html(run_id, db))  # type: ignore[no-untyped-call]  # IPython.display is unannotated
+
+
+def _tests(card: dict[str, Any], which: str) -> str:
+    counts = card["tests"][which]
+    return "—" if counts["total"] is None else f"{counts['passed']}/{counts['total']}"
+
+
+def run_card_html(run_id: str, db: StoreLike = None) -> str:
+    """Every attempt as `aeh export run-card` writes it: verdict, public and hidden tests, the
+    hidden set's SHA-256 and the command that reproduces the attempt."""
+    # heavy: loaded on first use (the importers bring their formats)
+    from aeh.importers import attempt_card
+
+    with open_store(db, must_exist=True) as store:
+        info = store.run_info(store.resolve_run_id(run_id))
+        keys = sorted(store.attempts_frame(info.run_id, columns=["task_id", "attempt"]).rows())
+        cards = [attempt_card(info, store.attempt_record(info.run_id, str(t), int(n))) for t, n in keys]
+    rows = []
+    for card in cards:
+        failing = ", ".join(card["tests"]["failing"][:3]) + (" …" if len(card["tests"]["failing"]) > 3 else "")
+        rows.append(
+            f"<tr class='verdict-{escape(card['verdict'].lower())}'><td>{escape(card['task_id'])}</td>"
+            f"<td>{card['attempt']}</td><td><b>{escape(card['verdict'])}</b></td>"
+            f"<td>{escape(_tests(card, 'public'))}</td><td>{escape(_tests(card, 'hidden'))}</td>"
+            f"<td>{escape(failing) or '—'}</td><td><code>{escape(str(card['hidden_sha256'] or '—'))}</code></td>"
+            f"<td><code>{escape(card['reproduce'])}</code></td></tr>")
+    head = ("<tr><th>task</th><th>#</th><th>verdict</th><th>public</th><th>hidden</th><th>failing</th>"
+            "<th>hidden set SHA-256</th><th>reproduce</th></tr>")
+    return ("<h3>Run card</h3><p>One row per attempt, as <code>aeh export run-card RUN --out DIR</code> writes it "
+            "(<code>results.json</code>, <code>run_card.md</code>). <b>SOLVED</b>: every public and hidden test "
+            "passed; <b>PARTIAL</b>: every public test passed, a hidden one failed; <b>FAILED</b>; "
+            "<b>HARNESS_ERROR</b>. <i>public</i> and <i>hidden</i> are tests passed / tests run; the command "
+            "runs the attempt again as the last attempt of a new run (attempt seeds depend only on the run seed, "
+            "the task and the attempt number).</p>"
+            f"<table id='run-card' class='coding-run-card'>{head}{''.join(rows)}</table>")
 
 
 

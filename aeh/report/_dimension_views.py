@@ -14,7 +14,7 @@ from aeh.analysis import ScoresResult
 from aeh.report._charts import PALETTE
 from aeh.report._expect import expect as _expect
 
-__all__ = ["dimension_chart", "dimension_table"]
+__all__ = ["dimension_chart", "dimension_table", "whiskers"]
 
 _OVERALL = "overall"
 
@@ -39,12 +39,21 @@ def dimension_chart(scores: ScoresResult) -> Any:
     labels = [f"{d} (n={n})" for d, n in zip(data["dimension"], data["n"], strict=True)]
     colors = [PALETTE[1] if d == _OVERALL else PALETTE[0] for d in data["dimension"]]
     fig, ax = plt.subplots(figsize=(8, 0.42 * len(data) + 1.2))
-    ax.barh(labels, data["mean"], xerr=data["sd"].fillna(0), color=colors, alpha=0.8,
+    ax.barh(labels, data["mean"], xerr=whiskers(data["mean"], data["sd"]), color=colors, alpha=0.8,
             error_kw={"ecolor": "#444", "capsize": 3, "lw": 1})
     ax.set_xlim(0, 1.05)
-    ax.set_xlabel("mean score over attempts, whisker ± 1 sd")
+    ax.set_xlabel("mean score over attempts, whisker ± 1 sd clipped to [0, 1]")
     ax.set_title("Trajectory dimensions (worst first)")
     return fig
+
+
+def whiskers(mean: pd.Series, sd: pd.Series) -> list[list[float]]:
+    """matplotlib's `xerr` for mean ± sd, cut at 0 and 1: scores live in [0, 1], and a whisker past
+    1.0 would show values no attempt can have."""
+    sd = sd.fillna(0)
+    below = [min(float(s), float(m)) for m, s in zip(mean, sd, strict=True)]
+    above = [min(float(s), 1.0 - float(m)) for m, s in zip(mean, sd, strict=True)]
+    return [below, above]
 
 
 def _cell(mean: float, sd: float, n: int) -> str:

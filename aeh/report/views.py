@@ -13,6 +13,7 @@ import pandas as pd
 
 from aeh._figure import figure
 from aeh.analysis import (
+    BUCKET_ABBREVIATIONS,
     AgreementResult,
     CompareResult,
     PassKResult,
@@ -22,16 +23,18 @@ from aeh.analysis import (
     suite_interval_text,
 )
 from aeh.errors import HARNESS_ERROR_LIMIT
-from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, theme
+from aeh.report._attempts import attempts_section, bucket_legend_html
+from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, legend_outside, theme
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
 from aeh.stats import suite_rate, wilson_interval
 
-__all__ = ["agreement_tables", "coding_runs", "is_coding_run", "matrix_chart", "matrix_html",
+__all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding_runs", "is_coding_run",
+           "matrix_chart", "matrix_html",
            "public_hidden_section", "compare_header", "dimension_chart", "dimension_table",
            "compare_table", "cannot_judge_html", "cost_chart", "failure_chart",
-           "failure_table", "forest_plot", "interval_chart", "latency_chart", "verdict_html",
+           "failure_table", "forest_plot", "interval_chart", "latency_chart", "monotone_band", "verdict_html",
            "pass_k_chart", "pass_k_summary", "plot_recovery_curve", "run_header", "setup", "suite_line", "task_table"]
 
 
@@ -179,7 +182,11 @@ def task_table(result: RunResult) -> Any:
     })
     if "failures" in table.columns:
         rows["failures"] = [f or "—" for f in table["failures"]]
-    return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True))
+    key = ("<p class='aeh-legend' id='task-table-legend'><b>columns:</b> <code>n</code> valid attempts (harness "
+           "errors excluded) · <code>k</code> successes · <code>clean k</code> successes that broke no invariant · "
+           "<code>p50</code> median · <code>failures</code> failed attempts per bucket, most first</p>")
+    return _html(rows.to_html(index=False, table_id="per-task-table", border=0, escape=True) + key
+                 + bucket_legend_html())
 
 
 def interval_chart(result: RunResult) -> Any:
@@ -199,7 +206,7 @@ def interval_chart(result: RunResult) -> Any:
     if a.n_tasks >= 2:  # one task has no suite interval to shade
         ax.axvspan(a.suite_low, a.suite_high, color="grey", alpha=0.15, label="suite 95% CI")
         ax.axvline(a.suite_rate, color="grey", ls="--", lw=1, label=f"suite {a.suite_rate:.2f}")
-        ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=8)
+        legend_outside(ax)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("pass rate with Wilson 95% interval")
     ax.set_title("Per-task pass rate")
@@ -270,15 +277,34 @@ def _task_bars(long: pd.DataFrame, x: str, hue: str, *, title: str, legend: str,
 
 
 def failure_chart(result: RunResult) -> Any:
+    """One bar per task with failures, stacked by bucket: the bar's length is the task's failed
+    attempts. (A slot per bucket beside each other left 8 buckets a tenth of a row each.)"""
+    # heavy: loaded on first use
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
     _expect(result, RunResult)
     table = result.table
     cols = [c for c in table.columns if c.startswith("fail_")]
-    long = table.melt(id_vars="task_id", value_vars=cols, var_name="bucket", value_name="count")
-    long = long[long["count"] > 0]
-    if long.empty:
+    failing = table[table[cols].sum(axis=1) > 0] if cols else table.iloc[0:0]
+    if failing.empty:
         return None
-    long["bucket"] = long["bucket"].str[5:]
-    return _task_bars(long, "count", "bucket", title="Failed attempts by bucket", legend="bucket", row_in=0.45)
+    present = [c for c in cols if failing[c].sum() > 0]
+    order = failing.assign(_total=failing[present].sum(axis=1)).sort_values("_total", ascending=False, kind="stable")
+    fig, ax = plt.subplots(figsize=(8, 0.4 * len(order) + 1.4))
+    left = [0.0] * len(order)
+    for j, col in enumerate(present):
+        counts = [float(v) for v in order[col]]
+        bucket = col[5:]
+        ax.barh(range(len(order)), counts, left=left, height=0.7, color=desaturate(PALETTE[j % len(PALETTE)]),
+                label=f"{BUCKET_ABBREVIATIONS.get(bucket, bucket)} {bucket}")
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    categorical_y(ax, [str(t) for t in order["task_id"]])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("failed attempts (harness errors excluded)")
+    ax.set_title("Failed attempts by bucket")
+    legend_outside(ax, title="bucket")
+    return fig
 
 
 def cost_chart(result: RunResult) -> Any:
@@ -349,7 +375,7 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
             ax.scatter(part["latency_s"], ys, s=25, color=color, label=outcome, edgecolors="w", linewidths=0.5,
                        zorder=3)
     categorical_y(ax, tasks)
-    ax.legend(title="outcome")
+    legend_outside(ax, title="outcome")
     ax.set_xlabel("latency_s")
     ax.set_title("Latency per attempt (s)")
     ax.set_ylabel("")
@@ -357,8 +383,16 @@ def latency_chart(attempts: pd.DataFrame) -> Any:
 
 
 def pass_k_summary(result: PassKResult) -> pd.DataFrame:
-    """Suite pass^k and pass@k per k with the suite rate's interval, over the one task set that
-    `aeh.pass_k` averages at every k (`.suite_tasks`), so the curve is monotone."""
+    """Suite pass^k and pass@k per k with a 95% band, over the one task set that `aeh.pass_k`
+    averages at every k (`.suite_tasks`), so the curve is monotone — and so is the band.
+
+    At each k the band is the suite rate's interval (tasks as the unit) with its effective sample
+    size capped (for k > 1) at the Σ n_i / k disjoint blocks of k attempts the tasks hold: without the cap a
+    pass^k that is 0 on all tasks but one claims hundreds of observations ([0, 0.006] at k = 7),
+    and the next k, 0 everywhere, falls back to one observation per task ([0, 0.434]). The true
+    pass^k never rises with k and pass@k never falls, so each band is then narrowed by its
+    neighbours' (pass^k's upper bound by every smaller k's, its lower bound by every larger k's).
+    """
     _expect(result, PassKResult)
     pk = result.table
     tasks = pk[pk["task_id"] != "<suite>"]
@@ -366,12 +400,34 @@ def pass_k_summary(result: PassKResult) -> pd.DataFrame:
     tasks = tasks[tasks["task_id"].isin(result.suite_tasks) & tasks["k"].isin(suite_ks)]
     rows = []
     for k, group in tasks.groupby("k"):
+        # k = 1 is the suite rate itself: it keeps the interval the header shows
+        blocks = float(group["n"].sum()) / int(k) if int(k) > 1 else None
         for col, label in (("pass_hat_k", "pass^k"), ("pass_at_k", "pass@k")):
-            s = suite_rate(group[col].astype(float).tolist())
+            s = suite_rate(group[col].astype(float).tolist(), max_n=blocks)
             rows.append(
                 {"k": int(k), "measure": label, "rate": s.mean, "low": s.low, "high": s.high, "n tasks": len(group)}
             )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=["k", "measure", "rate", "low", "high", "n tasks"])
+    return monotone_band(frame)
+
+
+def monotone_band(summary: pd.DataFrame) -> pd.DataFrame:
+    """Each measure's band narrowed to what its monotone truth allows: pass^k (never rising with k)
+    keeps its running minimum of upper bounds and the reverse running maximum of lower bounds;
+    pass@k (never falling) the mirror image."""
+    parts = []
+    for measure, group in summary.groupby("measure", sort=False):
+        g = group.sort_values("k").copy()
+        if measure == "pass^k":
+            g["high"] = g["high"].cummin()
+            g["low"] = g["low"][::-1].cummax()[::-1]
+        else:
+            g["low"] = g["low"].cummax()
+            g["high"] = g["high"][::-1].cummin()[::-1]
+        parts.append(g)
+    if not parts:
+        return summary
+    return pd.concat(parts).sort_index()
 
 
 def pass_k_chart(summary: pd.DataFrame) -> Any:
@@ -386,7 +442,7 @@ def pass_k_chart(summary: pd.DataFrame) -> Any:
         group = summary[summary["measure"] == measure].sort_values("k")
         ax.plot(group["k"], group["rate"], marker="o", color=color, label=measure)
         ax.fill_between(group["k"], group["low"], group["high"], alpha=0.15, color=color)
-    ax.legend(title="measure")
+    legend_outside(ax, title="measure")
     ax.set_xlabel("k")
     ax.set_ylabel("rate")
     ax.set_ylim(-0.02, 1.02)
@@ -509,6 +565,8 @@ def forest_plot(result: CompareResult) -> Any:
         x=f["delta"].to_numpy(), y=labels, hue=f["verdict"].to_numpy(), palette=palette, ax=ax, s=60, zorder=3
     )
     ax.axvline(0, color="black", lw=1)
+    if ax.get_legend() is not None:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, fontsize=8, title="verdict")
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("delta in pass rate, B − A (95% interval; tasks: Newcombe, suite: paired)")
     ax.set_title("Per-task deltas")
@@ -603,6 +661,8 @@ def plot_recovery_curve(frame: pd.DataFrame, ax: Any = None) -> Any:
         axis.set_ylabel("suite success rate (95% CI over tasks)")
         axis.set_ylim(0, 1.02)
         axis.set_title(_mode_title(part))
+        if axis.get_legend() is not None:
+            sns.move_legend(axis, "upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, fontsize=8)
     # From the rows, not attrs: a concat of several modes' curves keeps its columns, not its attrs.
     panels[0].figure.suptitle(f"Recovery curve — {' vs '.join(_mode_title(frame[frame['mode'] == m]) for m in modes)}")
     panels[0].figure.tight_layout()

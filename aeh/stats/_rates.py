@@ -131,7 +131,7 @@ class SuiteRate:
     method: str
 
 
-def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
+def suite_rate(task_rates: Sequence[float], alpha: float = 0.05, *, max_n: float | None = None) -> SuiteRate:
     """Mean of per-task rates m, SE = sd(ddof=1)/sqrt(T), and the Wilson interval for m at the
     effective sample size m(1 - m)/SE² with the t_{T-1} critical value (Kott & Carr 1997).
 
@@ -143,6 +143,11 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
     then Wilson's with each task as one observation. With one task there is no spread across
     tasks: the SE and interval are nan and the method says a suite interval needs ≥ 2 tasks
     (the task's own Wilson interval is the one to show); with none everything is nan.
+
+    `max_n` caps the effective sample size at the number of independent observations behind the
+    rates (for a mean of pass^k estimates: the Σ n_i / k disjoint blocks of k attempts). Rates that
+    barely spread (pass^k at a large k, mostly 0) would otherwise claim far more than the attempts
+    hold: n_eff grows without bound as the spread shrinks.
     """
     x = np.asarray(task_rates, dtype=float)
     if np.isnan(x).any():
@@ -160,6 +165,8 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05) -> SuiteRate:
         low, high = proportion_confint(mean * t_count, t_count, alpha=alpha, method="wilson")
         return SuiteRate(mean, se, float(low), float(high), t_count, SUITE_RATE_DEGENERATE_METHOD)
     n_eff = mean * (1 - mean) / se ** 2
+    if max_n is not None:
+        n_eff = min(n_eff, max_n)
     # Wilson's z replaced by t_{T-1}: the level whose normal quantile is that t value
     alpha_t = float(2 * stats.norm.sf(stats.t.ppf(1 - alpha / 2, df=t_count - 1)))
     low, high = proportion_confint(mean * n_eff, n_eff, alpha=alpha_t, method="wilson")

@@ -173,3 +173,10 @@ def test_wilson_coverage_is_nominal_on_average_with_dips_as_documented():
         assert 0.950 < cover.mean() < 0.960
         minima.append(cover.min())
     assert 0.89 < min(minima) < 0.895 and all(0.905 < m < 0.93 for m in minima[3:])
+
+
+def test_suite_rate_caps_the_effective_sample_size():
+    rates = [0.1, 0.0, 0.0, 0.0, 0.0]
+    loose, capped = suite_rate(rates), suite_rate(rates, max_n=5.0)
+    assert capped.mean == loose.mean and capped.high > 2 * loose.high
+    assert suite_rate(rates, max_n=1e9) == loose  # a cap that does not bind changes nothing

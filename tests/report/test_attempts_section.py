@@ -1,0 +1,69 @@
+"""The report's attempts section, built directly from a stored run (no notebook, no kernel)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from external import external_refs
+
+from aeh.analysis import BUCKET_ABBREVIATIONS
+from aeh.report._attempts import attempts_data, attempts_section, bucket_legend_html
+from aeh.store import Store
+
+
+def _payload(html: str) -> dict:
+    found = re.search(r'<script type="application/json" id="aeh-attempts-data">(.*?)</script>', html, re.S)
+    assert found, "the attempts data is embedded as JSON"
+    assert "<" not in found.group(1)  # nothing in the data can close the script element
+    return json.loads(found.group(1))
+
+
+def test_every_attempt_with_its_answer_and_trace(mock_db):
+    db, _, run_b = mock_db
+    data = attempts_data(run_b, db)
+    with Store(db) as store:
+        frame = store.attempts_frame(run_b, ["task_id", "attempt", "success", "final_output", "failure_bucket"])
+    expected = {(t, a): (ok, out or "", b or "") for t, a, ok, out, b in frame.iter_rows()}
+    assert data.total == len(expected) == len(data.rows) and data.left_out == 0
+    for row in data.rows:
+        ok, answer, bucket = expected[(row["task"], row["attempt"])]
+        assert (row["ok"], row["answer"], row["bucket"]) == (ok, answer, bucket)
+        assert row["short"] == BUCKET_ABBREVIATIONS.get(bucket, bucket)
+        page = data.traces[row["trace"]]
+        assert f"Trace: {row['task']}, attempt {row['attempt']}" in page
+    assert [(r["task"], r["attempt"]) for r in data.rows] == sorted(expected)
+    assert any(r["dims"] for r in data.rows)  # trajectory dimension scores ride along
+
+
+def test_a_capped_table_keeps_failed_attempts_first_and_says_what_is_left_out(mock_db):
+    db, _, run_b = mock_db
+    full = attempts_data(run_b, db)
+    failed = [r for r in full.rows if not r["ok"]]
+    assert failed and len(failed) < full.total
+    capped = attempts_data(run_b, db, limit=len(failed), trace_limit=1)
+    assert [r for r in capped.rows if r["ok"]] == [] and len(capped.rows) == len(failed)
+    assert capped.left_out == full.total - len(failed)
+    assert sum(r["trace"] >= 0 for r in capped.rows) == len(capped.traces) == 1
+    html = attempts_section(run_b, db, limit=len(failed), trace_limit=1).data
+    note = re.search(r'id="attempts-left-out">(.*?)</p>', html, re.S)
+    assert note and f"so {capped.left_out} are left out" in note.group(1)
+    assert "aeh trace --run-id" in note.group(1)
+    assert f"The traces of {len(failed) - 1} attempts" in html
+
+
+def test_the_section_is_self_contained_and_carries_the_legend(mock_db):
+    db, _, run_b = mock_db
+    html = attempts_section(run_b, db).data
+    assert external_refs(html) == []
+    payload = _payload(html)
+    assert len(payload["rows"]) == attempts_data(run_b, db).total
+    # the trace pages leave out the stylesheet and script they share, embedded once
+    assert payload["css_mark"] in payload["traces"][0] and payload["trace_css"] not in payload["traces"][0]
+    assert 'id="bucket-legend"' in html and 'id="attempts-table"' in html
+
+
+def test_bucket_legend_comes_from_the_cli_abbreviations():
+    legend = bucket_legend_html()
+    for bucket, short in BUCKET_ABBREVIATIONS.items():
+        assert f"<code>{short}</code> {bucket}" in legend
