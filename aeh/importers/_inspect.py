@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeh._optional import require_extra
+from aeh.engine import EvaluationSpend
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import new_run_id, run_info, short_hash, write_run
 from aeh.importers._inspect_score import ScorePolicy, choose_scorer, score_number, scorer_names
@@ -104,6 +105,9 @@ def import_inspect_logs(paths: Sequence[str | Path], db: StoreLike = None, run_i
         for sample in samples:
             batch.append(sample_to_attempt(sample, rid, offset + sample.epoch - 1, policy, prices))
         offset += max(s.epoch for s in samples)
+    spend = EvaluationSpend()
+    for _, spans in batch:
+        spend.add_spans(spans)
     first = logs[0][1].eval
     ids = sorted({str(s.id) for _, log in logs for s in log.samples or []})
     suite_key = f"{first.task}@{first.task_version}|{first.dataset.name}|{','.join(ids)}".encode()
@@ -122,8 +126,11 @@ def import_inspect_logs(paths: Sequence[str | Path], db: StoreLike = None, run_i
                                         "definition": f"Inspect's accuracy metric of scorer {policy.scorer!r}"}}
                    if accuracy else {}),
                 **({"price_table": str(price_table)} if price_table is not None else {}),
+                # a model-graded scorer's calls: shown beside the agent's cost, never inside it
+                **({"live_checks": {"evaluation_spend": spend.summary()}} if spend.calls else {}),
                 "cost_note": ("cost is Inspect's recorded total_cost where present, else model_usage priced from "
-                              f"price table {prices.version}; a model not in the table leaves the attempt unpriced")},
+                              f"price table {prices.version}; a model not in the table leaves the attempt "
+                              "unpriced; scorers' model calls are evaluation spend, not in the cost")},
         prices=prices,
     )
     return write_run(db, info, batch)

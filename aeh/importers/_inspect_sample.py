@@ -8,8 +8,9 @@
   follows the score;
 - latency = Inspect's `working_time` (the sample's time less its waits for rate limits and
   connections), queue = `total_time − working_time`; nothing is re-run, so no budget cuts it;
-- tokens and cost from `sample.model_usage` (`_inspect_usage.py`), spans from the events
-  (`_inspect_spans.py`).
+- tokens and cost from `sample.model_usage` less what its scorers' model calls used
+  (`_inspect_usage.py`): a model-graded scorer's judge is evaluation spend, kept on its
+  `grading` spans, never the agent's cost; spans from the events (`_inspect_spans.py`).
 
 Imported only once the `inspect` extra is known to be installed (`_inspect.py` checks it).
 """
@@ -22,7 +23,7 @@ from aeh.grading.classify import classify_failure
 from aeh.importers._common import iso_to_epoch
 from aeh.importers._inspect_score import ScorePolicy, score_number
 from aeh.importers._inspect_spans import events_to_spans
-from aeh.importers._inspect_usage import usage_cost, usage_tokens
+from aeh.importers._inspect_usage import agent_usage, usage_cost, usage_tokens
 from aeh.models import AgentStatus, Attempt, FailureBucket, GraderResult, Span
 from aeh.pricing import PriceTable
 
@@ -39,7 +40,7 @@ def sample_to_attempt(sample: EvalSample, run_id: str, attempt: int, policy: Sco
     task_id = str(sample.id)
     prefix = f"{task_id}-{attempt}"
     root_id = f"{prefix}-root"
-    spans, calls = events_to_spans(sample.events, (run_id, task_id, attempt), root_id, prices)
+    spans, calls, scorer_usage = events_to_spans(sample.events, (run_id, task_id, attempt), root_id, prices)
     score = (sample.scores or {}).get(policy.scorer)
     number = score_number(score.value) if score is not None else None
     final_output = sample.output.completion or None
@@ -56,10 +57,11 @@ def sample_to_attempt(sample: EvalSample, run_id: str, attempt: int, policy: Sco
         success = policy.passed(number)
         bucket = classify_failure(success=success, status=status, tool_calls=calls, final_output=final_output)
     tokens_in = tokens_out = 0
-    for usage in sample.model_usage.values():
-        tin, tout = usage_tokens(usage)
+    usage = agent_usage(sample.model_usage, scorer_usage)
+    for one in usage.values():
+        tin, tout = usage_tokens(one)
         tokens_in, tokens_out = tokens_in + tin, tokens_out + tout
-    cost, cost_source = usage_cost(sample.model_usage, prices)
+    cost, cost_source = usage_cost(usage, prices)
     start = iso_to_epoch(sample.started_at) or min((s.start_ts for s in spans), default=0.0)
     end = iso_to_epoch(sample.completed_at) or (start + sample.total_time if sample.total_time is not None else None)
     latency = sample.working_time if sample.working_time is not None else sample.total_time

@@ -4,6 +4,7 @@
 | --- | --- |
 | `span_begin` / `span_end` (solvers, a solver, a tool …) | `scheduler` span `TYPE:NAME`, same tree |
 | `model` | `model` span `model:call`: `gen_ai.input.messages`, `gen_ai.output.messages`, usage, cost |
+| `model` inside a scorer | `grading` span `judge:scorer`, the same attributes: the grader's spend, not the agent's |
 | `tool` | `tools` span `tool:NAME`: arguments, result, error; also one `ToolCall` on the attempt |
 | `error` | `scheduler` span `error`, status error, message and traceback |
 | `sample_limit` | `scheduler` span `limit:TYPE`, status error |
@@ -78,6 +79,9 @@ class _Builder:
         self.spans: list[Span] = []
         self.calls: list[ToolCall] = []
         self._open: dict[str, Span] = {}  # Inspect span id → its aeh span
+        self._scoring: set[str] = set()  # Inspect spans at or under a scorer
+        #: the usage of model calls made by scorers (a model-graded scorer's judge), by model
+        self.scorer_usage: dict[str, ModelUsage] = {}
         self._count = 0
 
     def _new(self, category: SpanCategory, name: str, inspect_span: str | None, start: float,
@@ -100,6 +104,8 @@ class _Builder:
             span = self._new(category, f"{event.type or 'span'}:{event.name}", event.parent_id, start, None,
                              {"inspect.span.id": event.id, "inspect.span.type": event.type})
             self._open[event.id] = span
+            if event.type in ("scorers", "scorer") or (event.parent_id or "") in self._scoring:
+                self._scoring.add(event.id)
         elif isinstance(event, SpanEndEvent):
             if event.id in self._open:
                 self._open[event.id].end_ts = start
@@ -127,7 +133,11 @@ class _Builder:
         cost, source = usage_cost({model: usage} if usage is not None else {}, self.prices)
         end = _epoch(event.completed) or (start + event.working_time if event.working_time is not None else None)
         output = [message_dict(c.message) for c in event.output.choices]
-        self._new("model", "model:call", event.span_id, start, end, ok=event.error is None, attributes={
+        grader = (event.span_id or "") in self._scoring
+        if grader and usage is not None:
+            self.scorer_usage[model] = self.scorer_usage[model] + usage if model in self.scorer_usage else usage
+        self._new("grading" if grader else "model", "judge:scorer" if grader else "model:call", event.span_id,
+                  start, end, ok=event.error is None, attributes={
             "gen_ai.operation.name": "chat", "gen_ai.request.model": event.model,
             "gen_ai.response.model": model, "gen_ai.input.messages": [message_dict(m) for m in event.input],
             "gen_ai.output.messages": output, "gen_ai.usage.input_tokens": tokens_in,
@@ -163,9 +173,10 @@ def _result_text(result: object) -> Any:
 
 
 def events_to_spans(events: Sequence[Event], key: tuple[str, str, int], root_id: str,
-                    prices: PriceTable) -> tuple[list[Span], list[ToolCall]]:
-    """The spans (under `root_id`) and tool calls of one sample's events; `key` is (run, task, attempt)."""
+                    prices: PriceTable) -> tuple[list[Span], list[ToolCall], dict[str, ModelUsage]]:
+    """The spans (under `root_id`), tool calls and scorers' model usage (by model) of one
+    sample's events; `key` is (run, task, attempt)."""
     builder = _Builder(key, root_id, prices)
     for event in events:
         builder.add(event)
-    return builder.spans, builder.calls
+    return builder.spans, builder.calls, builder.scorer_usage

@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from aeh.pricing import PriceTable
 
-__all__ = ["price_name", "usage_cost", "usage_tokens"]
+__all__ = ["agent_usage", "price_name", "usage_cost", "usage_tokens"]
 
 CostSource = Literal["recorded", "price table"]
 
@@ -69,3 +69,35 @@ def usage_cost(usage: Mapping[str, Usage], prices: PriceTable) -> tuple[float | 
             return None, None
         total += cost
     return total, "price table"
+
+
+def agent_usage(sample_usage: Mapping[str, Usage], scorer_usage: Mapping[str, Usage]) -> dict[str, Usage]:
+    """The sample's usage less its scorers' (Inspect's `model_usage` counts a model-graded
+    scorer's calls with the solver's): a model left with no tokens drops out."""
+    out: dict[str, Usage] = {}
+    for model, usage in sample_usage.items():
+        spent = scorer_usage.get(model)
+        if spent is None:
+            out[model] = usage
+            continue
+        left = _Left(usage, spent)
+        if left.input_tokens + left.output_tokens + (left.input_tokens_cache_read or 0) > 0:
+            out[model] = left
+    return out
+
+
+class _Left:
+    """One model's usage minus its scorers' share; a recorded cost is kept only when both sides
+    recorded one (else unknown, so the price table prices what is left)."""
+
+    def __init__(self, total: Usage, spent: Usage) -> None:
+        self.input_tokens = max(0, total.input_tokens - spent.input_tokens)
+        self.output_tokens = max(0, total.output_tokens - spent.output_tokens)
+        self.input_tokens_cache_read = _less(total.input_tokens_cache_read, spent.input_tokens_cache_read)
+        self.input_tokens_cache_write = _less(total.input_tokens_cache_write, spent.input_tokens_cache_write)
+        self.total_cost = (max(0.0, total.total_cost - spent.total_cost)
+                           if total.total_cost is not None and spent.total_cost is not None else None)
+
+
+def _less(a: int | None, b: int | None) -> int | None:
+    return None if a is None else max(0, a - (b or 0))

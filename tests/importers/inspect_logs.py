@@ -107,3 +107,26 @@ def write_log(log: EvalLog, folder: Path, fmt: Literal["eval", "json"], name: st
     path = folder / f"{name}.{fmt}"
     write_eval_log(log, str(path), format=fmt)
     return path
+
+
+JUDGE_USAGE = {"input_tokens": 500, "output_tokens": 50, "total_tokens": 550}
+
+
+def with_model_graded_scorer(log: EvalLog) -> EvalLog:
+    """`log` whose scored samples also ran a model-graded scorer: one judge call on the same
+    model inside the scorer's span, counted in `model_usage` as Inspect counts it."""
+    for sample in log.samples or []:
+        if not sample.scores:
+            continue
+        judge = ModelOutput.from_content(MODEL, "GRADE: C")
+        judge.usage = ModelUsage(**JUDGE_USAGE)
+        sample.events += [
+            SpanBeginEvent(id="scorers", name="scorers", type="scorers", timestamp=_at(2.2)),
+            SpanBeginEvent(id="qa", parent_id="scorers", name="model_graded_qa", type="scorer", timestamp=_at(2.2)),
+            ModelEvent(model=MODEL, input=[ChatMessageUser(content="Grade this answer")], tools=[],
+                       tool_choice="none", config=GenerateConfig(), output=judge, timestamp=_at(2.3),
+                       completed=_at(2.6), working_time=0.3, span_id="qa"),
+            SpanEndEvent(id="qa", timestamp=_at(2.7)), SpanEndEvent(id="scorers", timestamp=_at(2.7)),
+        ]
+        sample.model_usage = {m: u + ModelUsage(**JUDGE_USAGE) for m, u in sample.model_usage.items()}
+    return log

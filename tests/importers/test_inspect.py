@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from inspect_logs import MODEL, TOTAL_S, WORKING_S, build_log, write_log  # noqa: E402
+from inspect_logs import MODEL, TOTAL_S, WORKING_S, build_log, with_model_graded_scorer, write_log  # noqa: E402
 
 import aeh  # noqa: E402
 from aeh.cli import main as cli_main  # noqa: E402
@@ -147,3 +147,20 @@ def test_the_run_names_the_task_and_model(imported: dict[str, tuple[str, str]]) 
     db, rid = imported["json"]
     run = aeh.runs(db=db).set_index("run_id").loc[rid]
     assert (run["suite"], run["model"]) == ("inspect:arith", MODEL)
+
+
+def test_a_model_graded_scorers_calls_are_evaluation_spend_not_the_agents_cost(tmp_path: Path) -> None:
+    db = str(tmp_path / "judged.db")
+    plain_db = str(tmp_path / "plain.db")
+    judged = import_inspect_logs([write_log(with_model_graded_scorer(build_log()), tmp_path, "eval", "judged")], db=db)
+    plain = import_inspect_logs([write_log(build_log(), tmp_path, "eval", "plain")], db=plain_db)
+    cols = ["tokens_in", "tokens_out", "cost_usd"]
+    mine = aeh.attempts(judged, db=db).set_index(["task_id", "attempt"])[cols]
+    theirs = aeh.attempts(plain, db=plain_db).set_index(["task_id", "attempt"])[cols]
+    assert mine.equals(theirs)  # the judge's 500 / 50 tokens per sample are not the agent's
+    spans = aeh.spans(judged, db=db)
+    judge = spans[spans["name"] == "judge:scorer"]
+    assert len(judge) == 4 and set(judge["category"]) == {"grading"}
+    spend = aeh.load_run(judged, db=db).run.config["live_checks"]["evaluation_spend"]
+    assert (spend["calls"], spend["tokens_in"], spend["tokens_out"]) == (4, 2000, 200)
+    assert spend["usd"] > 0
