@@ -7,6 +7,7 @@ and per-attempt trace viewers. papermill/nbconvert are imported only when someth
 import typing as _typing
 
 from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh.report._copy import NotebookCopy, copy_notebooks
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
@@ -36,11 +37,13 @@ __getattr__ = _lazy_getattr(__name__, _LAZY)
 
 __all__ = [
     "NOTEBOOKS",
+    "NotebookCopy",
     "NotebookExecutionError",
     "SpanNode",
     "attempt_scores",
     "build_tree",
     "cited_span_ids",
+    "copy_notebooks",
     "default_out",
     "execute_notebook",
     "export_html",
