@@ -11,6 +11,7 @@ from aeh.report._copy import NotebookCopy, copy_notebooks
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
+from aeh.report._pick import RunPick, pick_newest_run, pick_run_pair
 from aeh.report._render import render_compare_report, render_matrix_report, render_run_report
 from aeh.report._trace import render_trace_html, trace_html
 
@@ -39,6 +40,7 @@ __all__ = [
     "NOTEBOOKS",
     "NotebookCopy",
     "NotebookExecutionError",
+    "RunPick",
     "SpanNode",
     "attempt_scores",
     "build_tree",
@@ -51,6 +53,8 @@ __all__ = [
     "localized_span_ids",
     "notebook_path",
     "notebooks_dir",
+    "pick_newest_run",
+    "pick_run_pair",
     "render_compare_report",
     "render_matrix_report",
     "render_run_report",
