@@ -52,9 +52,8 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     table = aeh.run("smoke", agent=notes_agent, attempts=args.attempts, seed=7, db=args.db,
                     tasks=["draft_and_count", "count_inbox_words"], model_free=True, progress=False)
-    print(table.table.to_string())
+    print(table)  # the per-task table, suite rate, cost and run id, as `aeh run` prints them
     run_id: str = table.run_id
-    print(f"stored run {run_id}")
     return run_id
 
 

@@ -63,9 +63,8 @@ def main(argv: list[str] | None = None) -> str:
     agent = graph_agent(build_graph(), make_input=lambda task, tools: {"prompt": task.prompt})
     table = aeh.run("toy_math", agent=agent, attempts=args.attempts, seed=7, db=args.db,
                     tasks=["add_then_multiply"], progress=False)
-    print(table.table.to_string())
+    print(table)  # the per-task table, suite rate, cost and run id, as `aeh run` prints them
     run_id: str = table.run_id
-    print(f"stored run {run_id}")
     return run_id
 
 

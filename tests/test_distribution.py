@@ -1,19 +1,23 @@
 """aeh installs as its own distribution, `aeh-harness` (the PyPI name `aeh` is another project):
-every install line names it or the checkout, and a built wheel runs README command 1's run."""
+every install line names it or the checkout, and a built wheel runs README command 1's run, holds
+the notebooks and renders a report from its own copy of them."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
 import aeh._install as install
 from aeh._install import DISTRIBUTION, install_command
+from aeh.report import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: `pip install aeh`, `pip install 'aeh[x]'`, `uv pip install "aeh[x]"`: the stranger's package.
@@ -54,7 +58,13 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_runs_the_smoke_suite(tmp
     assert wheel.name.startswith("aeh_harness-")
     venv = tmp_path / "venv"
     subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True, timeout=120)
-    subprocess.run([uv, "pip", "install", "-q", "-p", str(venv), str(wheel)], check=True, timeout=900)
+    with zipfile.ZipFile(wheel) as archive:
+        inside = set(archive.namelist())
+    assert {f"aeh/_bundled/notebooks/{name}.ipynb" for name in NOTEBOOKS} <= inside
+    assert "aeh/_bundled/suites/smoke/suite.py" in inside
+    # The jupyter extra too, so the installed aeh can render a report from its own notebooks.
+    subprocess.run([uv, "pip", "install", "-q", "-p", str(venv), f"{DISTRIBUTION}[jupyter] @ {wheel.as_uri()}"],
+                   check=True, timeout=900)
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("AEH_DB", "PYTHONPATH")}
@@ -71,3 +81,19 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_runs_the_smoke_suite(tmp
                               "sorted(x.name for x in (p / 'suites').iterdir() if x.is_dir()))"],
                              cwd=work, env=env, capture_output=True, text=True, check=True)
     assert "run_suite.ipynb" in shipped.stdout and "'core'" in shipped.stdout and "'coding'" in shipped.stdout
+
+    # `aeh report` runs the installed copy: a cell added to it shows in the report.
+    located = subprocess.run([str(venv / "bin" / "python"), "-c", "from aeh.report import notebooks_dir; "
+                              "print(notebooks_dir())"], cwd=work, env=env, capture_output=True, text=True, check=True)
+    installed = Path(located.stdout.strip())
+    assert installed.is_relative_to(venv) and not installed.is_symlink()
+    notebook = json.loads((installed / "run_suite.ipynb").read_text())
+    notebook["cells"].append({"cell_type": "markdown", "id": "wheel-copy", "metadata": {},
+                              "source": ["Rendered from the installed wheel's notebook."]})
+    (installed / "run_suite.ipynb").write_text(json.dumps(notebook))
+    run_id = ran.stdout.strip().splitlines()[-1].split()[-1]
+    report = subprocess.run([str(venv / "bin" / "aeh"), "report", "--run-id", run_id, "--out", "r.html"], cwd=work,
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0, report.stderr[-2000:]
+    html = (work / "r.html").read_text()
+    assert "Rendered from the installed wheel's notebook." in html and 'id="per-task-table"' in html

@@ -44,6 +44,7 @@ BUILTIN_COMMANDS = {
     "gate": "aeh.commands.gate",
     "matrix": "aeh.commands.matrix",
     "merge": "aeh.commands.merge",
+    "notebooks": "aeh.commands.notebooks",
     "serve": "aeh.commands.serve",
     "validate": "aeh.commands.validate",
 }

@@ -15,7 +15,7 @@ HELP = ("per solver: solve rate with its Wilson interval, public and hidden pass
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     parser.add_argument("run_ids", nargs="+", metavar="RUN", help="run ids (or unique prefixes); include a noop run")
     parser.add_argument("--csv", help="also write the matrix to this CSV file")
-    parser.add_argument("--html", help="also render notebooks/coding_matrix.ipynb to this HTML file")
+    parser.add_argument("--html", help="also render the shipped coding_matrix notebook to this HTML file")
     add_db(parser)
 
 

@@ -7,9 +7,11 @@ and per-attempt trace viewers. papermill/nbconvert are imported only when someth
 import typing as _typing
 
 from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh.report._copy import NotebookCopy, copy_notebooks
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
+from aeh.report._pick import RunPick, pick_newest_run, pick_run_pair
 from aeh.report._render import render_compare_report, render_matrix_report, render_run_report
 from aeh.report._trace import render_trace_html, trace_html
 
@@ -36,11 +38,14 @@ __getattr__ = _lazy_getattr(__name__, _LAZY)
 
 __all__ = [
     "NOTEBOOKS",
+    "NotebookCopy",
     "NotebookExecutionError",
+    "RunPick",
     "SpanNode",
     "attempt_scores",
     "build_tree",
     "cited_span_ids",
+    "copy_notebooks",
     "default_out",
     "execute_notebook",
     "export_html",
@@ -48,6 +53,8 @@ __all__ = [
     "localized_span_ids",
     "notebook_path",
     "notebooks_dir",
+    "pick_newest_run",
+    "pick_run_pair",
     "render_compare_report",
     "render_matrix_report",
     "render_run_report",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aeh.errors import ConfigError
 
-__all__ = ["NOTEBOOKS", "REPORTS_DIR", "default_out", "notebook_path"]
+__all__ = ["NOTEBOOKS", "REPORTS_DIR", "default_out", "notebook_path", "notebooks_dir"]
 
 REPORTS_DIR = Path("reports")
 NOTEBOOKS = ("run_suite", "compare_runs", "judge_agreement", "explore", "coding_matrix")
@@ -18,6 +18,7 @@ def default_out(name: str) -> Path:
 
 
 def notebooks_dir() -> Path:
+    """The shipped notebooks, inside the package: what `aeh report` runs (explore copies of them)."""
     return Path(__file__).resolve().parent.parent / "_bundled" / "notebooks"
 
 

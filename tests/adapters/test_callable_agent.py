@@ -111,11 +111,14 @@ def test_agent_and_adapter_together_is_a_config_error(db: Path) -> None:
         aeh.run("smoke", adapter="react", agent=lambda task, tools: "x", db=db)
 
 
-def test_callable_example_makes_a_graded_run(db: Path) -> None:
+def test_callable_example_makes_a_graded_run(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     callable_agent = load_example("callable_agent")
     run_id = callable_agent.main(["--db", str(db), "--attempts", "2"])
     rows = aeh.attempts(run_id, db=db)
     assert len(rows) == 4 and rows["success"].all()
+    out = capsys.readouterr().out  # the result a person reads, not the frame's 35 columns
+    assert out == str(aeh.load_run(run_id, db=db)) + "\n"
+    assert "suite rate 1.000" in out and f"run id {run_id}" in out and "fail_tool_error" not in out
 
 
 def _words_agent(task: aeh.Task, tools: Any) -> str:

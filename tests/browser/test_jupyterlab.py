@@ -3,10 +3,15 @@
 papermill alone cannot catch a wrong store path: it sets the kernel's working directory. Here
 JupyterLab starts the kernel in `notebooks/`, one level below the runs.db the CLI made, exactly
 as it does for a user who opened the project folder.
+
+The project is a git repository holding this checkout's tracked files, and `notebooks/` is made by
+`aeh notebooks copy`, as the README walkthrough says: each notebook is run, saved, and `git status`
+must stay clean (using the notebooks never edits the shipped ones).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -21,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from aeh.report import NOTEBOOKS, notebooks_dir
+import aeh
+from aeh.report import notebooks_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -55,17 +61,45 @@ def _aeh(project: Path, env: dict[str, str], *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=aeh", "-c", "user.email=aeh@localhost", *args], cwd=repo,
+                          capture_output=True, text=True, check=True, timeout=120)
+    return done.stdout
+
+
+def _repository_like_this_checkout(project: Path) -> None:
+    """This checkout's tracked files (as they are now, links kept) committed in a fresh repository."""
+    for name in _git(ROOT, "ls-files", "-z").split("\0"):
+        source = ROOT / name
+        if name and (source.is_file() or source.is_symlink()):
+            (project / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, project / name, follow_symlinks=False)
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "the checkout")
+
+
+def _shipped() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(notebooks_dir().glob("*.ipynb"))}
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A JupyterLab server on loopback over a fresh project: runs.db (two CLI runs) and notebooks/."""
+    """A JupyterLab server on loopback over a project like this checkout: runs.db (two CLI runs) and
+    notebooks/ from `aeh notebooks copy`."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git to check that running the notebooks leaves the repository clean")
     project = tmp_path_factory.mktemp("project")
+    _repository_like_this_checkout(project)
     env = _clean_env(tmp_path_factory.mktemp("jupyter-home"))
     for seed in ("1", "2"):  # two runs, so compare_runs has something to compare
         _aeh(project, env, "run", "--suite", "smoke", "--adapter", "mock", "--attempts", "2", "--seed", seed)
     assert (project / "runs.db").is_file()
-    (project / "notebooks").mkdir()
-    for name in NOTEBOOKS:
-        shutil.copy(notebooks_dir() / f"{name}.ipynb", project / "notebooks" / f"{name}.ipynb")
+    _aeh(project, env, "notebooks", "copy", "notebooks")
+    assert _git(project, "status", "--porcelain") == ""  # runs.db and notebooks/ are ignored
 
     port, token = _free_port(), secrets.token_hex(16)
     log = (project.parent / "jupyterlab.log").open("w")
@@ -129,9 +163,23 @@ def _run_all_and_wait(page) -> None:
     raise AssertionError(f"cells still running after {_CELL_TIMEOUT_S} s: {_prompts(page)}")
 
 
+def _save_and_wait(page, saved: Path) -> None:
+    """Save from JupyterLab's File menu and wait until the file on disk holds the outputs."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        cells = json.loads(saved.read_text()).get("cells", [])
+        if any(c.get("outputs") for c in cells):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{saved} was not saved with its outputs")
+
+
 @pytest.mark.parametrize("name", ["run_suite", "compare_runs", "explore", "judge_agreement"])
 def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path], browser, artifacts: Path) -> None:
     url, project = lab
+    shipped = _shipped()
     page = browser.new_page(viewport={"width": 1300, "height": 1600})
     offsite: list[str] = []
     page.on("request", lambda r: offsite.append(r.url)
@@ -153,11 +201,20 @@ def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path],
         assert f"store: {project / 'runs.db'}" in text, f"{name}: the store line is missing"
         if name != "run_suite":  # run_suite may name the store before it exists… it exists here
             assert "walking up" in text
-        if name == "run_suite":  # aeh.run shows a progress bar in a kernel, as the CLI does on a terminal
-            assert page.locator(f"{PANEL} .widget-hprogress").count() > 0
-        if name == "compare_runs":
-            assert page.locator("#compare-table, .compare-table, [id*='compare']").count() > 0
+        newest = aeh.runs(project / "runs.db").run_id
+        if name == "run_suite":  # no parameters: the newest stored run is reported, no run is started
+            assert f"reporting run {newest.iloc[0]}" in text and len(newest) == 2
+            assert page.locator(f"{PANEL} #per-task-table").count() == 1
+            assert page.locator(f"{PANEL} #pass-k-table .aeh-key").count() == 1
+        if name == "compare_runs":  # the two smoke runs, in a styled table with a key
+            assert f"A {newest.iloc[1]}" in text and f"B {newest.iloc[0]}" in text
+            assert page.locator(f"{PANEL} #compare-table table").count() == 1
+        if name == "judge_agreement":
+            assert page.locator(f"{PANEL} #no-judge").count() == 1 and "κ is absent" in text
+            assert "nan" not in page.locator(f"{PANEL} .jp-OutputArea").first.inner_text().lower()
         if name == "explore":
+            assert page.locator(f"{PANEL} #rate-table table").count() == 1
+            assert page.locator(f"{PANEL} #attempts-table tbody tr").count() == 10  # 5 tasks x 2 attempts
             rows = page.locator(f"{PANEL} .aeh-tree-row")  # TraceBrowser's span rows
             rows.first.wait_for(timeout=30_000)
             assert rows.first.evaluate("e => getComputedStyle(e).textAlign") in ("left", "start")
@@ -166,5 +223,9 @@ def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path],
             rows.first.scroll_into_view_if_needed()
             page.screenshot(path=str(artifacts / "jupyterlab-explore-tree.png"))
         assert offsite == [], f"requests left loopback: {offsite[:5]}"
+
+        _save_and_wait(page, project / "notebooks" / f"{name}.ipynb")
+        assert _git(project, "status", "--porcelain") == "", f"{name}: running and saving it changed the repository"
+        assert _shipped() == shipped, f"{name}: a shipped notebook changed"
     finally:
         page.close()

@@ -27,6 +27,8 @@ def _text(nb) -> str:
 def test_notebooks_ship_inside_the_package():
     folder = Path(aeh.__file__).parent / "_bundled" / "notebooks"
     assert folder == notebooks_dir()
+    # Real files, not a link to a folder a person opens in JupyterLab (which saves outputs into it).
+    assert not folder.is_symlink() and not any(p.is_symlink() for p in folder.iterdir())
     assert sorted(p.stem for p in folder.glob("*.ipynb")) == sorted(NOTEBOOKS)
     for name in NOTEBOOKS:
         nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
@@ -89,7 +91,8 @@ def test_notebooks_without_parameters_explain_an_empty_or_single_run_store(tmp_p
     Store(empty / "runs.db").close()  # a store with zero runs
     aeh.run("smoke", adapter="mock", attempts=1, seed=1, db=single / "runs.db")
     jobs = {("empty", "compare_runs"): empty, ("empty", "explore"): empty,
-            ("empty", "judge_agreement"): empty, ("single", "compare_runs"): single}
+            ("empty", "judge_agreement"): empty, ("single", "compare_runs"): single,
+            ("single", "run_suite"): single}
 
     def execute(key):
         project = jobs[key]
@@ -109,4 +112,35 @@ def test_notebooks_without_parameters_explain_an_empty_or_single_run_store(tmp_p
         if state == "empty":
             assert "No runs stored yet" in text and "aeh run --suite smoke --adapter mock" in text, name
     assert "Comparing needs two runs" in _text(done[("single", "compare_runs")])
+    (only,) = aeh.runs(single / "runs.db").run_id
+    reported = _text(done[("single", "run_suite")])
+    assert f"reporting run {only}" in reported and "per-task-table" in reported
+    assert len(aeh.runs(single / "runs.db")) == 1  # no parameters: the stored run reported, no new one
     assert not (empty / "notebooks" / "runs.db").exists()  # reading never created a store
+
+
+@pytest.mark.slow  # papermill executions
+def test_compare_runs_without_parameters_compares_the_newest_two_runs_of_one_suite(tmp_path):
+    """Two smoke runs, then a toy_math run: the newest run's suite has one run, so the notebook says so;
+    after a second toy_math run it compares the two toy_math runs, not the newest two of the store."""
+    import papermill as pm
+
+    db = tmp_path / "runs.db"
+    (tmp_path / "notebooks").mkdir()
+    for seed in (1, 2):
+        aeh.run("smoke", adapter="mock", attempts=1, seed=seed, db=db, progress=False)
+    math_a = aeh.run("toy_math", adapter="mock", attempts=1, seed=1, db=db, progress=False).run_id
+
+    def execute(name: str) -> str:
+        out = tmp_path / f"{name}.ipynb"
+        pm.execute_notebook(str(notebooks_dir() / "compare_runs.ipynb"), str(out), parameters={},
+                            kernel_name="python3", language="python", progress_bar=False,
+                            cwd=str(tmp_path / "notebooks"))
+        return _text(nbformat.read(out, as_version=4))
+
+    lonely = execute("lonely")
+    assert f"The newest run {math_a} is the only run of suite toy_math" in lonely and "smoke" in lonely
+    assert "compare-table" not in lonely
+    math_b = aeh.run("toy_math", adapter="mock", attempts=1, seed=2, db=db, progress=False).run_id
+    paired = execute("paired")
+    assert f"A {math_a}" in paired and f"B {math_b}" in paired and "compare-table" in paired
