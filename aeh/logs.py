@@ -5,7 +5,7 @@ Levels, each including the ones before it:
     progress  one line per finished task (plus a progress bar on a terminal) — the default
     steps     one line per attempt, and the agent's steps (tool calls, faults) as a tree
     calls     every span (model calls, grading, cost …) with brief attributes
-    trace     every span start and end with full attributes
+    trace     every span start and end with full attributes (a model call's whole input only here)
 `--log-only` / `--log-exclude` filter span lines by category. `pretty` indents spans by depth;
 `jsonl` writes one JSON object per event (spans carry run_id, task_id, attempt, span_id,
 parent_span_id, category, so interleaved attempts can be reassembled).
@@ -26,11 +26,13 @@ from aeh.errors import ConfigError
 from aeh.models import SPAN_CATEGORIES, Attempt, RunInfo, Span, Task
 from aeh.stats import wilson_interval
 from aeh.store import Redactor
+from aeh.trace import INPUT_MESSAGES, TOOL_DEFINITIONS
 
 __all__ = ["LEVELS", "RunLogger"]
 
 LEVELS = ("silent", "progress", "steps", "calls", "trace")
 _STEP_CATEGORIES = {"tools", "faults"}
+_INPUT_KEYS = (INPUT_MESSAGES, TOOL_DEFINITIONS)
 
 
 def _brief(value: Any, limit: int = 80) -> str:
@@ -110,6 +112,11 @@ class RunLogger(RunProgress):
     def span_ended(self, span: Span, depth: int) -> None:
         if not self._wants_span(span):
             return
+        if self.level < 4 and any(k in span.attributes for k in _INPUT_KEYS):
+            # A model call's whole input is for `trace`: below it, a long conversation would be
+            # written (and redacted) again with every call.
+            span = span.model_copy(update={"attributes": {k: v for k, v in span.attributes.items()
+                                                          if k not in _INPUT_KEYS}})
         span = self.redactor.redact_span(span)  # before `_brief` cuts a secret out of a pattern's reach
         duration = (span.end_ts or span.start_ts) - span.start_ts
         mark = "✗" if span.status == "error" else "·"

@@ -12,13 +12,15 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from aeh.models import Span
 
-__all__ = ["RecordsSpans", "SpanHandle", "SpanNotes", "SpanRecorder", "SpanSink", "jsonable", "new_id"]
+__all__ = ["INPUT_MESSAGES", "OUTPUT_MESSAGES", "TOOL_DEFINITIONS", "RecordsSpans", "SpanHandle", "SpanNotes",
+           "SpanRecorder", "SpanSink", "compact_inputs", "expand_attributes", "full_inputs", "genai_parts",
+           "jsonable", "model_input", "new_id"]
 
 _current_span: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "aeh_current_span", default=None
@@ -157,3 +159,187 @@ class SpanRecorder:
             handle.span.status = "error"
         self._close(handle)
         return handle.span
+
+
+# -- model inputs ---------------------------------------------------------------------------------
+#: A model span's attributes for what it sent and got back (OpenTelemetry GenAI names). The messages
+#: are chat messages: `{"role", "content", "tool_calls"?, "tool_call_id"?}`; `genai_parts` gives the
+#: conventions' `{"role", "parts": [...]}` shape.
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+TOOL_DEFINITIONS = "gen_ai.tool.definitions"
+#: The stored (compact) form: a model span keeps only the messages that were not already the
+#: first `PREFIX_LEN` messages of the input of the earlier model span `PREFIX_FROM`.
+PREFIX_FROM = "aeh.input.prefix_from"
+PREFIX_LEN = "aeh.input.prefix_len"
+NEW_MESSAGES = "aeh.input.messages_new"
+TOOLS_FROM = "aeh.tool.definitions_from"
+INCOMPLETE = "aeh.input.incomplete"
+
+
+def model_input(messages: Any = None, tools: Any = None) -> dict[str, Any]:
+    """A model span's input attributes: a copy of `messages` (and `tools`) as they were sent, so
+    the caller appending to its list afterwards does not change what the span says was sent."""
+    out: dict[str, Any] = {}
+    if messages is not None:
+        out[INPUT_MESSAGES] = [dict(m) if isinstance(m, dict) else m for m in messages]
+    if tools:
+        out[TOOL_DEFINITIONS] = list(tools)
+    return out
+
+
+def _is_model(span: Span) -> bool:
+    return span.category == "model"
+
+
+def _by_attempt(spans: Sequence[Span]) -> dict[tuple[str, str, int], list[int]]:
+    """Indexes of the model spans of each attempt, in start order (write order breaks ties)."""
+    groups: dict[tuple[str, str, int], list[int]] = {}
+    for i, s in enumerate(spans):
+        if _is_model(s):
+            groups.setdefault((s.run_id, s.task_id, s.attempt), []).append(i)
+    for idx in groups.values():
+        idx.sort(key=lambda i: spans[i].start_ts)
+    return groups
+
+
+def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x is not y and x != y:
+            break
+        n += 1
+    return n
+
+
+def compact_inputs(spans: Sequence[Span]) -> list[Span]:
+    """The spans as the store keeps them: a model span whose input starts with the previous model
+    call's input (a conversation growing turn by turn) keeps only the messages after that prefix,
+    and tool definitions equal to the previous call's are kept once. `full_inputs` undoes it."""
+    out = list(spans)
+    for idx in _by_attempt(spans).values():
+        prev_id: str | None = None
+        prev_messages: list[Any] | None = None
+        tools_at: tuple[str, Any] | None = None
+        for i in idx:
+            attrs = spans[i].attributes
+            messages = attrs.get(INPUT_MESSAGES)
+            tools = attrs.get(TOOL_DEFINITIONS)
+            new = dict(attrs)
+            if isinstance(messages, list):
+                k = _common_prefix(prev_messages, messages) if prev_messages is not None else 0
+                if k and prev_id is not None:
+                    del new[INPUT_MESSAGES]
+                    new.update({PREFIX_FROM: prev_id, PREFIX_LEN: k, NEW_MESSAGES: messages[k:]})
+                prev_id, prev_messages = spans[i].span_id, messages
+            if tools is not None:
+                if tools_at is not None and tools_at[1] == tools:
+                    del new[TOOL_DEFINITIONS]
+                    new[TOOLS_FROM] = tools_at[0]
+                else:
+                    tools_at = (spans[i].span_id, tools)
+            if new.keys() != attrs.keys():
+                out[i] = spans[i].model_copy(update={"attributes": new})
+    return out
+
+
+def expand_attributes(model_attrs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """`full_inputs` over one attempt's model spans as {span_id: attributes}; returns the
+    attributes that changed (a span whose earlier part is missing is marked `aeh.input.incomplete`)."""
+    full: dict[str, list[Any] | None] = {}
+
+    def messages_of(span_id: str, seen: frozenset[str]) -> list[Any] | None:
+        if span_id in full:
+            return full[span_id]
+        attrs = model_attrs.get(span_id)
+        if attrs is None or span_id in seen:
+            return None
+        if NEW_MESSAGES not in attrs:  # whole (never compacted, or already restored)
+            got = attrs.get(INPUT_MESSAGES)
+            full[span_id] = got if isinstance(got, list) else None
+            return full[span_id]
+        base = messages_of(str(attrs[PREFIX_FROM]), seen | {span_id})
+        k = attrs.get(PREFIX_LEN)
+        new = attrs.get(NEW_MESSAGES) or []
+        ok = base is not None and isinstance(k, int) and len(base) >= k
+        full[span_id] = (base[:k] + list(new)) if ok and base is not None and isinstance(k, int) else None
+        return full[span_id]
+
+    changed: dict[str, dict[str, Any]] = {}
+    for span_id, attrs in model_attrs.items():
+        if NEW_MESSAGES not in attrs and TOOLS_FROM not in attrs:
+            continue
+        new = dict(attrs)
+        if NEW_MESSAGES in attrs:
+            got = messages_of(span_id, frozenset())
+            del new[NEW_MESSAGES]
+            new[INPUT_MESSAGES] = got if got is not None else list(attrs.get(NEW_MESSAGES) or [])
+            if got is None:
+                new[INCOMPLETE] = True
+        if TOOLS_FROM in attrs:
+            source = model_attrs.get(str(attrs[TOOLS_FROM])) or {}
+            if TOOL_DEFINITIONS in source:
+                new[TOOL_DEFINITIONS] = source[TOOL_DEFINITIONS]
+            else:
+                new[INCOMPLETE] = True
+            del new[TOOLS_FROM]
+        changed[span_id] = new
+    return changed
+
+
+def full_inputs(spans: Sequence[Span]) -> list[Span]:
+    """The spans with every model span's whole input (`gen_ai.input.messages`, and
+    `gen_ai.tool.definitions`) restored from the store's compact form; other spans unchanged.
+
+    A restored span keeps `aeh.input.prefix_len`: its input's first that many messages are the
+    previous call's, the rest are new with this call."""
+    out = list(spans)
+    for idx in _by_attempt(spans).values():
+        changed = expand_attributes({spans[i].span_id: spans[i].attributes for i in idx})
+        for i in idx:
+            if spans[i].span_id in changed:
+                out[i] = spans[i].model_copy(update={"attributes": changed[spans[i].span_id]})
+    return out
+
+
+def genai_parts(messages: Any) -> list[dict[str, Any]]:
+    """Chat messages in the GenAI conventions' shape: `{"role", "parts": [{"type": "text",
+    "content"} | {"type": "tool_call", "id", "name", "arguments"} | {"type": "tool_call_response",
+    "id", "response"}]}` (messages already in that shape pass through)."""
+    out: list[dict[str, Any]] = []
+    for m in messages if isinstance(messages, list) else []:
+        if not isinstance(m, dict):
+            out.append({"role": "user", "parts": [{"type": "text", "content": str(m)}]})
+            continue
+        if isinstance(m.get("parts"), list):
+            out.append(m)
+            continue
+        role = str(m.get("role") or "user")
+        content = m.get("content")
+        parts: list[dict[str, Any]] = []
+        if role == "tool":
+            parts.append({"type": "tool_call_response", "id": m.get("tool_call_id"), "response": content})
+        elif isinstance(content, list):  # content parts (`{"type": "text", "text": …}`)
+            parts.extend({"type": "text", "content": p.get("text", "")} if isinstance(p, dict)
+                         and p.get("type") == "text" else {"type": str(p.get("type", "data"))
+                                                           if isinstance(p, dict) else "text", "content": p}
+                         for p in content)
+        elif content not in (None, ""):
+            parts.append({"type": "text", "content": str(content)})
+        for call in m.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            fn: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else {}
+            args = fn.get("arguments", call.get("args"))
+            if isinstance(args, str):
+                try:
+                    args = json.loads(args)
+                except ValueError:
+                    pass
+            parts.append({"type": "tool_call", "id": call.get("id"), "name": fn.get("name") or call.get("name"),
+                          "arguments": args})
+        entry: dict[str, Any] = {"role": role, "parts": parts}
+        if m.get("finish_reason"):
+            entry["finish_reason"] = m["finish_reason"]
+        out.append(entry)
+    return out

@@ -40,3 +40,21 @@ def test_no_progress_bar_when_not_a_terminal(db: Path) -> None:
 def test_bad_logging_options(kwargs: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         RunLogger(**kwargs)
+
+
+def test_a_model_calls_whole_input_is_logged_at_trace_only():
+    import io
+    import json as _json
+
+    from aeh.logs import RunLogger
+    from aeh.models import Span
+
+    span = Span(run_id="r", task_id="t", attempt=0, span_id="s", category="model", name="model:call", start_ts=0,
+                end_ts=1, attributes={"gen_ai.input.messages": [{"role": "user", "content": "the long prompt"}],
+                                      "gen_ai.request.messages": 1})
+    for level, shown in (("calls", False), ("trace", True)):
+        out = io.StringIO()
+        RunLogger(level=level, fmt="jsonl", stream=out).span_ended(span, 0)
+        records = [_json.loads(line) for line in out.getvalue().splitlines()]
+        assert records and ("the long prompt" in out.getvalue()) is shown, level
+        assert records[-1]["attributes"]["gen_ai.request.messages"] == 1  # the count stays at every level

@@ -425,7 +425,7 @@ async def chat_turn(
         "aeh.request.tools_offered": len(tool_names),
         "aeh.request.tool_choice": request.get("tool_choice", "unset") if tools else None,
     }
-    with ctx.model_call(model, **attrs) as span, adapter.lease() as client:
+    with ctx.model_call(model, messages=messages, tools=tools, **attrs) as span, adapter.lease() as client:
         limits = getattr(ctx, "connections", None)
         limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
         slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None

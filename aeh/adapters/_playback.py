@@ -110,8 +110,10 @@ class TrajectoryAdapter:
         if step.kind == "tool":
             await self._tool(step, ctx, recorded)
         elif step.kind == "model":
-            with ctx.model_call(step.model or self.model, **{"aeh.step": step.name}, **recorded,
-                                **step.attributes) as span:
+            attrs = dict(step.attributes)
+            messages, tools = attrs.pop("gen_ai.input.messages", None), attrs.pop("gen_ai.tool.definitions", None)
+            with ctx.model_call(step.model or self.model, messages=messages, tools=tools,
+                                **{"aeh.step": step.name, **recorded, **attrs}) as span:
                 if step.tokens_in is not None or step.tokens_out is not None or step.cost_usd is not None:
                     ctx.record_usage(span, step.model or self.model, step.tokens_in or 0, step.tokens_out or 0,
                                      recorded_cost_usd=step.cost_usd)

@@ -14,12 +14,15 @@ import asyncio
 import hashlib
 import json
 import re
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
+from aeh.adapters._chat import tool_result_content
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
-from aeh.models import TOOL_SIDE_ERROR_KINDS, AgentOutcome, PlanStep, Task
+from aeh.models import TOOL_SIDE_ERROR_KINDS, AgentOutcome, PlanStep, Task, ToolCall
+from aeh.trace import SpanHandle
 
 __all__ = ["MockAdapter", "MockProfile", "PROFILES"]
 
@@ -88,6 +91,40 @@ def _break_args(args: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
+class _Talk:
+    """The conversation a mock attempt simulates, so its model spans show what a real agent's would:
+    the task's prompt, then each tool call it made (as the assistant's) and the tool's result."""
+
+    last: SpanHandle | None = None
+    replied: int = 0
+    """Tool calls already given as a turn's reply."""
+
+    def messages(self, ctx: AttemptContext) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [{"role": "user", "content": ctx.task.prompt}]
+        for i, call in enumerate(ctx.tool_calls):
+            out.append(_call_message(i, call))
+            out.append({"role": "tool", "tool_call_id": f"call_{i}", "content": tool_result_content(call)})
+        return out
+
+    def reply(self, ctx: AttemptContext, final: str | None = None) -> None:
+        """Put the last turn's reply on its span: the tool calls that followed it, or the answer."""
+        if self.last is None:
+            return
+        calls = [_call_message(i, c) for i, c in enumerate(ctx.tool_calls) if i >= self.replied]
+        reply: dict[str, Any] = {"role": "assistant", "content": final or ""}
+        if calls:
+            reply["tool_calls"] = [c for m in calls for c in m["tool_calls"]]
+        self.last.set(**{"gen_ai.output.messages": [reply]})
+        self.replied, self.last = len(ctx.tool_calls), None
+
+
+def _call_message(index: int, call: ToolCall) -> dict[str, Any]:
+    return {"role": "assistant", "content": "", "tool_calls": [{
+        "id": f"call_{index}", "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(call.args, default=str)}}]}
+
+
+@dataclass
 class _Play:
     """One attempt in progress: the task, its context, the task's difficulty and the context size so far."""
 
@@ -125,10 +162,15 @@ class MockAdapter:
                               "or latency_s")
         self.profile = replace(base, **overrides) if overrides else base
         self.model = f"mock-{chosen}"
+        self._talks: weakref.WeakKeyDictionary[AttemptContext, _Talk] = weakref.WeakKeyDictionary()
 
     # -- one simulated model turn ------------------------------------------------------------
     async def _think(self, ctx: AttemptContext, context_chars: int, out_tokens: int) -> None:
-        with ctx.model_call(self.model, turn=ctx.budget.model_calls) as span:
+        talk = self._talks.setdefault(ctx, _Talk())
+        talk.reply(ctx)  # the calls made since the last turn were that turn's reply
+        with ctx.model_call(self.model, messages=talk.messages(ctx), tools=ctx.tool_schemas(),
+                            turn=ctx.budget.model_calls) as span:
+            talk.last = span
             lo, hi = self.profile.latency_s
             delay = ctx.rng.uniform(lo, hi)
             if delay > 0:  # latency_s=0 times the harness alone: not even a turn of the event loop
@@ -144,6 +186,15 @@ class MockAdapter:
         return []
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        try:
+            outcome = await self._run(task, ctx)
+        finally:
+            talk = self._talks.pop(ctx, None)
+        if talk is not None:
+            talk.reply(ctx, outcome.final_output)
+        return outcome
+
+    async def _run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         play = _Play(task, ctx, _difficulty(task.id), len(task.prompt) + 200 * len(task.tools))
         await self._think(ctx, play.context, ctx.rng.randint(20, 60))
         declined = self._first_reply(play)

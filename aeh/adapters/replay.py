@@ -125,7 +125,9 @@ class ReplayAdapter:
         requested = attrs.get("gen_ai.request.model") or self.model
         extra = {k: attrs[k] for k in ("turn", "gen_ai.output.messages", "gen_ai.response.finish_reasons",
                                        "gen_ai.request.messages") if k in attrs}
-        with ctx.model_call(requested, replayed_from=original.span_id, **extra) as span:
+        with ctx.model_call(requested, messages=attrs.get("gen_ai.input.messages"),
+                            tools=attrs.get("gen_ai.tool.definitions"), replayed_from=original.span_id,
+                            **extra) as span:
             tokens_in = attrs.get("gen_ai.usage.input_tokens")
             tokens_out = attrs.get("gen_ai.usage.output_tokens")
             if tokens_in is None and tokens_out is None:

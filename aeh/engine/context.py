@@ -17,7 +17,7 @@ import asyncio
 import inspect
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,7 +33,7 @@ from aeh.models import Task, ToolCall
 from aeh.pricing import PriceTable
 from aeh.tools import ToolEnv, ToolInputError, ToolRegistry, ToolUnavailable
 from aeh.tools.workspace import LazyWorkspace, workspace_path
-from aeh.trace import SpanHandle, SpanRecorder, jsonable
+from aeh.trace import SpanHandle, SpanRecorder, jsonable, model_input
 
 __all__ = ["AttemptContext", "FaultSource", "GARBAGE_OUTPUT"]
 
@@ -290,11 +290,20 @@ class AttemptContext:
 
     # -- model calls -------------------------------------------------------------------------
     @contextmanager
-    def model_call(self, model: str | None, **attributes: Any) -> Iterator[SpanHandle]:
-        """Open a `model` span for one model request; report usage with `record_usage`."""
+    def model_call(self, model: str | None, *, messages: Sequence[Any] | None = None,
+                   tools: Sequence[Any] | None = None, **attributes: Any) -> Iterator[SpanHandle]:
+        """Open a `model` span for one model request; report usage with `record_usage`.
+
+        `messages` (chat messages) and `tools` (function schemas) are what the request sends: the
+        span keeps them as `gen_ai.input.messages` / `gen_ai.tool.definitions` (the store keeps a
+        growing conversation once, see `aeh.trace.compact_inputs`); set the reply as
+        `gen_ai.output.messages`.
+        """
         self.budget.check_time()
+        sent = model_input(messages, tools)
         with (self.budget.awaiting_model(),
-              self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **attributes) as span):
+              self.recorder.span("model:call", "model", **{"gen_ai.request.model": model}, **sent,
+                                 **attributes) as span):
             yield span
 
     def record_usage(self, span: SpanHandle, model: str | None, tokens_in: int, tokens_out: int, *,

@@ -4,7 +4,9 @@ Export (`aeh export otel RUN`): one trace per attempt (trace id from run, task a
 aeh's span ids kept. GenAI semantic conventions where they exist — `gen_ai.operation.name`
 (`chat` for model spans, `execute_tool` for tool spans, `invoke_agent` for the agent span),
 `gen_ai.request.model`, `gen_ai.usage.*`, `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
-`gen_ai.tool.call.result` — and everything aeh-specific under `aeh.*` (`aeh.category`,
+`gen_ai.tool.call.result`, a model span's `gen_ai.input.messages` / `gen_ai.output.messages` /
+`gen_ai.tool.definitions` (role + parts JSON) beside OpenInference's `llm.input_messages.N.…`
+(`_otel_messages`) — and everything aeh-specific under `aeh.*` (`aeh.category`,
 `aeh.task_id`, `aeh.attempt`, `aeh.final_output`, `aeh.status`, …).
 
 Import (`aeh import otel FILE --suite S`): reads OTLP JSON from any instrumented agent, rebuilds
@@ -39,6 +41,7 @@ from aeh._files import (
 from aeh._formats import looks_like_bytes, refusal_fix
 from aeh._install import install_command
 from aeh.errors import Problem, ValidationError
+from aeh.importers._otel_messages import export_messages, import_messages
 from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._trajectory import grade_trajectories
 from aeh.models import Span
@@ -105,6 +108,7 @@ def otel_attributes(span: Span) -> dict[str, Any]:
             out[f"aeh.{key}"] = value
     if span.category == "model":
         out["gen_ai.operation.name"] = "chat"
+        out.update(export_messages(span.attributes))
     elif span.category == "tools":
         out["gen_ai.operation.name"] = "execute_tool"
     elif span.name == "agent" and span.category == "scheduler":
@@ -351,7 +355,7 @@ def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> St
                     tokens_out=_int(a.get("gen_ai.usage.output_tokens"), a.get("gen_ai.usage.completion_tokens"),
                                     a.get("llm.token_count.completion")),
                     cost_usd=_cost(a.get("aeh.cost_usd"), a.get("gen_ai.usage.cost"), a.get("llm.cost.total")),
-                    **common)
+                    attributes=import_messages(a), **common)
     keep = {k: v for k, v in a.items() if k.startswith("aeh.") and k not in ("aeh.run_id", "aeh.task_id",
                                                                              "aeh.attempt", "aeh.category")}
     return Step(kind="step", name=str(span.get("name") or "step"), attributes=keep, **common)

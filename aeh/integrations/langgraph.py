@@ -35,7 +35,7 @@ from uuid import UUID
 from aeh.adapters import tool_choice_ignored, tools_dropped_suspect
 from aeh.errors import MissingExtraError
 from aeh.recording import UsageHook, active_recorder, report_usage, usage_hook, usage_of
-from aeh.trace import SpanHandle, SpanRecorder
+from aeh.trace import SpanHandle, SpanRecorder, model_input
 
 try:
     from langchain_core.callbacks import BaseCallbackHandler
@@ -133,7 +133,8 @@ class AehCallbackHandler(BaseCallbackHandler):
 
     # -- models --------------------------------------------------------------------------------------
     def _model_start(self, serialized: dict[str, Any] | None, run_id: UUID, parent: UUID | None,
-                     metadata: dict[str, Any] | None, kwargs: dict[str, Any], messages: Any = None) -> None:
+                     metadata: dict[str, Any] | None, kwargs: dict[str, Any],
+                     messages: list[dict[str, Any]] | None = None) -> None:
         params = kwargs.get("invocation_params") or {}
         model = (metadata or {}).get("ls_model_name") or params.get("model") or params.get("model_name") \
             or (serialized or {}).get("name")
@@ -142,21 +143,23 @@ class AehCallbackHandler(BaseCallbackHandler):
         names = [str((t.get("function") or {}).get("name") or t.get("name") or "?") for t in tools]
         request = {"gen_ai.request.tool_names": names, "aeh.request.tools_offered": len(names),
                    "aeh.request.tool_choice": _text(params.get("tool_choice") or "unset") if names else None}
+        sent = model_input(messages, tools)
         self._start(run_id, parent, "model:call", "model", **{"gen_ai.request.model": model,
                                                               "aeh.step": kwargs.get("name") or "model",
-                                                              **request})
+                                                              **request, **sent})
         if tools:
-            self._requests[run_id] = (_message_dicts(messages), tools)
+            self._requests[run_id] = (messages or [], tools)
 
     def on_chat_model_start(self, serialized: dict[str, Any] | None, messages: Any, *, run_id: UUID,
                             parent_run_id: UUID | None = None, metadata: dict[str, Any] | None = None,
                             **kwargs: Any) -> None:
-        self._model_start(serialized, run_id, parent_run_id, metadata, kwargs, messages)
+        self._model_start(serialized, run_id, parent_run_id, metadata, kwargs, _message_dicts(messages))
 
     def on_llm_start(self, serialized: dict[str, Any] | None, prompts: Any, *, run_id: UUID,
                      parent_run_id: UUID | None = None, metadata: dict[str, Any] | None = None,
                      **kwargs: Any) -> None:
-        self._model_start(serialized, run_id, parent_run_id, metadata, kwargs)
+        prompts_as = [{"role": "user", "content": _text(p)} for p in prompts] if isinstance(prompts, list) else None
+        self._model_start(serialized, run_id, parent_run_id, metadata, kwargs, prompts_as)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         handle = self._open.get(run_id)
@@ -205,7 +208,7 @@ _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"
 
 
 def _message_dicts(messages: Any) -> list[dict[str, Any]]:
-    """LangChain's `[[BaseMessage, …]]` as chat messages, for the tools-dropped estimate."""
+    """LangChain's `[[BaseMessage, …]]` as chat messages (the span's input, the tools-dropped estimate)."""
     batch = messages[0] if isinstance(messages, list) and messages and isinstance(messages[0], list) else messages
     out: list[dict[str, Any]] = []
     for m in batch or []:
@@ -214,6 +217,8 @@ def _message_dicts(messages: Any) -> list[dict[str, Any]]:
         calls = getattr(m, "tool_calls", None)
         if calls:
             entry["tool_calls"] = [_text(c) for c in calls]
+        if getattr(m, "tool_call_id", None):
+            entry["tool_call_id"] = str(m.tool_call_id)
         out.append(entry)
     return out
 

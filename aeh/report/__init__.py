@@ -17,6 +17,7 @@ from aeh.report._trace import render_trace_html, trace_html
 
 if _typing.TYPE_CHECKING:
     from aeh.report._lean_imports import import_lean
+    from aeh.report._messages import MESSAGES_CSS, message_keys, messages_html
     from aeh.report._trace import attempt_scores
     from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
 
@@ -24,6 +25,9 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "import_lean": "aeh.report._lean_imports",
     "attempt_scores": "aeh.report._trace",
+    "MESSAGES_CSS": "aeh.report._messages",
+    "message_keys": "aeh.report._messages",
+    "messages_html": "aeh.report._messages",
     "SpanNode": "aeh.report._tree",
     "build_tree": "aeh.report._tree",
     "cited_span_ids": "aeh.report._tree",
@@ -37,6 +41,7 @@ __getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
+    "MESSAGES_CSS",
     "NOTEBOOKS",
     "NotebookCopy",
     "NotebookExecutionError",
@@ -51,6 +56,8 @@ __all__ = [
     "export_html",
     "import_lean",
     "localized_span_ids",
+    "message_keys",
+    "messages_html",
     "notebook_path",
     "notebooks_dir",
     "pick_newest_run",

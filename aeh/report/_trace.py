@@ -11,6 +11,7 @@ from typing import Any
 from aeh._version import __version__
 from aeh.errors import ConfigError
 from aeh.models import Attempt, Span
+from aeh.report._messages import MESSAGES_CSS, message_keys, messages_html
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
 from aeh.store import Store, StoreLike, redactor_for_run, using_store
@@ -36,6 +37,10 @@ def _detail(span: Span) -> str:
     parts = [
         f'<div class="k">span {escape(span.span_id)} · {escape(span.category)} · status {escape(span.status)}</div>'
     ]
+    if span.category == "model":
+        parts.append(messages_html(span))
+        for key in message_keys():
+            attrs.pop(key, None)
     for key in _DETAIL_FIRST:
         if key in attrs:
             parts.append(f'<div class="k">{escape(key)}</div><pre>{escape(_pretty(attrs.pop(key)))}</pre>')
@@ -157,7 +162,7 @@ def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open
         meta=_meta(attempt, run),
         graders=_graders(attempt),
         tree=tree,
-        css=_read("trace.css"),
+        css=_read("trace.css") + MESSAGES_CSS,
         js=_read("trace.js").replace("</", "<\\/"),
         version=escape(__version__),
     )

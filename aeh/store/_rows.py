@@ -16,6 +16,7 @@ import polars as pl
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
 from aeh.store._redact import Redactor, json_default
+from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
 __all__ = [
     "ATTEMPT_COLUMNS",
@@ -32,6 +33,7 @@ __all__ = [
     "run_row",
     "span_from_row",
     "span_row",
+    "with_full_inputs",
 ]
 
 RUN_COLUMNS: tuple[str, ...] = (
@@ -190,3 +192,26 @@ def _attempt(d: dict[str, Any], graders: list[tuple[Any, ...]]) -> Attempt:
         ],
         grader_results=results,
     )  # fmt: skip
+
+
+def with_full_inputs(frame: pl.DataFrame) -> pl.DataFrame:
+    """A spans frame (with span_id, category, task_id, attempt, attributes) whose model spans
+    carry their whole input again (`aeh.trace.full_inputs`); only attempts stored compact are parsed."""
+    compact = pl.col("attributes").str.contains(f'"{NEW_MESSAGES}"', literal=True) | \
+        pl.col("attributes").str.contains(f'"{TOOLS_FROM}"', literal=True)
+    model = frame.with_row_index("_row").filter(pl.col("category") == "model")
+    touched = model.filter(compact).select("task_id", "attempt").unique()
+    if touched.is_empty():
+        return frame
+    rows_of = model.join(touched, on=["task_id", "attempt"], how="semi")
+    replaced: dict[int, str] = {}
+    for (_task, _attempt), group in rows_of.group_by(["task_id", "attempt"]):
+        index = {sid: (row, json.loads(text)) for row, sid, text in
+                 group.select("_row", "span_id", "attributes").iter_rows()}
+        changed = expand_attributes({sid: attrs for sid, (_, attrs) in index.items()})
+        for sid, attrs in changed.items():
+            replaced[index[sid][0]] = json.dumps(attrs, ensure_ascii=False, separators=(",", ":"))
+    texts = frame["attributes"].to_list()
+    for row, text in replaced.items():
+        texts[row] = text
+    return frame.with_columns(pl.Series("attributes", texts, dtype=pl.String()))

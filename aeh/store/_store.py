@@ -23,6 +23,7 @@ from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_b
 from aeh.store._liveness import with_liveness
 from aeh.store._migrations import migrate
 from aeh.store._redact import Redactor
+from aeh.trace import compact_inputs, full_inputs
 
 __all__ = ["Store", "open_stores", "unclosed_stores"]
 
@@ -208,7 +209,7 @@ class Store:
         d_rows: list[tuple[Any, ...]] = []
         for attempt, spans in batch:  # redaction happens here, before any SQL runs
             key = (attempt.run_id, attempt.task_id, attempt.attempt)
-            for s in spans:
+            for s in compact_inputs(spans):  # a growing conversation is stored once, not once per call
                 if (s.run_id, s.task_id, s.attempt) != key:
                     raise StoreError(
                         f"span {s.span_id} belongs to {(s.run_id, s.task_id, s.attempt)}, "
@@ -231,7 +232,7 @@ class Store:
 
     def write_spans(self, spans: Sequence[Span]) -> None:
         """Add spans to attempts already stored (e.g. a judge's exchanges when scoring later)."""
-        s_rows = [rows.span_row(s, self.redactor) for s in spans]
+        s_rows = [rows.span_row(s, self.redactor) for s in compact_inputs(spans)]
         with self._write() as conn:
             conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
 
@@ -352,12 +353,15 @@ class Store:
         full = self.resolve_run_id(run_id)
         cols = _known(columns or rows.SPAN_COLUMNS, rows.SPANS_SCHEMA, "span")
         where, params = _attempt_filter(full, task_id, attempt)
-        # The sort keys are read even when not asked for, and dropped once the rows are in order.
-        read = cols + [k for k in ("task_id", "attempt", "start_ts") if k not in cols]
+        # The sort keys are read even when not asked for, and dropped once the rows are in order;
+        # attributes need the keys that restore model spans' full inputs (rows.with_full_inputs).
+        keys = ("task_id", "attempt", "start_ts") + (("span_id", "category") if "attributes" in cols else ())
+        read = cols + [k for k in keys if k not in cols]
         # The index (run_id, task_id, attempt) yields this order with no sort step in SQLite;
         # start order within an attempt is restored by `_in_start_order`, usually a no-op.
         frame = self._run_frame("spans", full, where, params, read, rows.SPANS_SCHEMA, "attempt, rowid")
-        return _in_start_order(frame).select(cols)
+        frame = _in_start_order(frame)
+        return (rows.with_full_inputs(frame) if "attributes" in cols else frame).select(cols)
 
     def grader_frame(self, run_id: str, columns: Sequence[str] | None = None, *,
                      tier: int | None = None) -> pl.DataFrame:
@@ -443,7 +447,7 @@ class Store:
                 "ORDER BY start_ts, rowid",
                 params,
             ).fetchall()
-        return [rows.span_from_row(r) for r in found]
+        return full_inputs([rows.span_from_row(r) for r in found])
 
 
 def _setting(given: float | None, env: str, default: float) -> float:

@@ -16,14 +16,25 @@ from html import escape
 
 import ipywidgets as w
 
-from aeh.report import SpanNode, attempt_scores, build_tree, cited_span_ids, localized_span_ids, span_label, walk
+from aeh.report import (
+    MESSAGES_CSS,
+    SpanNode,
+    attempt_scores,
+    build_tree,
+    cited_span_ids,
+    localized_span_ids,
+    message_keys,
+    messages_html,
+    span_label,
+    walk,
+)
 from aeh.store import StoreLike, using_store
 
 __all__ = ["TraceBrowser"]
 
 ROW_CLASS = "aeh-tree-row"
 _ROW_STYLE = (f"<style>.{ROW_CLASS}.jupyter-button {{text-align: left; font-family: var(--jp-code-font-family, "
-              "monospace); padding-left: 6px;}}</style>")
+              f"monospace); padding-left: 6px;}}{MESSAGES_CSS}</style>")
 
 
 def plural(n: int, word: str) -> str:
@@ -195,7 +206,9 @@ class TraceBrowser(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type in
                if s.span_id in self.localized else "")
         if s.span_id in self.cited:
             why += f"<p style='background:#ece5f7'>cited by trajectory dimensions: {escape(self.cited[s.span_id])}</p>"
-        attrs = escape(json.dumps(s.attributes, indent=2, default=str, ensure_ascii=False))
+        shown = messages_html(s) if s.category == "model" else ""
+        rest = {k: v for k, v in s.attributes.items() if not (shown and k in message_keys())}
+        attrs = escape(json.dumps(rest, indent=2, default=str, ensure_ascii=False))
         return (f"<h4>{escape(s.name)}</h4>{why}<p>{escape(s.category)} · status <b>{escape(s.status)}</b> · "
-                f"{duration} · span <code>{escape(s.span_id)}</code></p>"
+                f"{duration} · span <code>{escape(s.span_id)}</code></p>{shown}"
                 f"<pre style='white-space:pre-wrap;font-size:12px'>{attrs}</pre>")

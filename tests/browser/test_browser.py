@@ -76,3 +76,60 @@ def test_dimensions_in_the_report_and_cited_steps_in_the_trace(browser, tmp_path
     page.screenshot(path=str(artifacts / "trace-cited.png"), full_page=True)
     assert fetched == []
     page.close()
+
+
+class _LongPromptSuite:
+    """toy_math with one task whose prompt is longer than a message preview."""
+
+    name = "toy_math_long"
+
+    def __init__(self) -> None:
+        from aeh.suite.loader import load_suite
+
+        self._base = load_suite("toy_math")
+        task = next(t for t in self._base.tasks() if t.id == "add_then_multiply")
+        background = " ".join(f"Shelf {i} is empty." for i in range(80))
+        self._task = task.model_copy(update={"prompt": f"{background} {task.prompt}"})
+
+    def tasks(self):
+        return [self._task]
+
+    def tool_registry(self):
+        return self._base.tool_registry()
+
+    def invariants(self):
+        return self._base.invariants()
+
+    def golden_traces(self):
+        return self._base.golden_traces()
+
+
+def test_a_model_span_shows_its_input_messages_in_the_trace(browser, tmp_path, artifacts):
+    import aeh
+
+    db = tmp_path / "runs.db"
+    run_id = aeh.run(_LongPromptSuite(), adapter="mock", attempts=1, seed=3, db=db, progress=False).run_id
+    trace = render_trace_html(run_id, "add_then_multiply", 0, tmp_path / "trace.html", db=db)
+    page, fetched = _offline_page(browser)
+    page.goto(trace.as_uri())
+    page.locator("li.node[data-name='agent'] > .row").first.click()
+    model = page.locator("li.node[data-category='model']").last
+    model.locator(":scope > .row").click()
+    sent = model.locator(".aeh-input")
+    sent.wait_for(state="visible")
+    assert "input · 3 messages" in sent.locator(":scope > summary").inner_text()
+    earlier = sent.locator(".aeh-earlier")
+    assert not earlier.locator(".aeh-user").is_visible()  # what the previous call sent is folded
+    earlier.locator(":scope > summary").click()
+    user = earlier.locator(".aeh-user")
+    assert user.is_visible() and "Shelf 0 is empty." in user.inner_text()
+    more = user.locator("details")  # the long prompt: its start, the rest one click away
+    assert "How many boxes" not in user.locator(":scope > pre").inner_text()
+    more.locator(":scope > summary").click()
+    assert "How many boxes" in user.inner_text()
+    assert model.locator(".aeh-tool").first.is_visible() and "126" in model.locator(".aeh-tool").first.inner_text()
+    assert "126" in model.locator(".aeh-output").inner_text()  # the answer it gave
+    model.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "trace-model-input.png"), full_page=True)
+    assert fetched == []
+    page.close()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import aeh
+from aeh.api import open_store
 from aeh.cli import main as cli_main
 from aeh.errors import ValidationError
 from aeh.importers._otel import import_otel_files, otlp_to_trajectories, run_to_otlp
@@ -51,8 +52,38 @@ def test_export_uses_genai_conventions(source: tuple[Path, str]) -> None:
                and "gen_ai.tool.call.arguments" in a for a in tools)
     assert all(a["gen_ai.operation.name"]["stringValue"] == "chat" and "gen_ai.usage.input_tokens" in a
                for a in models)
-    assert all(k.startswith(("gen_ai.", "aeh.")) for a in attrs for k in a)
+    assert all(k.startswith(("gen_ai.", "aeh.")) for a in attrs for k in a if a not in models)
+    # Model spans also carry OpenInference's flat attributes: what Phoenix shows as Input and Output.
+    assert all(k.startswith(("gen_ai.", "aeh.", "llm.", "input.", "output.", "openinference."))
+               for a in models for k in a)
     assert len({s["traceId"] for s in spans}) == 15  # one trace per attempt
+
+
+def _model_inputs(run_id: str, db: Path) -> dict[tuple[str, int], list[Any]]:
+    with open_store(db) as store:
+        rows = store.spans_frame(run_id).filter(category="model").sort("task_id", "attempt", "start_ts")
+    out: dict[tuple[str, int], list[Any]] = {}
+    for task, attempt, attributes in rows.select("task_id", "attempt", "attributes").iter_rows():
+        a = json.loads(attributes)
+        out.setdefault((task, attempt), []).append((a.get("gen_ai.input.messages"), a.get("gen_ai.output.messages")))
+    return out
+
+
+def test_model_messages_export_in_both_conventions(source: tuple[Path, str]) -> None:
+    db, run_id = source
+    spans = run_to_otlp(run_id, db)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    model = next(s for s in spans if s["name"] == "model:call")
+    a = {kv["key"]: next(iter(kv["value"].values())) for kv in model["attributes"]}
+    sent = json.loads(a["gen_ai.input.messages"])
+    assert sent[0]["role"] == "user" and sent[0]["parts"][0]["type"] == "text"
+    assert a["llm.input_messages.0.message.role"] == "user"
+    assert a["llm.input_messages.0.message.content"] == sent[0]["parts"][0]["content"]
+    assert a["openinference.span.kind"] == "LLM" and json.loads(a["input.value"])[0]["role"] == "user"
+    replied = json.loads(a["gen_ai.output.messages"])
+    assert replied[0]["role"] == "assistant" and replied[0]["finish_reason"]
+    later = [s for s in spans if s["name"] == "model:call" and any(
+        kv["key"] == "llm.input_messages.2.message.role" for kv in s["attributes"])]
+    assert later, "a later call exports its whole conversation, not only what was new"
 
 
 def test_export_import_round_trip_keeps_attempts_and_verdicts(source: tuple[Path, str], tmp_path: Path) -> None:
@@ -69,6 +100,10 @@ def test_export_import_round_trip_keeps_attempts_and_verdicts(source: tuple[Path
     after = aeh.attempts(new_id, db=db).sort_values(["task_id", "attempt"])
     assert after["tokens_in"].tolist() == before["tokens_in"].tolist()
     assert after["n_tool_calls"].tolist() == before["n_tool_calls"].tolist()
+    # Every model call's messages come back as they were recorded.
+    original = _model_inputs(run_id, db)
+    assert _model_inputs(new_id, db) == original
+    assert any(len(calls[-1][0]) > 2 for calls in original.values())
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -129,6 +164,7 @@ def test_export_to_an_otlp_http_endpoint(source: tuple[Path, str], receiver: str
     ratio = after["latency_s"].to_numpy() / before["latency_s"].to_numpy()
     assert ((ratio > 0.99) & (ratio < 1.01)).all()
     assert after["cost_usd"].tolist() == before["cost_usd"].tolist()
+    assert _model_inputs(new_id, db) == _model_inputs(run_id, db)  # the protobuf bytes held the messages
 
 
 def _attr(key: str, value: Any) -> dict[str, Any]:

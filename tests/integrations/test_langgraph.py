@@ -67,6 +67,13 @@ def test_compiled_graph_runs_as_an_agent_with_nodes_model_usage_and_tools(db: Pa
     by_id = dict(zip(spans["span_id"], spans["name"], strict=True))
     model = spans[spans["name"] == "model:call"].iloc[0]
     assert by_id[model["parent_span_id"]] == "step:plan"
+    sent = json.loads(model["attributes"])["gen_ai.input.messages"]  # what the graph sent its model
+    assert sent == [{"role": "user", "content": load_toy_prompt()}]
+    assert json.loads(model["attributes"])["gen_ai.output.messages"][0]["content"] == "(17 + 25) * 3"
+
+
+def load_toy_prompt() -> str:
+    return next(t.prompt for t in aeh.load_suite("toy_math").tasks() if t.id == "add_then_multiply")
 
 
 def test_graph_recorded_outside_a_run_grades_later(tmp_path: Path, db: Path) -> None:

@@ -97,3 +97,29 @@ def test_cli_reports_reject_unknown_runs_without_a_kernel(mock_db, args, capsys)
     db, _, _ = mock_db
     assert cli([*args, "--db", str(db)]) == 2
     assert "is not in" in capsys.readouterr().err
+
+
+def test_model_spans_show_their_input_and_output_messages(mock_db, tmp_path):
+    db, run_a, _ = mock_db
+    out = render_trace_html(run_a, "add_then_multiply", 0, tmp_path / "t.html", db=db)
+    html = out.read_text()
+    with Store(db) as store:
+        spans = [s for s in store.attempt_spans(run_a, "add_then_multiply", 0) if s.category == "model"]
+    assert html.count('class="aeh-msgs aeh-input"') == len(spans) >= 2
+    last = spans[-1].attributes["gen_ai.input.messages"]
+    assert f"input · {len(last)} messages" in html and "aeh-msg aeh-tool" in html
+    assert "→ calculator(" in html
+    assert '"gen_ai.input.messages"' not in html  # shown as messages, not dumped again as JSON
+
+
+def test_long_message_text_shows_its_start_and_opens_in_full(tmp_path):
+    from aeh.models import Span
+    from aeh.report import messages_html
+
+    text = "x" * 1000 + "THE END"
+    span = Span(run_id="r", task_id="t", attempt=0, span_id="s", category="model", name="model:call",
+                start_ts=0, attributes={"gen_ai.input.messages": [{"role": "user", "content": text}]})
+    html = messages_html(span)
+    assert "show all 1,007 characters" in html
+    head, _, rest = html.partition("<details><summary>show all")
+    assert "THE END" not in head and "THE END" in rest

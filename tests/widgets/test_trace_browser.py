@@ -112,3 +112,21 @@ def test_summary_says_one_step_not_one_steps(degraded_run):
             seen.add(browser.summary.value)
     assert not any(" 1 steps" in s for s in seen)
     assert any(" 1 step " in s for s in seen)
+
+
+def test_a_model_span_shows_the_messages_it_sent_and_its_reply(degraded_run):
+    db, run = degraded_run
+    browser = aeh.TraceBrowser(run, db=db)
+    browser.expand_all.click()
+    models = [sid for sid, n in browser.nodes.items() if n.span.category == "model"]
+    assert len(models) >= 2
+    browser.node_buttons[models[0]].click()
+    first = browser.detail.value
+    assert "input · 1 message" in first and "aeh-user" in first
+    prompt = next(t.prompt for t in aeh.load_suite("toy_math").tasks() if t.id == "add_then_multiply")
+    assert prompt in first
+    called = browser.nodes[models[1]].span.attributes["gen_ai.input.messages"][1]["tool_calls"][0]["function"]
+    assert "output" in first and f"→ {called['name']}(" in first  # the reply: the tool call it made
+    browser.node_buttons[models[1]].click()
+    second = browser.detail.value
+    assert "earlier message" in second and "aeh-tool" in second  # the tool's result, fed back
