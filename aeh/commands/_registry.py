@@ -46,6 +46,7 @@ BUILTIN_COMMANDS = {
     "merge": "aeh.commands.merge",
     "serve": "aeh.commands.serve",
     "validate": "aeh.commands.validate",
+    "view": "aeh.commands.view",
 }
 
 #: Name → command: the built-ins above, then `aeh.commands` entry points.

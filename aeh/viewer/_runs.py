@@ -17,7 +17,7 @@ __all__ = ["RunIndex", "summary_rate"]
 
 _ALL = "(all)"
 _HEADER = ["run", "suite", "adapter / model", "date", "rate [95% CI]", "cost", "harness errors", "status"]
-_COLUMNS = "130px 90px 180px 150px 190px 90px 110px 90px"
+_COLUMNS = "210px 90px 180px 150px 190px 90px 110px 90px"
 
 
 def summary_rate(summary: RunSummary) -> tuple[float, float, float]:
@@ -62,8 +62,8 @@ class RunIndex(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
         self.buttons = {}
         rows = []
         for s in page.runs:
-            button = w.Button(description=s.info.run_id[:12], tooltip=f"open run {s.info.run_id}",
-                              layout=w.Layout(width="125px"))
+            button = w.Button(description=s.info.run_id, tooltip=f"open run {s.info.run_id}",
+                              layout=w.Layout(width="205px"))
             button.add_class("aeh-open-run")
             button.on_click(lambda _b, rid=s.info.run_id: self._open_run(rid))
             self.buttons[s.info.run_id] = button
