@@ -11,7 +11,7 @@ import pandas as pd
 
 from aeh.analysis import BUCKET_ABBREVIATIONS, RunResult, run_table
 from aeh.store import dimension_means
-from aeh.viewer._cells import grid, money, pct, rate_text
+from aeh.viewer._cells import Pager, grid, money, pct, rate_text
 from aeh.viewer._source import Source
 
 __all__ = ["Scorecard"]
@@ -23,16 +23,19 @@ _COLUMNS = "240px 40px 60px 190px 100px 140px 90px 90px"
 class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Shows one run; each task's button lists that task's attempts."""
 
-    def __init__(self, source: Source, open_task: Callable[[str, str | None], None]) -> None:
+    def __init__(self, source: Source, open_task: Callable[[str, str | None], None], limit: int = 50) -> None:
         self._source, self._open_task = source, open_task
         self.result: RunResult | None = None
+        self._dims: list[tuple[str, str, float, int]] = []
+        # A run of a thousand tasks as one grid is thousands of widgets: the task table is paged too.
+        self.pager = Pager(limit, lambda _: self._show_tasks(), "tasks")
         self.header = w.HTML("<i>pick a run in the run index</i>")
         self.tasks = w.VBox()
         self.dimensions = w.HTML()
         self.buckets = w.VBox()
         self.task_buttons: dict[str, w.Button] = {}
         self.bucket_buttons: dict[str, w.Button] = {}
-        super().__init__([self.header, self.buckets, self.tasks, self.dimensions])
+        super().__init__([self.header, self.buckets, self.pager, self.tasks, self.dimensions])
         self.add_class("aeh-view")
 
     def show(self, run_id: str) -> None:
@@ -52,7 +55,15 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
             f"({escape(result.suite_rate_method)}) · {result.attempts_total} attempts · "
             f"harness errors {result.harness_errors} ({pct(result.harness_error_rate)}) · "
             f"cost {money(result.total_cost_usd)}</div>{warn}")
-        table = result.table
+        self._dims = dims
+        self._show_buckets(result.table)
+        self.pager.go(0)
+
+    def _show_tasks(self) -> None:
+        if self.result is None:
+            return
+        start = self.pager.offset
+        table = self.result.table.iloc[start:start + self.pager.limit]
         self.task_buttons = {}
         rows = []
         for r in table.itertuples():
@@ -65,8 +76,9 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
                          escape(str(r.failures)), money(None if not r.priced else r.cost_usd),
                          f"{r.latency_p50_s:.3f} s"])
         self.tasks.children = [w.HTML("<b>tasks</b> (click one for its attempts)"), grid(_HEADER, rows, _COLUMNS)]
-        self._show_buckets(table)
-        self.dimensions.value = _dimensions_html(dims)
+        self.pager.update(len(self.result.table), len(table))
+        shown = set(self.task_buttons)
+        self.dimensions.value = _dimensions_html(self._dims, shown)
 
     def _show_buckets(self, table: pd.DataFrame) -> None:
         counts = {b: int(table[f"fail_{b}"].sum()) for b in BUCKET_ABBREVIATIONS if f"fail_{b}" in table.columns}
@@ -88,7 +100,8 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
         self.buckets.children = [legend, w.HBox(list(self.bucket_buttons.values()))]
 
 
-def _dimensions_html(dims: list[tuple[str, str, float, int]]) -> str:
+def _dimensions_html(dims: list[tuple[str, str, float, int]], shown: set[str]) -> str:
+    """The suite mean per dimension over every task, then the rows of the tasks on this page."""
     if not dims:
         return ("<b>trajectory dimensions</b> — none stored for this run (score them with "
                 "<code>aeh score RUN</code>; the viewer never writes)")
@@ -96,7 +109,8 @@ def _dimensions_html(dims: list[tuple[str, str, float, int]]) -> str:
     tasks: dict[str, dict[str, float]] = defaultdict(dict)
     for task, dim, mean, n in dims:
         by_dim[dim].append((mean, n))
-        tasks[task][dim] = mean
+        if task in shown:
+            tasks[task][dim] = mean
     names = sorted(by_dim)
     suite = {d: sum(m * n for m, n in v) / sum(n for _, n in v) for d, v in by_dim.items()}
     head = "".join(f"<th>{escape(d)}</th>" for d in names)

@@ -78,6 +78,11 @@ def test_filters_and_pages(mock_db):
     bucket = next(iter(v.run.bucket_buttons))
     v.run.bucket_buttons[bucket].click()
     assert v.attempts.bucket.value == bucket and all(r.failure_bucket == bucket for r in v.attempts.rows)
+    tasks = list(v.run.result.table["task_id"])
+    v.run.pager.limit = 1
+    v.run.pager.next.click()  # the task table is paged: one task a page here
+    assert list(v.run.task_buttons) == [tasks[1]] and v.run.pager.label.value == f"tasks 2–2 of {len(tasks)}"
+    assert tasks[1] in v.run.dimensions.value and f"<td>{tasks[0]}</td>" not in v.run.dimensions.value
     v.runs.suite.value = "toy_math"
     assert all(s.info.suite == "toy_math" for s in v.runs.page_runs)
 
