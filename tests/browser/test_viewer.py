@@ -111,7 +111,8 @@ def _walk(page, scope: str, runs: dict[str, str], shots: Path, prefix: str) -> N
     trace = page.locator(f"{scope} .aeh-trace")
     trace.wait_for(timeout=wait)
     text = trace.inner_text()
-    assert label in text and "grader verdicts" in text and "[tools]" in text
+    task, number = label.rsplit(" #", 1)  # the button shows the task's first 26 characters
+    assert f" #{number} · ✗" in text and task in text and "grader verdicts" in text and "[tools]" in text
     page.screenshot(path=str(shots / f"{prefix}-4-trace.png"), full_page=True)
 
     _tab(page, scope, "run")  # → compare, B = this run, A = the strong run
