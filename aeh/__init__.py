@@ -25,6 +25,7 @@ if _typing.TYPE_CHECKING:
         DriftResult,
         GateResult,
         RunResult,
+        TrajectoryDiff,
         agreement,
         attempts,
         compare,
@@ -38,6 +39,7 @@ if _typing.TYPE_CHECKING:
         scores,
         span_attributes,
         spans,
+        trajectory_diff,
     )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
@@ -46,6 +48,7 @@ if _typing.TYPE_CHECKING:
     from aeh.suite.contract import EvalSuite
     from aeh.suite.loader import load_suite
     from aeh.tools import ToolRegistry, ToolUnavailable
+    from aeh.viewer import view
     from aeh.widgets import TraceBrowser
 
 # heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
@@ -68,6 +71,9 @@ _LAZY = {
     "span_attributes": "aeh.analysis",
     "scores": "aeh.analysis",
     "gate": "aeh.analysis",
+    "TrajectoryDiff": "aeh.analysis",
+    "trajectory_diff": "aeh.analysis",
+    "view": "aeh.viewer",
     "run": "aeh.api",
     "run_async": "aeh.api",
     "recovery_curve": "aeh.experiments",
@@ -116,6 +122,7 @@ __all__ = [
     "ToolUnavailable",
     "TraceBrowser",
     "TraceView",
+    "TrajectoryDiff",
     "ValidationError",
     "__version__",
     "agreement",
@@ -136,4 +143,6 @@ __all__ = [
     "scores",
     "span_attributes",
     "spans",
+    "trajectory_diff",
+    "view",
 ]

@@ -44,8 +44,20 @@ from aeh.analysis._results import (
     resumed,
     with_fail_under,
 )
-from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+from aeh.analysis._run_table import BUCKET_ABBREVIATIONS, HARNESS_ERROR_LIMIT
 from aeh.analysis._spans import span_attributes, spans
+from aeh.analysis._trajectory_diff import (
+    CHANGED_STEP,
+    ONLY_A_STEP,
+    ONLY_B_STEP,
+    SAME_STEP,
+    AlignedStep,
+    Step,
+    TrajectoryDiff,
+    align_steps,
+    diff_attempts,
+    trajectory_diff,
+)
 from aeh.analysis._validity import CANNOT_JUDGE, MIN_SHARED_TASKS, CannotJudgeError, Refusal, cannot_judge_text
 from aeh.analysis._verdicts import verdict_differences
 
@@ -53,12 +65,17 @@ __all__ = [
     "BUCKET_ABBREVIATIONS",
     "BUCKET_LEGEND",
     "CANNOT_JUDGE",
+    "CHANGED_STEP",
     "DRIFTING",
     "HARNESS_ERROR_LIMIT",
     "MIN_SHARED_TASKS",
     "NOT_ENOUGH_RUNS",
+    "ONLY_A_STEP",
+    "ONLY_B_STEP",
+    "SAME_STEP",
     "SUITE_ROW",
     "AgreementResult",
+    "AlignedStep",
     "Baseline",
     "BaselineMismatchError",
     "CannotJudgeError",
@@ -75,11 +92,15 @@ __all__ = [
     "ResumeNote",
     "RunResult",
     "ScoresResult",
+    "Step",
     "SuiteRate",
+    "TrajectoryDiff",
     "agreement",
+    "align_steps",
     "attempts",
     "build_baseline",
     "cannot_judge_text",
+    "diff_attempts",
     "compare",
     "drift",
     "evaluation_cost_text",
@@ -105,6 +126,7 @@ __all__ = [
     "span_attributes",
     "spans",
     "suite_interval_text",
+    "trajectory_diff",
     "validate_baseline",
     "verdict_differences",
     "weighted_overall",

@@ -47,6 +47,7 @@ BUILTIN_COMMANDS = {
     "notebooks": "aeh.commands.notebooks",
     "serve": "aeh.commands.serve",
     "validate": "aeh.commands.validate",
+    "view": "aeh.commands.view",
 }
 
 #: Name → command: the built-ins above, then `aeh.commands` entry points.

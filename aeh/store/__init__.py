@@ -45,6 +45,18 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.store._label_pairs import JUDGE_KINDS, human_label_pairs, labels_frame, programmatic_verdicts
     from aeh.store._merge import MergeResult, merge_stores
+    from aeh.store._pages import (
+        AttemptFilter,
+        AttemptPage,
+        AttemptRow,
+        RunPage,
+        RunSummary,
+        TaskCount,
+        attempt_page,
+        dimension_means,
+        run_choices,
+        run_page,
+    )
     from aeh.store._review import review_packets, write_review_jsonl
     from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
     from aeh.store._store import Store, open_stores, unclosed_stores
@@ -56,6 +68,8 @@ _LAZY = {
     **dict.fromkeys(("JUDGE_KINDS", "human_label_pairs", "labels_frame", "programmatic_verdicts"),
                     "aeh.store._label_pairs"),
     **dict.fromkeys(("MergeResult", "merge_stores"), "aeh.store._merge"),
+    **dict.fromkeys(("AttemptFilter", "AttemptPage", "AttemptRow", "RunPage", "RunSummary", "TaskCount",
+                     "attempt_page", "dimension_means", "run_choices", "run_page"), "aeh.store._pages"),
     **dict.fromkeys(("review_packets", "write_review_jsonl"), "aeh.store._review"),
     **dict.fromkeys(("ATTEMPTS_SCHEMA", "GRADER_SCHEMA", "SPANS_SCHEMA"), "aeh.store._rows"),
     **dict.fromkeys(("Store", "open_stores", "unclosed_stores"), "aeh.store._store"),
@@ -76,6 +90,9 @@ __all__ = [
     "SPANS_SCHEMA",
     "STALE_AFTER_S",
     "AmbiguousRunIdError",
+    "AttemptFilter",
+    "AttemptPage",
+    "AttemptRow",
     "AttemptWriter",
     "LabelLine",
     "MergeResult",
@@ -83,14 +100,19 @@ __all__ = [
     "Migrations",
     "RedactingSink",
     "Redactor",
+    "RunPage",
     "RunReader",
     "RunStore",
+    "RunSummary",
     "RunWriter",
     "Store",
     "StoreLike",
     "StoreLocation",
+    "TaskCount",
     "applied_versions",
+    "attempt_page",
     "default_db",
+    "dimension_means",
     "executing",
     "host_name",
     "human_label_pairs",
@@ -113,7 +135,9 @@ __all__ = [
     "registered_migrations",
     "resolve_db_path",
     "review_packets",
+    "run_choices",
     "run_is_dead",
+    "run_page",
     "schema",
     "secret_fingerprints",
     "unclosed_stores",

@@ -86,16 +86,17 @@ def missing_store_message(location: StoreLocation) -> str:
 
 
 def open_store(db: StoreLike = None, *, secrets: list[str] | None = None,
-               redact: bool = True, must_exist: bool = False) -> Store:
+               redact: bool = True, must_exist: bool = False, read_only: bool = False) -> Store:
     """Open the store the rule picks, creating it by default (as `aeh run` does). Reads pass
-    `must_exist=True`: a missing file is a StoreError, and neither the file nor its folder is created."""
+    `must_exist=True`: a missing file is a StoreError, and neither the file nor its folder is created.
+    `read_only=True` (implies `must_exist`) opens it so that nothing can be written (viewers)."""
     if isinstance(db, Store):
         return db
     location = locate_store(db)
-    if must_exist and not location.exists:
+    if (must_exist or read_only) and not location.exists:
         raise StoreError(missing_store_message(location))
     return Store(location.path if str(location.path) != _MEMORY else _MEMORY,
-                 redactor=Redactor(secrets or [], enabled=redact))
+                 redactor=Redactor(secrets or [], enabled=redact), read_only=read_only)
 
 
 def default_db() -> str:

@@ -21,7 +21,7 @@ from aeh.models import Attempt, RunInfo, Span
 from aeh.store import _rows as rows
 from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_busy, is_store_failure
 from aeh.store._liveness import with_liveness
-from aeh.store._migrations import migrate
+from aeh.store._migrations import applied_versions, migrate, registered_migrations
 from aeh.store._redact import Redactor
 from aeh.trace import compact_inputs, full_inputs
 
@@ -58,17 +58,29 @@ class Store:
     """
 
     def __init__(self, path: str | Path = "runs.db", *, redactor: Redactor | None = None,
-                 busy_timeout_s: float | None = None, lock_retries: int | None = None) -> None:
+                 busy_timeout_s: float | None = None, lock_retries: int | None = None,
+                 read_only: bool = False) -> None:
         """`busy_timeout_s` (env AEH_STORE_BUSY_TIMEOUT_S, default 30): how long one write waits
         for another process's write lock; `lock_retries` (env AEH_STORE_LOCK_RETRIES, default 4):
-        how many more times it waits, with growing pauses between, before a StoreWriteError."""
+        how many more times it waits, with growing pauses between, before a StoreWriteError.
+
+        `read_only`: open an existing file for reading only (SQLite `mode=ro`, `query_only`): no
+        migration, no journal-mode switch, and every write is refused, so viewers cannot change
+        the store's bytes. A store whose schema is older than this aeh is refused with the fix."""
         self.path = str(path)
+        self.read_only = read_only
         self.redactor = redactor if redactor is not None else Redactor()
         self.busy_timeout_s = _setting(busy_timeout_s, "AEH_STORE_BUSY_TIMEOUT_S", _BUSY_TIMEOUT_S)
         self.lock_retries = int(_setting(lock_retries, "AEH_STORE_LOCK_RETRIES", _LOCK_RETRIES))
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
+            if read_only:
+                conn = _connect_read_only(self.path, self.busy_timeout_s)
+                self._conn = conn
+                _check_schema_current(conn, self.path)
+                _OPEN.add(self)
+                return
             if self.path != _MEMORY:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: every transaction below is an explicit BEGIN … COMMIT.
@@ -134,6 +146,8 @@ class Store:
         Lock contention is retried (`_begin`); a failure of the store itself (full disk, I/O,
         a lock never released) is a StoreWriteError carrying SQLite's own message.
         """
+        if self.read_only:
+            raise StoreWriteError(f"store {self.path} is open read-only — open it with Store({self.path!r}) to write")
         with self._read() as conn:
             self._begin(conn)
             try:
@@ -522,6 +536,28 @@ def _run_filter(run_id: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
     (a None value is no condition). Column names are the caller's code, never user input."""
     given = {k: v for k, v in equal.items() if v is not None}
     return " AND ".join(["run_id = ?", *(f"{k} = ?" for k in given)]), (run_id, *given.values())
+
+
+def _connect_read_only(path: str, wait_s: float) -> sqlite3.Connection:
+    """A connection that cannot write the file: `mode=ro` (the file must exist) plus `query_only`."""
+    if path == _MEMORY:
+        raise StoreError("an in-memory store cannot be opened read-only — it would be empty")
+    if not Path(path).is_file():
+        raise StoreError(f"no run store at {path} — a read-only open never creates one; pass the path "
+                         "of an existing runs.db")
+    uri = Path(path).absolute().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=wait_s, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
+def _check_schema_current(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse a store with migrations pending: a read-only connection cannot apply them."""
+    applied = set(applied_versions(conn))
+    pending = [m.version for m in registered_migrations() if m.version not in applied]
+    if pending:
+        raise StoreError(f"store {path} predates this aeh (schema migrations {pending} not applied) and is open "
+                         f"read-only — bring it up to date once with `aeh runs --db {path}`, then open it again")
 
 
 def _prepare_connection(conn: sqlite3.Connection, wait_s: float) -> None:

@@ -1,0 +1,151 @@
+"""Compare two runs: per-task deltas with intervals (`aeh.compare`), per-dimension deltas against
+noise bands (`aeh.gate`, with run A as the baseline), the drift of A's suite (`aeh.drift`), and
+every validity refusal. The statistics are the analysis layer's; this view only lays them out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+import ipywidgets as w
+
+from aeh.analysis import CompareResult, build_baseline, compare, drift, gate
+from aeh.errors import AehError
+from aeh.viewer._cells import grid, pct
+from aeh.viewer._source import Source
+
+__all__ = ["CompareView"]
+
+_HEADER = ["task", "A rate [CI]", "B rate [CI]", "Δ [95% CI]", "q", "verdict", "trajectory"]
+_COLUMNS = "240px 170px 170px 190px 60px 110px 130px"
+
+
+def _num(x: Any, fmt: str = "{:+.3f}") -> str:
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return "—"
+    return "—" if math.isnan(value) else fmt.format(value)
+
+
+def _rate(rate: Any, low: Any, high: Any, n: Any) -> str:
+    if _num(rate) == "—":
+        return "—"
+    return f"{pct(float(rate))} [{pct(float(low))}, {pct(float(high))}] n={int(n)}"
+
+
+def _refusals_html(title: str, refusals: list[Any]) -> str:
+    if not refusals:
+        return ""
+    items = "".join(f"<li><b>{escape(r.check)}</b>: {escape(r.reason)} — {escape(r.fix)}</li>" for r in refusals)
+    return f"<div class='aeh-refusals'><b>{escape(title)}: cannot judge</b><ul>{items}</ul></div>"
+
+
+class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
+    """Pick run A (baseline) and run B; a task's button opens its trajectory diff."""
+
+    def __init__(self, source: Source, open_diff: Callable[[str, str, str], None]) -> None:
+        self._source, self._open_diff = source, open_diff
+        self.run_a = w.Dropdown(description="run A", options=[], layout=w.Layout(width="420px"))
+        self.run_b = w.Dropdown(description="run B", options=[], layout=w.Layout(width="420px"))
+        self.go = w.Button(description="compare", button_style="primary")
+        self.go.add_class("aeh-compare-go")
+        self.go.on_click(lambda _: self.show(str(self.run_a.value), str(self.run_b.value)))
+        self.verdicts = w.HTML()
+        self.tasks = w.VBox()
+        self.dimensions = w.HTML()
+        self.drift = w.HTML()
+        self.result: CompareResult | None = None
+        self.diff_buttons: dict[str, w.Button] = {}
+        super().__init__([w.HBox([self.run_a, self.run_b, self.go]), self.verdicts, self.tasks, self.dimensions,
+                          self.drift])
+        self.add_class("aeh-view")
+
+    def set_runs(self, options: list[tuple[str, str]], a: str | None = None, b: str | None = None) -> None:
+        """The runs to choose from (label, run id), and the pair to preselect."""
+        ids = [v for _, v in options]
+        self.run_a.options = self.run_b.options = options
+        if ids:
+            self.run_b.value = b if b in ids else ids[0]
+            self.run_a.value = a if a in ids else ids[1 if len(ids) > 1 else 0]
+
+    def show(self, run_a: str, run_b: str) -> None:
+        """Compare A (baseline) with B and show every verdict."""
+        with self._source.open() as store:
+            result = compare(run_a, run_b, store, overlap=True)
+            gate_html, gate_line = self._gate(store, result)
+            drift_html, drift_line = self._drift(store, result)
+        self.result = result
+        v = result.verdict
+        self.verdicts.value = (
+            f"<h3 style='margin:4px 0'>A {escape(result.run_a)} → B {escape(result.run_b)}</h3>"
+            f"<div class='aeh-compare-verdict' data-verdict='{escape(v.status)}'>success rate: <b>{escape(v.status)}"
+            f"</b> — {escape(v.headline)}</div>"
+            + "".join(f"<div>· {escape(r)}</div>" for r in v.reasons if r != v.headline)
+            + f"<div>suite A {pct(result.suite_a.rate)} [{pct(result.suite_a.low)}, {pct(result.suite_a.high)}] · "
+            f"suite B {pct(result.suite_b.rate)} [{pct(result.suite_b.low)}, {pct(result.suite_b.high)}] · "
+            f"{escape(result.method)}</div>"
+            f"<div class='aeh-gate-verdict'>{gate_line}</div><div class='aeh-drift-verdict'>{drift_line}</div>"
+            + "".join(f"<div style='color:#a05a00'>⚠ {escape(x)}</div>" for x in result.warnings)
+            + _refusals_html("success-rate comparison", v.cannot_judge))
+        self._tasks(result)
+        self.dimensions.value = gate_html
+        self.drift.value = drift_html
+
+    def _tasks(self, result: CompareResult) -> None:
+        self.diff_buttons = {}
+        rows = []
+        for r in result.table.itertuples():
+            task = str(r.task_id)
+            if task.startswith("<"):
+                button: w.Widget | str = ""
+            else:
+                button = w.Button(description="diff steps", tooltip=f"trajectory diff of {task}",
+                                  layout=w.Layout(width="120px"))
+                button.add_class("aeh-open-diff")
+                button.on_click(lambda _b, t=task: self._open_diff(result.run_a, result.run_b, t))
+                self.diff_buttons[task] = button
+            verdict = ("<span style='color:#b3261e'>regressed</span>" if r.regressed is True
+                       else "<span style='color:#197a2c'>improved</span>" if r.improved is True
+                       else escape(str(r.note or "")) if isinstance(r.note, str) and r.note else "")
+            rows.append([f"<b>{escape(task)}</b>" if task.startswith("<") else escape(task),
+                         _rate(r.rate_a, r.low_a, r.high_a, r.n_a), _rate(r.rate_b, r.low_b, r.high_b, r.n_b),
+                         f"{_num(r.delta)} [{_num(r.delta_low)}, {_num(r.delta_high)}]", _num(r.q_value, "{:.3f}"),
+                         verdict, button])
+        self.tasks.children = [w.HTML("<b>per task</b> (success rate, B − A; exact test, BH q)"),
+                               grid(_HEADER, rows, _COLUMNS)]
+
+    def _gate(self, store: Any, result: CompareResult) -> tuple[str, str]:
+        """Per-dimension deltas against the noise band: the gate with run A as the baseline."""
+        try:
+            baseline = build_baseline(result.run_a, store, allow_unfinished=True)
+            g = gate(baseline, result.run_b, store, allow_unfinished=True)
+        except AehError as exc:  # e.g. run A is no valid measurement, or its suite cannot be loaded
+            return (f"<b>trajectory dimensions</b> — not compared: {escape(str(exc))}",
+                    f"gate: <b>not run</b> ({escape(str(exc).splitlines()[0])})")
+        rows = "".join(
+            f"<tr style='background:{'#fbe3e0' if f.regressed else 'none'}'><td>{escape(f.task_id or 'suite')}</td>"
+            f"<td>{escape(f.dimension)}</td><td>{f.base:.3f}</td><td>{f.new:.3f}</td><td>{f.delta:+.3f}</td>"
+            f"<td>±{f.band:.3f}</td><td>{f.threshold:.3f}</td><td>{'regressed' if f.regressed else ''}</td></tr>"
+            for f in g.suite + g.tasks)
+        table = ("<b>trajectory dimensions</b> (gate: a drop past the threshold and the noise band)"
+                 "<table class='aeh-gate'><thead><tr><th>task</th><th>dimension</th><th>A</th><th>B</th><th>Δ</th>"
+                 f"<th>band</th><th>threshold</th><th></th></tr></thead><tbody>{rows}</tbody></table>")
+        reasons = "".join(f"<div>· {escape(r)}</div>" for r in g.reasons)
+        return (table + _refusals_html("gate", g.cannot_judge),
+                f"gate (dimensions, A as baseline): <b>{escape(g.verdict)}</b>{reasons}")
+
+    def _drift(self, store: Any, result: CompareResult) -> tuple[str, str]:
+        """The success-rate drift over A's suite's recent runs (dimension drift would score and store:
+        the viewer never writes)."""
+        suite = result.run_a_info.suite
+        try:
+            d = drift(suite, db=store, dimensions=False, allow_mixed=True, allow_unfinished=True)
+        except AehError as exc:
+            return "", f"drift of {escape(suite)}: <b>not computed</b> ({escape(str(exc))})"
+        notes = "".join(f"<div style='color:#555'>{escape(n)}</div>" for n in d.notes)
+        return (f"<b>drift of {escape(suite)}</b> over {len(d.table)} runs: slope {_num(d.slope)} per run "
+                f"[{_num(d.slope_low)}, {_num(d.slope_high)}]{notes}" + _refusals_html("drift", d.cannot_judge),
+                f"drift of {escape(suite)}: <b>{escape(d.status)}</b>")

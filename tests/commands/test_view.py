@@ -1,0 +1,49 @@
+"""`aeh view`: the Voila command it runs (loopback, the offline template), and its errors."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import aeh._optional
+from aeh.cli import main
+from aeh.commands.view import voila_command, voila_env
+
+
+def test_voila_serves_the_shipped_notebook_on_loopback_with_the_offline_template(tmp_path: Path) -> None:
+    notebook = str(Path(aeh.__file__).parent / "viewer" / "view.ipynb")
+    command = voila_command(notebook, 9123, open_browser=False)
+    assert command[:3] == [sys.executable, "-m", "voila"] and notebook in command
+    assert "--Voila.ip=127.0.0.1" in command and "--port=9123" in command and "--template=aeh" in command
+    env = voila_env(str(tmp_path / "runs.db"))
+    assert env["AEH_DB"] == str(tmp_path / "runs.db")
+    template = Path(env["JUPYTER_PATH"].split(":")[0]) / "voila" / "templates" / "aeh"
+    index = (template / "index.html.j2").read_text()
+    assert "extends" in index and not re.search(r"(href|src)=\"https?:", index)  # minus its CDN links
+    assert (template / "conf.json").is_file()
+    assert "aeh.view()" in Path(notebook).read_text()
+
+
+def test_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["view", "--db", str(tmp_path / "runs.db"), "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert "no run store" in err and "aeh run --suite smoke" in err
+    assert not (tmp_path / "runs.db").exists()
+
+
+def test_without_the_jupyter_extra_it_names_the_install_command(tmp_path: Path, monkeypatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    real = aeh._optional.find_spec
+    monkeypatch.setattr(aeh._optional, "find_spec", lambda name: None if name == "voila" else real(name))
+    assert main(["view", "--db", str(tmp_path / "runs.db")]) == 2
+    err = capsys.readouterr().err
+    assert "aeh view needs the optional 'jupyter' tools (voila not installed)" in err and "pip install" in err
+
+
+def test_a_bad_port_is_refused(mock_db, capsys: pytest.CaptureFixture[str]) -> None:
+    db, _, _ = mock_db
+    assert main(["view", "--db", str(db), "--port", "70000", "--no-browser"]) == 2
+    assert "--port 70000 is not a port" in capsys.readouterr().err

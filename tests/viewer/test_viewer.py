@@ -1,0 +1,124 @@
+"""aeh.view() driven by simulated clicks (plain pytest, no kernel): run index → run → failed attempt →
+trace → compare → trajectory diff, filters, paging, and a store whose bytes the session leaves unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+import aeh
+from aeh.errors import StoreError
+from aeh.models import Span
+from aeh.viewer import TABS, Viewer
+from aeh.viewer._trace import messages_html
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_whole_walk_and_the_store_is_unchanged(mock_db):
+    db, run_a, run_b = mock_db
+    before = _digest(db)
+    v = aeh.view(db)
+    assert isinstance(v, Viewer) and list(v.tabs.titles) == list(TABS)
+    assert list(v.runs.buttons)[:2] == [run_b, run_a]
+
+    v.runs.buttons[run_b].click()  # run index → run
+    assert v.tabs.selected_index == TABS.index("run") and v.current_run == run_b
+    assert run_b in v.run.header.value and "suite rate" in v.run.header.value
+    assert set(v.run.task_buttons) == set(aeh.load_run(run_b, db=db).table["task_id"])
+    assert "trajectory dimensions" in v.run.dimensions.value and "aeh-dimensions" in v.run.dimensions.value
+
+    v.attempts.failed_only.value = True  # → failed attempts only
+    assert v.attempts.rows and not any(r.success for r in v.attempts.rows)
+    key = next(iter(v.attempts.buttons))
+    v.attempts.buttons[key].click()  # → the trace
+    assert v.tabs.selected_index == TABS.index("trace")
+    html = v.trace.value
+    assert f"{key[0]} #{key[1]}" in html and "grader verdicts" in html and "[model]" in html and "[tools]" in html
+
+    v.open_compare_button.click()  # → compare, B preselected as this run
+    assert v.tabs.selected_index == TABS.index("compare") and v.compare.run_b.value == run_b
+    v.compare.run_a.value = run_a
+    v.compare.go.click()
+    result = v.compare.result
+    assert result is not None and (result.run_a, result.run_b) == (run_a, run_b)
+    assert f"data-verdict='{result.verdict.status}'" in v.compare.verdicts.value
+    assert "gate (dimensions, A as baseline)" in v.compare.verdicts.value
+    assert "drift of toy_math" in v.compare.verdicts.value
+    assert "band" in v.compare.dimensions.value
+
+    task = key[0]
+    v.compare.diff_buttons[task].click()  # → trajectory diff
+    assert v.tabs.selected_index == TABS.index("trajectory diff")
+    assert v.diff.result is not None and v.diff.result.task_id == task
+    assert "aeh-trajectory-diff" in v.diff.out.value
+    assert _digest(db) == before  # a whole session leaves the store's bytes as they were
+
+
+def test_filters_and_pages(mock_db):
+    db, _, run_b = mock_db
+    v = aeh.view(db)
+    v.open_run(run_b)
+    total = v.attempts.pager.total
+    v.attempts.pager.limit = 2
+    v.attempts.pager.go(0)
+    assert len(v.attempts.rows) == 2 and v.attempts.pager.prev.disabled and not v.attempts.pager.next.disabled
+    first = [(r.task_id, r.attempt) for r in v.attempts.rows]
+    v.attempts.pager.next.click()
+    assert v.attempts.pager.offset == 2 and [(r.task_id, r.attempt) for r in v.attempts.rows] != first
+    assert v.attempts.pager.label.value == f"attempts 3–4 of {total}"
+    task = sorted(v.run.task_buttons)[0]
+    v.run.task_buttons[task].click()  # a task's button lists its attempts
+    assert v.tabs.selected_index == TABS.index("attempts") and v.attempts.task.value == task
+    assert {r.task_id for r in v.attempts.rows} == {task}
+    bucket = next(iter(v.run.bucket_buttons))
+    v.run.bucket_buttons[bucket].click()
+    assert v.attempts.bucket.value == bucket and all(r.failure_bucket == bucket for r in v.attempts.rows)
+    tasks = list(v.run.result.table["task_id"])
+    v.run.pager.limit = 1
+    v.run.pager.next.click()  # the task table is paged: one task a page here
+    assert list(v.run.task_buttons) == [tasks[1]] and v.run.pager.label.value == f"tasks 2–2 of {len(tasks)}"
+    assert tasks[1] in v.run.dimensions.value and f"<td>{tasks[0]}</td>" not in v.run.dimensions.value
+    v.runs.suite.value = "toy_math"
+    assert all(s.info.suite == "toy_math" for s in v.runs.page_runs)
+
+
+def test_cited_steps_filter_and_trace_marks(mock_db):
+    db, _, run_b = mock_db
+    v = aeh.view(db)
+    v.open_run(run_b)
+    v.attempts.cited_only.value = True
+    if not v.attempts.rows:
+        pytest.skip("this mock run has no attempt with cited steps")
+    row = v.attempts.rows[0]
+    assert row.cited_steps
+    v.attempts.buttons[(row.task_id, row.attempt)].click()
+    assert "◆ cited" in v.trace.value
+    v.trace_cited_only.value = True
+    assert "◆ cited" in v.trace.value and "[scheduler]" not in v.trace.value
+
+
+def test_model_messages_render_from_genai_attributes():
+    messages = [{"role": "user", "parts": [{"type": "text", "content": "What is 2+2?"}]},
+                {"role": "assistant", "parts": [{"type": "tool_call", "name": "add", "arguments": {"a": 2}}]},
+                {"role": "tool", "content": "4"}]
+    html = messages_html(json.dumps(messages), "input messages")
+    assert html.count("class='aeh-message'") == 3 and "What is 2+2?" in html and "tool call <code>add" in html
+    assert "data-role='tool'" in html and ">4\n" not in html and "4</pre>" in html
+    from aeh.viewer._trace import _span_body
+
+    span = Span(run_id="r", task_id="t", attempt=0, span_id="s", category="model", name="model:call", start_ts=0,
+                attributes={"gen_ai.input.messages": messages, "gen_ai.output.messages": [
+                    {"role": "assistant", "content": "4"}], "turn": 1})
+    body = _span_body(span)
+    assert "input messages" in body and "output messages" in body and "&quot;turn&quot;: 1" in body
+
+
+def test_a_missing_store_is_a_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="no run store"):
+        aeh.view(tmp_path / "runs.db")
+    assert not (tmp_path / "runs.db").exists()
