@@ -44,7 +44,7 @@ from aeh.analysis._results import (
     resumed,
     with_fail_under,
 )
-from aeh.analysis._run_table import BUCKET_ABBREVIATIONS, HARNESS_ERROR_LIMIT
+from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
 from aeh.analysis._spans import span_attributes, spans
 from aeh.analysis._trajectory_diff import (
     CHANGED_STEP,
