@@ -28,6 +28,7 @@ import pytest
 
 import aeh
 from aeh.report import notebooks_dir
+from tests.process_support import stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -122,12 +123,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
                 time.sleep(0.5)
         yield f"{base}/lab/tree/notebooks/{{name}}.ipynb?reset&token={token}", project
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
         log.close()
 
 

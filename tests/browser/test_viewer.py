@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_jupyterlab import _aeh, _clean_env, _free_port, _run_all_and_wait
+from tests.process_support import stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -70,15 +71,6 @@ def _wait_http(url: str, server: subprocess.Popen[bytes], log: Path, seconds: fl
             if server.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"server did not start; see {log}")
             time.sleep(0.5)
-
-
-def _stop(server: subprocess.Popen[bytes]) -> None:
-    server.terminate()
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
 
 
 def _tab(page, scope: str, name: str) -> None:
@@ -161,7 +153,7 @@ def test_aeh_view_walk_in_voila(store, browser, artifacts: Path) -> None:
                 page.close()
             assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"
         finally:
-            _stop(server)
+            stop_process(server)
     assert db.read_bytes() == before, "a viewing session changed the store"
 
 
@@ -193,4 +185,4 @@ def test_aeh_view_walk_in_jupyterlab(store, browser, artifacts: Path) -> None:
                 page.close()
             assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"
         finally:
-            _stop(server)
+            stop_process(server)

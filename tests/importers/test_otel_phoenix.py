@@ -23,6 +23,7 @@ import aeh
 from aeh.api import open_store
 from aeh.cli import main as cli_main
 from aeh.importers._otel import import_otel_files
+from tests.process_support import stop_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -66,11 +67,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             pytest.fail(f"phoenix serve did not answer within 180 s: see {work / 'phoenix.log'}")
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
         log.close()
 
 
