@@ -41,7 +41,9 @@ def test_notebooks_ship_inside_the_package():
 def test_every_notebook_executes(mock_db, tmp_path):
     db, run_a, run_b = mock_db
     jobs = {
-        "run_suite": {"suite": "toy_math", "adapter": "mock", "attempts": 3, "seed": 5, "db": str(db)},
+        # run mode writes a run: into a store of its own, never the shared fixture's
+        "run_suite": {"suite": "toy_math", "adapter": "mock", "attempts": 3, "seed": 5,
+                      "db": str(tmp_path / "run_mode.db")},
         "compare_runs": {"run_a": run_a, "run_b": run_b, "db": str(db)},
         "judge_agreement": {"run_id": run_b, "db": str(db)},
         "explore": {"run_id": run_b, "db": str(db), "only_failed": True},
@@ -54,7 +56,8 @@ def test_every_notebook_executes(mock_db, tmp_path):
 
     run = _text(done["run_suite"])
     assert "per-task-table" in run and "Wilson 95%" in run and "Suite rate" in run
-    assert len(aeh.runs(str(db))) == 3  # run mode executed the agent and stored a new run
+    assert len(aeh.runs(str(tmp_path / "run_mode.db"))) == 1  # run mode executed the agent and stored a run
+    assert len(aeh.runs(str(db))) == 2
     assert "Per-task deltas" in "".join(c.source for c in done["compare_runs"].cells)
     assert "compare-table" in _text(done["compare_runs"])
     assert "No judge verdicts in this run" in _text(done["judge_agreement"])
