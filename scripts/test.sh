@@ -50,4 +50,6 @@ export AEH_TEST_HOME="${AEH_TEST_HOME:-$(mktemp -d)}"
 .venv/bin/lint-imports
 .venv/bin/ruff check aeh tests
 .venv/bin/mypy aeh
-exec .venv/bin/python -m pytest -q -p no:cacheprovider --timeout 600 "$@"
+# Two xdist workers, a test file to each (module fixtures such as the JupyterLab server start once):
+# 11 min instead of 16 on 2 cores.
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --timeout 600 -n 2 --dist loadfile "$@"
