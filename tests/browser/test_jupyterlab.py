@@ -165,7 +165,10 @@ def _save_and_wait(page, saved: Path) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        cells = json.loads(saved.read_text()).get("cells", [])
+        try:
+            cells = json.loads(saved.read_text()).get("cells", [])
+        except json.JSONDecodeError:  # read while JupyterLab is still writing it
+            cells = []
         if any(c.get("outputs") for c in cells):
             return
         time.sleep(0.5)
