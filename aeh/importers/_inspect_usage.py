@@ -81,7 +81,7 @@ def agent_usage(sample_usage: Mapping[str, Usage], scorer_usage: Mapping[str, Us
             out[model] = usage
             continue
         left = _Left(usage, spent)
-        if left.input_tokens + left.output_tokens + (left.input_tokens_cache_read or 0) > 0:
+        if sum(usage_tokens(left)) > 0:
             out[model] = left
     return out
 
