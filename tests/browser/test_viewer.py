@@ -12,7 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -126,10 +126,27 @@ def _walk(page, scope: str, runs: dict[str, str], shots: Path, prefix: str) -> N
     page.screenshot(path=str(shots / f"{prefix}-6-trajectory-diff.png"), full_page=True)
 
 
-def _page(browser, offsite: list[str]):
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
-    page.on("request", lambda r: None if r.url.startswith(LOCAL) else offsite.append(r.url))
-    return page
+def _serve_and_walk(browser, command: list[str], cwd: Path, env: dict[str, str], log: Path, status_url: str,
+                    page_url: str, scope: str, runs: dict[str, str], shots: Path, prefix: str,
+                    goto: dict[str, object], before_walk: Callable[[object], None] | None = None) -> None:
+    """Start `command`, wait for `status_url`, walk `page_url` in a fresh page, stop the server."""
+    with log.open("w") as out:
+        server = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_http(status_url, server, log)
+            offsite: list[str] = []
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.on("request", lambda r: None if r.url.startswith(LOCAL) else offsite.append(r.url))
+            try:
+                page.goto(page_url, **goto)
+                if before_walk is not None:
+                    before_walk(page)
+                _walk(page, scope, runs, shots, prefix)
+            finally:
+                page.close()
+            assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"
+        finally:
+            stop_process(server)
 
 
 def test_aeh_view_walk_in_voila(store, browser, artifacts: Path) -> None:
@@ -137,23 +154,10 @@ def test_aeh_view_walk_in_voila(store, browser, artifacts: Path) -> None:
     db = project / "runs.db"
     before = db.read_bytes()
     port = _free_port()
-    log = project.parent / "aeh-view.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([str(Path(sys.executable).parent / "aeh"), "view", "--db", str(db), "--port",
-                                   str(port), "--no-browser"], cwd=project, env=env, stdout=out,
-                                  stderr=subprocess.STDOUT)
-        try:
-            _wait_http(f"http://127.0.0.1:{port}/api/status", server, log)
-            offsite: list[str] = []
-            page = _page(browser, offsite)
-            try:
-                page.goto(f"http://127.0.0.1:{port}/", wait_until="commit", timeout=240_000)
-                _walk(page, "body", runs, artifacts, "viewer-voila")
-            finally:
-                page.close()
-            assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"
-        finally:
-            stop_process(server)
+    _serve_and_walk(browser, [str(Path(sys.executable).parent / "aeh"), "view", "--db", str(db), "--port",
+                              str(port), "--no-browser"], project, env, project.parent / "aeh-view.log",
+                    f"http://127.0.0.1:{port}/api/status", f"http://127.0.0.1:{port}/", "body", runs, artifacts,
+                    "viewer-voila", {"wait_until": "commit", "timeout": 240_000})
     assert db.read_bytes() == before, "a viewing session changed the store"
 
 
@@ -166,23 +170,12 @@ def test_aeh_view_walk_in_jupyterlab(store, browser, artifacts: Path) -> None:
                 "nbformat": 4, "nbformat_minor": 5}
     (project / "viewer.ipynb").write_text(json.dumps(notebook))
     port, token = _free_port(), secrets.token_hex(16)
-    log = project.parent / "jupyterlab-viewer.log"
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
-             "--port", str(port), f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={project}",
-             "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            _wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-            offsite: list[str] = []
-            page = _page(browser, offsite)
-            try:
-                page.goto(f"http://127.0.0.1:{port}/lab/tree/viewer.ipynb?reset&token={token}")
-                _run_all_and_wait(page)
-                _walk(page, ".jp-NotebookPanel:not(.lm-mod-hidden)", runs, artifacts, "viewer-jupyterlab")
-            finally:
-                page.close()
-            assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"
-        finally:
-            stop_process(server)
+    _serve_and_walk(
+        browser,
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
+         "--port", str(port), f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={project}",
+         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        project, env, project.parent / "jupyterlab-viewer.log", f"http://127.0.0.1:{port}/api/status?token={token}",
+        f"http://127.0.0.1:{port}/lab/tree/viewer.ipynb?reset&token={token}",
+        ".jp-NotebookPanel:not(.lm-mod-hidden)", runs, artifacts, "viewer-jupyterlab", {},
+        before_walk=_run_all_and_wait)
