@@ -1,12 +1,14 @@
-"""Names a package serves from its heavy modules only on first use (PEP 562 `__getattr__`)."""
+"""Heavy names loaded on first use: a package's names (PEP 562 `__getattr__`) and whole modules."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
 
-__all__ = ["lazy_getattr"]
+__all__ = ["lazy_getattr", "lazy_module"]
 
 
 def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False) -> Callable[[str], object]:
@@ -25,3 +27,30 @@ def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False)
         return value
 
     return __getattr__
+
+
+class _LazyModule:
+    """Stands for a module until an attribute is read, then imports it (once) and delegates."""
+
+    __slots__ = ("_name", "_module")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: ModuleType | None = None
+
+    def __getattr__(self, attr: str) -> Any:
+        module = self._module
+        if module is None:
+            module = self._module = importlib.import_module(self._name)
+        return getattr(module, attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}{' (loaded)' if self._module is not None else ''}>"
+
+
+def lazy_module(name: str) -> Any:
+    """A stand-in for `import name` that imports on first attribute access, for a heavy library a
+    module uses only in some functions. Pair it with `if TYPE_CHECKING: import name` so the type
+    checker sees the real module; unlike `importlib.util.LazyLoader` it puts nothing into
+    `sys.modules` until the module is really imported."""
+    return _LazyModule(name)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
-from aeh.analysis import RunResult, resumed, run_table, with_fail_under
 from aeh.engine import check_resumable, resume_mismatches, stored_options
 from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
@@ -26,6 +25,9 @@ from aeh.suite import reload_run_suite, suite_location
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink
+
+if TYPE_CHECKING:
+    from aeh.analysis import RunResult
 
 __all__ = ["default_db", "open_store", "run", "run_async", "run_sync"]
 
@@ -185,6 +187,8 @@ async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_option
 
 def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None) -> RunResult:
     """The run's result, with what a resume ran and the --fail-under verdict."""
+    from aeh.analysis import resumed, run_table, with_fail_under  # heavy: loaded once the attempts are done
+
     result = run_table(run_id, spec.db)
     if stored is not None:
         result = resumed(result, stored[1])
@@ -194,6 +198,8 @@ def _result_table(run_id: str, spec: RunSpec, stored: tuple[RunInfo, int] | None
 
 
 def _already_finished(stored: tuple[RunInfo, int], db: StoreLike) -> RunResult:
+    from aeh.analysis import resumed, run_table  # heavy: loaded on first use
+
     info, count = stored
     return resumed(run_table(info.run_id, db), count, already_finished=True)
 
@@ -238,5 +244,5 @@ def run(*args: Any, **options: Any) -> RunResult:
 
 for _fn in (run, run_async):
     # help(), inspect.signature and Jupyter's tooltip show every option with its type and default.
-    _fn.__signature__ = spec_signature(returns=RunResult)  # type: ignore[union-attr]
+    _fn.__signature__ = spec_signature(returns="RunResult")  # type: ignore[union-attr]
     _fn.__doc__ = f"{_fn.__doc__ or ''}\n{spec_docs()}\n"

@@ -24,7 +24,6 @@ from typing import Any, TextIO
 from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError
 from aeh.models import SPAN_CATEGORIES, Attempt, RunInfo, Span, Task
-from aeh.stats import wilson_interval
 from aeh.store import Redactor
 from aeh.trace import INPUT_MESSAGES, TOOL_DEFINITIONS
 
@@ -163,6 +162,8 @@ class RunLogger(RunProgress):
     def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
         if self.level < 1:
             return
+        from aeh.stats import wilson_interval  # heavy: statsmodels, only once a task has finished
+
         valid = [a for a in attempts if not a.is_harness_error]
         k, n = sum(a.success for a in valid), len(valid)
         low, high = wilson_interval(k, n)

@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
         resolve_db_path,
         using_store,
     )
+    from aeh.store._frames import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
     from aeh.store._label_pairs import JUDGE_KINDS, human_label_pairs, labels_frame, programmatic_verdicts
     from aeh.store._merge import MergeResult, merge_stores
     from aeh.store._pages import (
@@ -58,7 +59,6 @@ if _typing.TYPE_CHECKING:
         run_page,
     )
     from aeh.store._review import review_packets, write_review_jsonl
-    from aeh.store._rows import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
     from aeh.store._store import Store, open_stores, unclosed_stores
 
 # heavy: loaded on first use (each of these modules imports polars)
@@ -71,7 +71,7 @@ _LAZY = {
     **dict.fromkeys(("AttemptFilter", "AttemptPage", "AttemptRow", "RunPage", "RunSummary", "TaskCount",
                      "attempt_page", "dimension_means", "run_choices", "run_page"), "aeh.store._pages"),
     **dict.fromkeys(("review_packets", "write_review_jsonl"), "aeh.store._review"),
-    **dict.fromkeys(("ATTEMPTS_SCHEMA", "GRADER_SCHEMA", "SPANS_SCHEMA"), "aeh.store._rows"),
+    **dict.fromkeys(("ATTEMPTS_SCHEMA", "GRADER_SCHEMA", "SPANS_SCHEMA"), "aeh.store._frames"),
     **dict.fromkeys(("Store", "open_stores", "unclosed_stores"), "aeh.store._store"),
 }
 

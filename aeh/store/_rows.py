@@ -1,4 +1,4 @@
-"""Conversion between aeh models and SQLite rows, and the explicit schemas of the frames.
+"""Conversion between aeh models and SQLite rows, and each table's columns in frame order.
 
 Every text or JSON field goes through the redactor here, while the row is built, so the
 store's SQL never sees unredacted data.
@@ -9,23 +9,24 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
+from aeh._lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
 from aeh.store._redact import Redactor, json_default
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    pl = lazy_module("polars")  # heavy: only the frame readers use it
+
 __all__ = [
     "ATTEMPT_COLUMNS",
-    "ATTEMPTS_SCHEMA",
     "GRADER_COLUMNS",
-    "GRADER_SCHEMA",
     "RUN_COLUMNS",
     "SPAN_COLUMNS",
-    "SPANS_SCHEMA",
     "attempt_from_row",
     "attempt_row",
     "grader_rows",
@@ -44,34 +45,21 @@ RUN_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 _RUN_JSON = frozenset({"fault_profile", "config"})
 
-#: Frame schemas are explicit so dtypes are stable even for an empty run. JSON columns
-#: (tool_calls, invariant_results, attributes, evidence) are JSON strings.
-ATTEMPTS_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(), "seed": pl.Int64(),
-    "success": pl.Boolean(), "clean_success": pl.Boolean(), "status": pl.String(),
-    "failure_bucket": pl.String(), "final_output": pl.String(), "error": pl.String(),
-    "tokens_in": pl.Int64(), "tokens_out": pl.Int64(), "cost_usd": pl.Float64(),
-    "latency_s": pl.Float64(), "steps": pl.Int64(), "n_tool_calls": pl.Int64(),
-    "n_injected_faults": pl.Int64(), "needs_human_review": pl.Boolean(),
-    "root_span_id": pl.String(), "tool_calls": pl.String(), "invariant_results": pl.String(),
-    "agent_s": pl.Float64(), "queue_s": pl.Float64(), "grading_s": pl.Float64(),
-}  # fmt: skip
-ATTEMPT_COLUMNS: tuple[str, ...] = tuple(ATTEMPTS_SCHEMA)
-
-SPANS_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(),
-    "span_id": pl.String(), "parent_span_id": pl.String(), "category": pl.String(),
-    "name": pl.String(), "start_ts": pl.Float64(), "end_ts": pl.Float64(),
-    "status": pl.String(), "attributes": pl.String(),
-}  # fmt: skip
-SPAN_COLUMNS: tuple[str, ...] = tuple(SPANS_SCHEMA)
-
-GRADER_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": pl.String(), "task_id": pl.String(), "attempt": pl.Int64(), "tier": pl.Int64(),
-    "kind": pl.String(), "name": pl.String(), "passed": pl.Boolean(),
-    "evidence": pl.String(), "error": pl.String(),
-}  # fmt: skip
-GRADER_COLUMNS: tuple[str, ...] = tuple(GRADER_SCHEMA)
+#: Stored columns of each table in frame order; the readers' polars dtypes for them are in
+#: `aeh.store._frames` (writers never load polars).
+ATTEMPT_COLUMNS: tuple[str, ...] = (
+    "run_id", "task_id", "attempt", "seed", "success", "clean_success", "status",
+    "failure_bucket", "final_output", "error", "tokens_in", "tokens_out", "cost_usd",
+    "latency_s", "steps", "n_tool_calls", "n_injected_faults", "needs_human_review",
+    "root_span_id", "tool_calls", "invariant_results", "agent_s", "queue_s", "grading_s",
+)  # fmt: skip
+SPAN_COLUMNS: tuple[str, ...] = (
+    "run_id", "task_id", "attempt", "span_id", "parent_span_id", "category", "name",
+    "start_ts", "end_ts", "status", "attributes",
+)  # fmt: skip
+GRADER_COLUMNS: tuple[str, ...] = (
+    "run_id", "task_id", "attempt", "tier", "kind", "name", "passed", "evidence", "error",
+)  # fmt: skip
 
 
 def to_json(obj: Any, redactor: Redactor) -> str:

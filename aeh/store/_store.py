@@ -12,10 +12,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
+from aeh._lazy import lazy_module
 from aeh.errors import RunNotFoundError, StoreError, StoreWriteError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.store import _rows as rows
@@ -24,6 +23,15 @@ from aeh.store._liveness import with_liveness
 from aeh.store._migrations import applied_versions, migrate, registered_migrations
 from aeh.store._redact import Redactor
 from aeh.trace import compact_inputs, full_inputs
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aeh.store import _frames as frames
+else:
+    # heavy: polars loads when a frame is first read, so writing a run never imports it
+    pl = lazy_module("polars")
+    frames = lazy_module("aeh.store._frames")
 
 __all__ = ["Store", "open_stores", "unclosed_stores"]
 
@@ -339,9 +347,9 @@ class Store:
         `failure_bucket` keeps only the attempts in that bucket.
         """
         full = self.resolve_run_id(run_id)
-        cols = _known(columns or rows.ATTEMPT_COLUMNS, rows.ATTEMPTS_SCHEMA, "attempt")
+        cols = _known(columns or rows.ATTEMPT_COLUMNS, frames.ATTEMPTS_SCHEMA, "attempt")
         where, params = _run_filter(full, failure_bucket=failure_bucket)
-        return self._run_frame("attempts", full, where, params, cols, rows.ATTEMPTS_SCHEMA, "attempt")
+        return self._run_frame("attempts", full, where, params, cols, frames.ATTEMPTS_SCHEMA, "attempt")
 
     def task_aggregates(self, run_id: str, aggregates: Mapping[str, tuple[str, pl.DataType]]) -> pl.DataFrame:
         """One row per task of the run, ordered by task_id: `task_id`, then one column per entry
@@ -365,7 +373,7 @@ class Store:
         start_ts, then write order (SPANS_SCHEMA). `columns` picks a subset; leaving out
         `attributes` skips most of the bytes."""
         full = self.resolve_run_id(run_id)
-        cols = _known(columns or rows.SPAN_COLUMNS, rows.SPANS_SCHEMA, "span")
+        cols = _known(columns or rows.SPAN_COLUMNS, frames.SPANS_SCHEMA, "span")
         where, params = _attempt_filter(full, task_id, attempt)
         # The sort keys are read even when not asked for, and dropped once the rows are in order;
         # attributes need the keys that restore model spans' full inputs (rows.with_full_inputs).
@@ -373,7 +381,7 @@ class Store:
         read = cols + [k for k in keys if k not in cols]
         # The index (run_id, task_id, attempt) yields this order with no sort step in SQLite;
         # start order within an attempt is restored by `_in_start_order`, usually a no-op.
-        frame = self._run_frame("spans", full, where, params, read, rows.SPANS_SCHEMA, "attempt, rowid")
+        frame = self._run_frame("spans", full, where, params, read, frames.SPANS_SCHEMA, "attempt, rowid")
         frame = _in_start_order(frame)
         return (rows.with_full_inputs(frame) if "attributes" in cols else frame).select(cols)
 
@@ -385,9 +393,9 @@ class Store:
         only that tier's verdicts.
         """
         full = self.resolve_run_id(run_id)
-        cols = _known(columns or rows.GRADER_COLUMNS, rows.GRADER_SCHEMA, "grader")
+        cols = _known(columns or rows.GRADER_COLUMNS, frames.GRADER_SCHEMA, "grader")
         where, params = _run_filter(full, tier=tier)
-        return self._run_frame("grader_results", full, where, params, cols, rows.GRADER_SCHEMA, "attempt, rowid")
+        return self._run_frame("grader_results", full, where, params, cols, frames.GRADER_SCHEMA, "attempt, rowid")
 
     def _run_frame(self, table: str, run_id: str, where: str, params: Sequence[Any], cols: Sequence[str],
                    schema: dict[str, Any], order: str) -> pl.DataFrame:
