@@ -14,7 +14,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from aeh.errors import AdapterError
 from aeh.trace import RecordsSpans
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
 
-__all__ = ["ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of", "make_client",
-           "server_processing_s", "ssl_context"]
+__all__ = ["PostsChat", "ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of",
+           "make_client", "server_processing_s", "ssl_context"]
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -35,6 +35,16 @@ class RequestSlots(Protocol):
     one for a request and yields the seconds spent waiting for it."""
 
     def slot(self) -> AbstractAsyncContextManager[float]: ...
+
+
+class PostsChat(Protocol):
+    """A client that sends a chat-completions body itself (`aeh.adapters`' lean HTTP client): it
+    raises the openai SDK's exception classes, so retries and failures read as with `AsyncOpenAI`."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    async def post_chat(self, body: dict[str, Any]) -> Any: ...
 
 
 class ProviderError(Exception):
@@ -147,15 +157,29 @@ def describe_failure(exc: BaseException, endpoint: str | None) -> str:
     return f"unparseable reply from {where}: {str(exc)[:300]}"
 
 
-def endpoint_of(client: AsyncOpenAI) -> str | None:
+def endpoint_of(client: AsyncOpenAI | PostsChat) -> str | None:
     base_url = getattr(client, "base_url", None)
     return str(base_url).rstrip("/") if base_url is not None else None
 
 
+@overload
 async def chat_completion(client: AsyncOpenAI, *, recorder: RecordsSpans | None = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
-                          timing: dict[str, float] | None = None, **request: Any) -> ChatCompletion:
+                          timing: dict[str, float] | None = None, **request: Any) -> ChatCompletion: ...
+
+
+@overload
+async def chat_completion(client: PostsChat, *, recorder: RecordsSpans | None = None, retries: int = 3,
+                          backoff_s: float = 0.5, max_backoff_s: float = 8.0,
+                          slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
+                          timing: dict[str, float] | None = None, **request: Any) -> Any: ...
+
+
+async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsSpans | None = None, retries: int = 3,
+                          backoff_s: float = 0.5, max_backoff_s: float = 8.0,
+                          slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
+                          timing: dict[str, float] | None = None, **request: Any) -> Any:
     """`client.chat.completions.create(**request)` (see `_create`) with bounded retries on provider trouble.
 
     Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
@@ -203,16 +227,21 @@ async def chat_completion(client: AsyncOpenAI, *, recorder: RecordsSpans | None 
                         status_code=getattr(last, "status_code", None), kind=_kind(last)) from last
 
 
-async def _create(client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
+async def _create(client: AsyncOpenAI | PostsChat, request: dict[str, Any]) -> Any:
     """What `client.chat.completions.create(**request)` sends and returns, without its body transform.
 
     `create()` walks every message and tool schema through the SDK's TypedDict transform, which
     changes nothing in a plain-JSON request like aeh's but costs ~1 ms of CPU a call (more with
     tools and long conversations). The documented `client.post` sends the same body to the same
-    path with the same auth and parses the reply into the same `ChatCompletion`.
+    path with the same auth and parses the reply into the same `ChatCompletion`. A `PostsChat`
+    client sends the same request itself.
     """
     # heavy: loaded on first use
+    from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
+
+    if not isinstance(client, AsyncOpenAI):
+        return await client.post_chat(request)
 
     return await client.post("/chat/completions", body=request, cast_to=ChatCompletion,
                              options={"security": {"bearer_auth": True}})

@@ -1,9 +1,13 @@
 """Shared plumbing of the live chat-completions adapters (`react`, `single_shot`).
 
 - `ChatOptions` parses and validates adapter options (`--model` plus `adapter_options`).
-- `LiveChatAdapter` owns lazily created `AsyncOpenAI` clients, shared by every attempt in flight:
-  one, plus another for each further `CALLS_PER_CLIENT` calls in flight (`lease()`), and closes
-  them in `aclose()` (the scheduler calls it at run end).
+- `LiveChatAdapter` owns a lazily created client shared by every attempt in flight and closes it
+  in `aclose()` (the scheduler calls it at run end). By default (`http_client="aeh"`) that is
+  `HttpChatClient` (`aeh.adapters._http_chat`): the SDK's wire request and error classes on a
+  keep-alive pool whose cost does not grow with the calls in flight, so one client serves them
+  all. `http_client="httpx"` sends through an `httpx.AsyncClient`, `"openai"` through the SDK's
+  `AsyncOpenAI`; both pools visit every connection per request, so those modes open another
+  client for each further `CALLS_PER_CLIENT` calls in flight (`lease()`).
 - `chat_turn` makes one model request inside a `model` span: bounded provider retries (each a
   `model:retry` span), token usage priced onto the span (which also enforces token/cost caps),
   and the response message recorded as `gen_ai.output.messages` so replay and the trace viewer
@@ -21,11 +25,13 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
+from aeh.adapters._http_chat import DEFAULT_BASE_URL, HttpChatClient
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
 from aeh.llm import (
@@ -42,6 +48,8 @@ from aeh.models import Task, ToolCall
 if TYPE_CHECKING:
     # heavy: the SDK is imported on first use; only its type is named here
     from openai import AsyncOpenAI
+
+    ChatClient = AsyncOpenAI | HttpChatClient
 
 __all__ = [
     "ChatOptions",
@@ -76,9 +84,10 @@ DECLINE_TOOL: dict[str, Any] = {
     },
 }
 
-#: Calls in flight on one client before the next call gets another client. httpx's connection
-#: pool polls every idle connection on each request and reply, so a single client with 64
-#: calls in flight spends ~1.5 ms more CPU a call than one with 8 (benchmarks/http_concurrency.py).
+#: Calls in flight on one SDK or httpx client before the next call gets another client. httpcore's
+#: connection pool polls every idle connection on each request and reply, so a single client with
+#: 64 calls in flight spends several ms more CPU a call than one with 8 (benchmarks/http_concurrency.py).
+#: aeh's own pool (`http_client="aeh"`) takes and returns a connection in O(1): one client serves all.
 CALLS_PER_CLIENT = 8
 
 SYSTEM_PROMPT = (
@@ -148,6 +157,11 @@ class ChatOptions(BaseModel):
     """Offer the `decline` pseudo-tool."""
     system_prompt: str | None = None
     """Replace the default system prompt."""
+    http_client: Literal["aeh", "httpx", "openai"] = "aeh"
+    """How requests are sent: "aeh" (default) the lean client, the SDK's wire request on aeh's own
+    keep-alive pool (an `httpx.AsyncClient` instead when HTTP(S)_PROXY routes the endpoint);
+    "httpx" the same client on an `httpx.AsyncClient`; "openai" the openai SDK's `AsyncOpenAI`
+    (for what only the SDK does, e.g. its other auth schemes)."""
     probe_tools: bool = False
     """At run start, send two one-token requests (without and with a tool, `tool_choice` as
     configured) and compare the prompt tokens the server reports: equal counts mean the server
@@ -189,8 +203,8 @@ class LiveChatAdapter:
             )
         self.model: str | None = model
         self.options = ChatOptions.parse(self.name, options)
-        self._client: AsyncOpenAI | None = None
-        self._more_clients: list[AsyncOpenAI] = []
+        self._client: ChatClient | None = None
+        self._more_clients: list[ChatClient] = []
         self._calls_on: dict[int, int] = {}  # id(client) -> calls in flight on it
         self._ssl_context: Any = None
 
@@ -244,23 +258,43 @@ class LiveChatAdapter:
         return url.rstrip("/")
 
     @property
-    def client(self) -> AsyncOpenAI:
-        """The first AsyncOpenAI client of this adapter, shared by every attempt (created lazily)."""
+    def client(self) -> ChatClient:
+        """The first client of this adapter, shared by every attempt (created lazily)."""
         if self._client is None:
             self._client = self._new_client()
         return self._client
 
-    def _new_client(self) -> AsyncOpenAI:
-        if self._ssl_context is None:
-            self._ssl_context = ssl_context()
-        return make_client(self.options.base_url, self.options.api_key, self.options.timeout_s,
-                           ssl_context=self._ssl_context)
+    def _new_client(self) -> ChatClient:
+        if self.options.http_client == "openai":
+            if self._ssl_context is None:
+                self._ssl_context = ssl_context()
+            return make_client(self.options.base_url, self.options.api_key, self.options.timeout_s,
+                               ssl_context=self._ssl_context)
+        base_url = self.options.base_url or os.environ.get("OPENAI_BASE_URL")
+        api_key = self.options.api_key or os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            if not base_url:
+                raise AdapterError(
+                    "no OPENAI_API_KEY set — export it, or point OPENAI_BASE_URL at an "
+                    "OpenAI-compatible server (a local one may need no key)"
+                )
+            api_key = "not-needed"  # local OpenAI-compatible servers usually ignore the key
+        if self._ssl_context is None and (base_url or DEFAULT_BASE_URL).startswith("https:"):
+            self._ssl_context = httpx.create_ssl_context()
+        return HttpChatClient(base_url or DEFAULT_BASE_URL, api_key, self.options.timeout_s,
+                              ssl_context=self._ssl_context,
+                              transport="httpx" if self.options.http_client == "httpx" else None)
 
     @contextlib.contextmanager
-    def lease(self) -> Iterator[AsyncOpenAI]:
-        """A client for one call: the first with fewer than CALLS_PER_CLIENT calls in flight,
-        or a new one when all are that busy (kept for the rest of the run)."""
-        clients = [self.client, *self._more_clients]
+    def lease(self) -> Iterator[ChatClient]:
+        """A client for one call. aeh's own pool: always the one client. Through httpx or the SDK:
+        the first with fewer than CALLS_PER_CLIENT calls in flight, or a new one when all are that
+        busy (kept for the rest of the run)."""
+        client = self.client
+        if isinstance(client, HttpChatClient) and client.transport == "aeh":
+            yield client
+            return
+        clients = [client, *self._more_clients]
         chosen = next((c for c in clients if self._calls_on.get(id(c), 0) < CALLS_PER_CLIENT), None)
         if chosen is None:
             chosen = self._new_client()

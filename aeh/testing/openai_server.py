@@ -8,7 +8,8 @@ real HTTP path (retries, timeouts, status codes) without a key or the internet:
 
 Replies are served in order (the last one repeats), or chosen by a function of the request.
 Every request body is kept in `server.requests`, its headers (lower-cased names) in
-`server.request_headers`.
+`server.request_headers`, its method and path in `server.request_lines` and its bytes as sent
+in `server.raw_bodies`.
 
 Options that imitate a real single-process server (llama-cpp-python's, see docs/adapters.md):
 
@@ -138,6 +139,8 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.request_lines: list[tuple[str, str]] = []
+        self.raw_bodies: list[bytes] = []
         self.count_prompt_tokens = count_prompt_tokens
         self.drop_tools_without_choice = drop_tools_without_choice
         self.serial = serial
@@ -272,8 +275,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", 0))
+        raw = self.rfile.read(length)
+        with self.fake._lock:
+            self.fake.request_lines.append((self.command, self.path))
+            self.fake.raw_bodies.append(raw)
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             self._send(Reply.error(400, "request body is not JSON"))
             return
