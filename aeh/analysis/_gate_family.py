@@ -12,8 +12,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from statsmodels.stats.multitest import multipletests
-
 __all__ = ["SUITE_FAMILY_ALPHA", "NewlyFailing", "family_q", "suite_family_q"]
 
 #: The suite's own checks (each dimension and overall, seven on the built-in scorers) are one
@@ -29,6 +27,8 @@ def family_q(pvalues: Sequence[float], alpha: float) -> list[float]:
     tested = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
     q = [math.nan] * len(pvalues)
     if tested:
+        from statsmodels.stats.multitest import multipletests  # heavy: loaded on first use
+
         _, adjusted, _, _ = multipletests([pvalues[i] for i in tested], alpha=alpha, method="fdr_bh")
         for i, value in zip(tested, adjusted, strict=True):
             q[i] = float(value)

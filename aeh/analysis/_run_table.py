@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import polars as pl
-from statsmodels.stats.proportion import proportion_confint
 
 from aeh.analysis._format import BUCKET_ABBREVIATIONS
 from aeh.analysis._results import RunResult
@@ -22,6 +21,7 @@ from aeh.engine.fidelity import _planned_rate, warnings_from
 from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.models import RunInfo
 from aeh.stats import suite_rate
+from aeh.stats import wilson_confint as proportion_confint
 
 __all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
            "harness_error_causes", "run_table_from_totals"]

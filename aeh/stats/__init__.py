@@ -27,6 +27,7 @@ from ._compare import (
     task_difference_interval,
     two_sample_test,
 )
+from ._dist import wilson_confint
 from ._drift import DRIFT_METHOD, DriftTrend, drift_trend
 from ._power import (
     TaskMDE,
@@ -96,5 +97,6 @@ __all__ = [
     "summarize_scores",
     "task_difference_interval",
     "two_sample_test",
+    "wilson_confint",
     "wilson_interval",
 ]

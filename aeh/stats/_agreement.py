@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats import inter_rater
+
+from ._dist import norm_isf
 
 __all__ = ["Agreement", "KAPPA_TRUST_THRESHOLD", "cohens_kappa"]
 
@@ -68,6 +68,8 @@ def cohens_kappa(
                          False, note)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        from statsmodels.stats import inter_rater  # heavy: loaded on first use
+
         res = inter_rater.cohens_kappa(np.asarray(table, dtype=float))
     kappa = float(res.kappa)
     note = ""
@@ -76,7 +78,7 @@ def cohens_kappa(
         low = high = math.nan
         note = "one grader gave a single label throughout: kappa = 0, interval undefined"
     else:
-        half = float(stats.norm.isf(alpha / 2)) * float(res.std_kappa)
+        half = norm_isf(alpha / 2) * float(res.std_kappa)
         low, high = kappa - half, kappa + half
     return Agreement(n, kappa, low, high, raw, base_p, base_j, table,
                      kappa >= KAPPA_TRUST_THRESHOLD, note)

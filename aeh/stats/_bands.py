@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+
+from ._dist import norm_sf
 
 __all__ = ["BAND_FLOOR", "BAND_SIGMAS", "ScoreSummary", "band_drop_p", "drop_p_values", "noise_band",
            "summarize_scores"]
@@ -52,7 +53,7 @@ def band_drop_p(a: ScoreSummary, b: ScoreSummary) -> float:
     se = math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n)
     if se == 0:
         return 0.0 if drop > 0 else 1.0
-    return float(stats.norm.sf(drop / se))
+    return norm_sf(drop / se)
 
 
 def drop_p_values(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> list[float]:
@@ -64,6 +65,8 @@ def drop_p_values(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) ->
     side; 1.0 when every score on both sides is tied (nothing moved)."""
     if len(a) != len(b):
         raise ValueError("a and b must pair up")
+    from scipy import stats  # heavy: loaded on first use
+
     out = [math.nan] * len(a)
     groups: dict[tuple[int, int], list[int]] = {}
     for i, (x, y) in enumerate(zip(a, b, strict=True)):

@@ -11,9 +11,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import confint_proportions_2indep
+
+from ._dist import norm_ppf, norm_sf, t_ppf
 
 __all__ = [
     "SUITE_ALPHA",
@@ -67,6 +66,8 @@ def _boschloo_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
     table = [[k_a, k_b], [n_a - k_a, n_b - k_b]]
     if (k_a + k_b) in (0, n_a + n_b):
         return 1.0  # no variation at all: identical rates, nothing to test
+    from scipy import stats  # heavy: loaded on first use
+
     if max(n_a, n_b) > BOSCHLOO_MAX_N:
         return float(stats.fisher_exact(table, alternative="two-sided").pvalue)
     with warnings.catch_warnings():
@@ -122,6 +123,8 @@ def task_difference_interval(k_a: int, n_a: int, k_b: int, n_b: int,
 def _newcombe(k_a: int, n_a: int, k_b: int, n_b: int, alpha: float) -> tuple[float, float]:
     if n_a == 0 or n_b == 0:
         return math.nan, math.nan
+    from statsmodels.stats.proportion import confint_proportions_2indep  # heavy: loaded on first use
+
     # statsmodels' "diff" is count1/nobs1 - count2/nobs2, so B goes first for B - A.
     low, high = confint_proportions_2indep(k_b, n_b, k_a, n_a, method="newcomb",
                                            compare="diff", alpha=alpha)
@@ -133,6 +136,10 @@ def compare_tasks(rows: Sequence[TaskCounts], fdr: float = 0.05) -> list[TaskCom
 
     Tasks with n == 0 on either side get p = q = nan and are left out of the BH family.
     """
+    # heavy: loaded on first use
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
     rows = [TaskCounts(*r) for r in rows]
     pvals = [two_sample_test(r.k_a, r.n_a, r.k_b, r.n_b) for r in rows]
     tested = [i for i, r in enumerate(rows) if r.n_a > 0 and r.n_b > 0]
@@ -203,7 +210,9 @@ def paired_suite_difference(
         # Every task moved by exactly the same amount: zero spread is not certainty. Fall back
         # on the sampling noise inside each task (needs the counts).
         return _within_task_difference(mean, t_count, counts, alpha)
-    half = float(stats.t.ppf(1 - alpha / 2, df=t_count - 1)) * se
+    from scipy import stats  # heavy: loaded on first use
+
+    half = t_ppf(1 - alpha / 2, df=t_count - 1) * se
     p = float(stats.ttest_rel(b, a).pvalue)
     return PairedDiff(mean, se, mean - half, mean + half, p, t_count, PAIRED_DIFF_METHOD)
 
@@ -223,8 +232,8 @@ def _within_task_difference(mean: float, t_count: int,
         pa, pb = (k_a + 1) / (n_a + 2), (k_b + 1) / (n_b + 2)
         var += pa * (1 - pa) / (n_a + 2) + pb * (1 - pb) / (n_b + 2)
     se = math.sqrt(var) / len(counts)
-    z = float(stats.norm.ppf(1 - alpha / 2))
-    p = float(2 * stats.norm.sf(abs(mean) / se)) if se > 0 else 1.0
+    z = norm_ppf(1 - alpha / 2)
+    p = float(2 * norm_sf(abs(mean) / se)) if se > 0 else 1.0
     return PairedDiff(mean, se, max(-1.0, mean - z * se), min(1.0, mean + z * se), p, t_count,
                       PAIRED_DIFF_WITHIN_METHOD)
 

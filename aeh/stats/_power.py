@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from ._compare import TaskCounts, two_sample_test
 
@@ -50,6 +49,8 @@ def _alpha_eff(fdr: float, n_tasks: int) -> float:
 
 @lru_cache(maxsize=1024)
 def _region(n: int, alpha: float) -> np.ndarray:
+    from scipy import stats  # heavy: loaded on first use
+
     ka, kb = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     drop = kb < ka
     cand_a, cand_b = ka[drop], kb[drop]
@@ -86,6 +87,8 @@ def power_of_comparison(
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"rates must be in [0, 1], got {p}")
     region = rejection_region(n, _alpha_eff(fdr, n_tasks))
+    from scipy import stats  # heavy: loaded on first use
+
     ks = np.arange(n + 1)
     pa = stats.binom.pmf(ks, n, p_base)
     pb = stats.binom.pmf(ks, n, p_new)

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
+
+from ._dist import norm_sf, t_ppf
+from ._dist import wilson_confint as proportion_confint
 
 __all__ = [
     "SUITE_RATE_METHOD",
@@ -168,6 +169,6 @@ def suite_rate(task_rates: Sequence[float], alpha: float = 0.05, *, max_n: float
     if max_n is not None:
         n_eff = min(n_eff, max_n)
     # Wilson's z replaced by t_{T-1}: the level whose normal quantile is that t value
-    alpha_t = float(2 * stats.norm.sf(stats.t.ppf(1 - alpha / 2, df=t_count - 1)))
+    alpha_t = float(2 * norm_sf(t_ppf(1 - alpha / 2, df=t_count - 1)))
     low, high = proportion_confint(mean * n_eff, n_eff, alpha=alpha_t, method="wilson")
     return SuiteRate(mean, se, float(np.clip(low, 0, 1)), float(np.clip(high, 0, 1)), t_count, SUITE_RATE_METHOD)
