@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
 
 __all__ = ["PostsChat", "ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of",
-           "make_client", "server_processing_s", "ssl_context"]
+           "make_client", "resolve_endpoint", "server_processing_s", "ssl_context"]
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -72,6 +72,21 @@ def _kind(exc: BaseException | None) -> str:
     return "unparseable"
 
 
+def resolve_endpoint(base_url: str | None, api_key: str | None) -> tuple[str | None, str]:
+    """The base URL and key a client uses: the arguments, else OPENAI_BASE_URL / OPENAI_API_KEY.
+    No key is fine for a given endpoint (local servers ignore it); no key and no endpoint is an error."""
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    api_key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not api_key:
+        if not base_url:
+            raise AdapterError(
+                "no OPENAI_API_KEY set — export it, or point OPENAI_BASE_URL at an "
+                "OpenAI-compatible server (a local one may need no key)"
+            )
+        api_key = "not-needed"  # local OpenAI-compatible servers usually ignore the key
+    return base_url, api_key
+
+
 def make_client(base_url: str | None = None, api_key: str | None = None,
                 timeout_s: float = DEFAULT_TIMEOUT_S, *, ssl_context: Any = None) -> AsyncOpenAI:
     """An `AsyncOpenAI` from arguments or OPENAI_BASE_URL / OPENAI_API_KEY.
@@ -82,15 +97,7 @@ def make_client(base_url: str | None = None, api_key: str | None = None,
     # heavy: loaded on first use
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-    api_key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not api_key:
-        if not base_url:
-            raise AdapterError(
-                "no OPENAI_API_KEY set — export it, or point OPENAI_BASE_URL at an "
-                "OpenAI-compatible server (a local one may need no key)"
-            )
-        api_key = "not-needed"  # local OpenAI-compatible servers usually ignore the key
+    base_url, api_key = resolve_endpoint(base_url, api_key)
     http_client = DefaultAsyncHttpxClient(verify=ssl_context) if ssl_context is not None else None
     return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0,
                        http_client=http_client)

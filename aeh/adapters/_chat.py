@@ -40,6 +40,7 @@ from aeh.llm import (
     chat_completion,
     endpoint_of,
     make_client,
+    resolve_endpoint,
     server_processing_s,
     ssl_context,
 )
@@ -270,15 +271,7 @@ class LiveChatAdapter:
                 self._ssl_context = ssl_context()
             return make_client(self.options.base_url, self.options.api_key, self.options.timeout_s,
                                ssl_context=self._ssl_context)
-        base_url = self.options.base_url or os.environ.get("OPENAI_BASE_URL")
-        api_key = self.options.api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            if not base_url:
-                raise AdapterError(
-                    "no OPENAI_API_KEY set — export it, or point OPENAI_BASE_URL at an "
-                    "OpenAI-compatible server (a local one may need no key)"
-                )
-            api_key = "not-needed"  # local OpenAI-compatible servers usually ignore the key
+        base_url, api_key = resolve_endpoint(self.options.base_url, self.options.api_key)
         if self._ssl_context is None and (base_url or DEFAULT_BASE_URL).startswith("https:"):
             self._ssl_context = httpx.create_ssl_context()
         return HttpChatClient(base_url or DEFAULT_BASE_URL, api_key, self.options.timeout_s,
