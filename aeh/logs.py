@@ -162,7 +162,7 @@ class RunLogger(RunProgress):
     def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
         if self.level < 1:
             return
-        from aeh.stats import wilson_interval  # heavy: statsmodels, only once a task has finished
+        from aeh.stats import wilson_interval  # heavy: numpy and scipy.special, only once a task has finished
 
         valid = [a for a in attempts if not a.is_harness_error]
         k, n = sum(a.success for a in valid), len(valid)

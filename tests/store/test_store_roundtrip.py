@@ -195,3 +195,13 @@ def test_locked_db_is_store_error(db_path: Path, make_run: Any, monkeypatch: pyt
 def test_creates_parent_folder(tmp_path: Path) -> None:
     with Store(tmp_path / "a" / "b" / "runs.db") as s:
         assert s.runs() == []
+
+
+def test_row_columns_are_the_frame_schemas_in_order() -> None:
+    # The writers' column tuples and the readers' polars schemas are declared apart (writers never
+    # load polars); a column added to one and not the other would misalign rows and frames.
+    from aeh.store import _frames, _rows
+
+    assert _rows.ATTEMPT_COLUMNS == tuple(_frames.ATTEMPTS_SCHEMA)
+    assert _rows.SPAN_COLUMNS == tuple(_frames.SPANS_SCHEMA)
+    assert _rows.GRADER_COLUMNS == tuple(_frames.GRADER_SCHEMA)
