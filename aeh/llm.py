@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
 
-__all__ = ["PostsChat", "ProviderError", "RequestSlots", "chat_completion", "describe_failure", "endpoint_of",
-           "make_client", "resolve_endpoint", "server_processing_s", "ssl_context"]
+__all__ = ["DEFAULT_BASE_URL", "PostsChat", "ProviderError", "RequestSlots", "chat_completion", "describe_failure",
+           "endpoint_of", "make_client", "resolve_endpoint", "server_processing_s", "ssl_context"]
 
 DEFAULT_TIMEOUT_S = 60.0
+#: Where requests go when neither an argument nor OPENAI_BASE_URL names an endpoint.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 class RequestSlots(Protocol):

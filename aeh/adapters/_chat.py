@@ -31,10 +31,11 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
-from aeh.adapters._http_chat import DEFAULT_BASE_URL, HttpChatClient
+from aeh.adapters._http_chat import HttpChatClient
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
 from aeh.llm import (
+    DEFAULT_BASE_URL,
     DEFAULT_TIMEOUT_S,
     ProviderError,
     chat_completion,
@@ -255,7 +256,7 @@ class LiveChatAdapter:
 
     def endpoint(self) -> str:
         """The base URL requests go to (for per-endpoint connection limits)."""
-        url = self.options.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        url = self.options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         return url.rstrip("/")
 
     @property

@@ -37,9 +37,8 @@ from aeh._version import __version__
 from aeh.adapters._http11 import Http11Pool, RawResponse
 from aeh.adapters._reply import parse_reply
 
-__all__ = ["DEFAULT_BASE_URL", "HttpChatClient", "sdk_status_error", "uses_proxy"]
+__all__ = ["HttpChatClient", "sdk_status_error", "uses_proxy"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PATH = "chat/completions"
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh.llm import ProviderError, RequestSlots, chat_completion, make_client
+from aeh.llm import DEFAULT_BASE_URL, ProviderError, RequestSlots, chat_completion, make_client
 from aeh.pricing import PriceTable, load_price_table
 from aeh.trace import RecordsSpans, SpanNotes
 
@@ -189,7 +189,7 @@ class JudgeClient:
     def endpoint(self) -> str:
         import os
 
-        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         return url.rstrip("/")
 
     def _cost(self, tokens_in: int, tokens_out: int) -> float | None:
