@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import shutil
 import time
@@ -109,7 +110,7 @@ def _agent_context(setup: AttemptSetup, task: Task, attempt: int, seed: int, wor
         task=task if key is not None else agent_task(task), attempt=attempt, seed=seed, workspace=workspace,
         registry=setup.registry, recorder=recorder, budget=budget, prices=setup.prices,
         resources=agent_resources(setup.resources), faults=faults, connections=setup.connections,
-        answer_key=key, private_paths=private_paths(setup.suite_root, setup.work_root),
+        answer_key=key, private_paths=functools.partial(private_paths, setup.suite_root, setup.work_root),
         health=setup.health,
     )
 

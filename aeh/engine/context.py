@@ -17,7 +17,7 @@ import asyncio
 import inspect
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
@@ -126,7 +126,7 @@ class AttemptContext:
         connections: ConnectionLimits | None = None,
         health: HarnessHealth | None = None,
         answer_key: AnswerKey | None = None,
-        private_paths: tuple[Path, ...] = (),
+        private_paths: tuple[Path, ...] | Callable[[], tuple[Path, ...]] = (),
     ) -> None:
         self.task = task
         self.attempt = attempt
@@ -146,11 +146,19 @@ class AttemptContext:
         self.answer_key = answer_key
         """Grading material, only for adapters that declare `uses_answer_key` (the mock, the
         reference solver); None for every other adapter, which sees only its task."""
-        self.private_paths = tuple(private_paths)
-        """Paths an adapter's processes must not be able to read (the suite directory, the run's
-        workspace root); the command adapter hides them from its solver."""
+        self._private_paths = private_paths
+        self._tool_schemas: list[dict[str, Any]] | None = None
         self.tool_calls: list[ToolCall] = []
         self._env = ToolEnv(workspace=workspace, resources=self.resources, rng=random.Random(seed ^ 0x5EED))
+
+    @property
+    def private_paths(self) -> tuple[Path, ...]:
+        """Paths an adapter's processes must not be able to read (the suite directory, the run's
+        workspace root); the command adapter hides them from its solver. Looked up when asked:
+        only adapters that start processes need them, and finding them lists a directory."""
+        if callable(self._private_paths):
+            self._private_paths = self._private_paths()
+        return tuple(self._private_paths)
 
     @property
     def workspace(self) -> Path:
@@ -159,8 +167,11 @@ class AttemptContext:
 
     # -- tools -----------------------------------------------------------------------------
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """Function-calling schemas for the task's allowlisted tools."""
-        return self.registry.schemas(self.task.tools)
+        """Function-calling schemas for the task's allowlisted tools (this attempt's own copies:
+        an adapter changing them changes no other attempt)."""
+        if self._tool_schemas is None:
+            self._tool_schemas = self.registry.schemas(self.task.tools)
+        return list(self._tool_schemas)
 
     async def call_tool(self, name: str, args: Any) -> ToolCall:
         """Call a tool as the agent asked. Never raises for tool-side trouble: the ToolCall says.

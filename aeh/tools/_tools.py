@@ -13,10 +13,11 @@ returns (give blocking clients their own timeouts too).
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +131,17 @@ class ToolSpec:
     """False: a sync tool that only computes (no I/O, microseconds) runs on the event loop,
     skipping the worker-thread hand-off, which costs far more than such a tool. Its `timeout_s`
     cannot interrupt it there."""
+    _schema_json: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def json_schema(self) -> dict[str, Any]:
-        """The OpenAI function-calling schema of this tool."""
+        """The OpenAI function-calling schema of this tool (a fresh copy: callers may change it)."""
+        if self._schema_json is None:
+            # Building a pydantic JSON schema costs ~1 ms; a model turn asks for it every time.
+            self._schema_json = json.dumps(self._build_schema())
+        schema: dict[str, Any] = json.loads(self._schema_json)
+        return schema
+
+    def _build_schema(self) -> dict[str, Any]:
         if self.params is not None:
             parameters = self.params.model_json_schema()
             parameters.pop("title", None)
