@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from aeh.models import Span
 from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
+from aeh.store._json import dumps
 from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
 
 __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "json_default", "luhn_valid",
@@ -171,13 +172,9 @@ class Redactor:
         if kind is str:
             return self.redact_text(obj, card_context=True) if card_context else self._short_text(obj)
         if kind is dict:
-            out: dict[str, Any] = {}
-            for k, v in obj.items():
-                key, about_card = self._redact_key(k if type(k) is str else _json_key(k))
-                out[_free_key(out, key)] = self._plain_redacted(v, about_card)
-            return out
+            return self._plain_dict(obj)
         if kind is list or kind is tuple:
-            return [self._plain_redacted(v, card_context) for v in obj]
+            return [self._plain_redacted(v, True) for v in obj] if card_context else self._plain_list(obj)
         if kind is int:
             return CARD if card_context and obj > 0 and is_card_number(str(obj)) else obj
         if kind is float or kind is bool or obj is None:
@@ -197,9 +194,53 @@ class Redactor:
             return [self._plain_redacted(v, card_context) for v in obj]
         return self._plain_redacted(json_default(obj), card_context)
 
+    def _plain_list(self, obj: list[Any] | tuple[Any, ...]) -> list[Any]:
+        texts = self._texts
+        out: list[Any] = []
+        for v in obj:
+            vk = type(v)
+            if vk is str:
+                r = texts.get(v)
+                out.append(self._short_text(v) if r is None else r)
+            elif vk is int or vk is float or vk is bool or v is None:
+                out.append(v)
+            else:
+                out.append(self._plain_redacted(v, False))
+        return out
+
+    def _plain_dict(self, obj: dict[Any, Any]) -> dict[str, Any]:
+        # The walk's hot loop (a span's attributes are dicts of short strings and numbers): the
+        # common cases are handled inline, each the same as `_plain_redacted` on the value.
+        out: dict[str, Any] = {}
+        keys, texts = self._keys, self._texts
+        renamed = False  # only a redacted key can collide with another key
+        for k, v in obj.items():
+            hit = keys.get(k) if type(k) is str else None
+            if hit is None:
+                hit = self._redact_key(k if type(k) is str else _json_key(k))
+            key, about_card = hit
+            if renamed or key != k:
+                renamed = True
+                key = _free_key(out, key)
+            vk = type(v)
+            if about_card:
+                out[key] = self._plain_redacted(v, True)
+            elif vk is str:
+                r = texts.get(v)
+                out[key] = self._short_text(v) if r is None else r
+            elif vk is int or vk is float or vk is bool or v is None:
+                out[key] = v
+            else:
+                out[key] = self._plain_redacted(v, False)
+        return out
+
     def redact_plain(self, obj: Any) -> Any:
         """`plain(obj)`, redacted: what a JSON sink (log line, export file) may write."""
         return self._plain_redacted(obj, False) if self.enabled else obj
+
+    def dumps(self, obj: Any) -> str:
+        """Compact JSON text of `obj`, redacted: `json.dumps(self.redact_plain(obj))`'s values."""
+        return dumps(self._plain_redacted(obj, False)) if self.enabled else dumps(obj, json_default)
 
     def redact_span(self, span: Span) -> Span:
         """A copy of `span` with its attributes redacted; the original (graders read it) is untouched."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aeh._lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
-from aeh.store._redact import Redactor, json_default
+from aeh.store._redact import Redactor
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
 if TYPE_CHECKING:
@@ -64,9 +64,7 @@ GRADER_COLUMNS: tuple[str, ...] = (
 
 def to_json(obj: Any, redactor: Redactor) -> str:
     """Redacted JSON text of `obj`. Odd values are made plain first so their text is redacted."""
-    if not redactor.enabled:
-        return json.dumps(obj, default=json_default, ensure_ascii=False, separators=(",", ":"))
-    return json.dumps(redactor.redact_plain(obj), ensure_ascii=False, separators=(",", ":"))
+    return redactor.dumps(obj)
 
 
 def _text(s: str | None, redactor: Redactor) -> str | None:
@@ -132,10 +130,11 @@ def grader_rows(a: Attempt, redactor: Redactor) -> list[tuple[Any, ...]]:
     ]
 
 
-def span_row(s: Span, redactor: Redactor) -> tuple[Any, ...]:
+def span_row(s: Span, redactor: Redactor, attributes: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    """`s` as a row; `attributes` stored in place of its own (the compact form of its input)."""
     return (
         s.run_id, s.task_id, s.attempt, s.span_id, s.parent_span_id, s.category, s.name,
-        s.start_ts, s.end_ts, s.status, to_json(s.attributes, redactor),
+        s.start_ts, s.end_ts, s.status, to_json(s.attributes if attributes is None else attributes, redactor),
     )  # fmt: skip
 
 

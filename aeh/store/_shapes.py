@@ -188,7 +188,8 @@ _STEPS: tuple[tuple[tuple[str, ...], Callable[[str], str]], ...] = (
     (("uthorization", "UTHORIZATION"), lambda s: _AUTHORIZATION_RE.sub(_keep_name, s)),
     # Before the key ids: an AKIA id next to a secret key is the secret key's context.
     (("aws", "AWS", "Aws", "ecret", "ECRET", "AKIA", "ASIA"), _aws_secret),
-    (("sk-", "AKIA", "ASIA", "gh", "github_pat_", "xox", "AIza"), _bounded(_API_KEY_RE, API_KEY)),
+    (("sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza"),
+     _bounded(_API_KEY_RE, API_KEY)),
     (("k_live_", "k_test_", "k_prod_", "glpat-", "hf_", "api_org_", "npm_", "SG."), _bounded(_VENDOR_KEY_RE, API_KEY)),
     (("@",), _emails),
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -22,7 +21,7 @@ from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_b
 from aeh.store._liveness import with_liveness
 from aeh.store._migrations import applied_versions, migrate, registered_migrations
 from aeh.store._redact import Redactor
-from aeh.trace import compact_inputs, full_inputs
+from aeh.trace import compact_attributes, full_inputs
 
 if TYPE_CHECKING:
     import polars as pl
@@ -231,17 +230,17 @@ class Store:
         d_rows: list[tuple[Any, ...]] = []
         for attempt, spans in batch:  # redaction happens here, before any SQL runs
             key = (attempt.run_id, attempt.task_id, attempt.attempt)
-            for s in compact_inputs(spans):  # a growing conversation is stored once, not once per call
+            # A growing conversation is stored once, not once per call.
+            for s, attributes in zip(spans, compact_attributes(spans), strict=True):
                 if (s.run_id, s.task_id, s.attempt) != key:
                     raise StoreError(
                         f"span {s.span_id} belongs to {(s.run_id, s.task_id, s.attempt)}, "
                         f"not to attempt {key} — pass each attempt only its own spans"
                     )
-                s_rows.append(rows.span_row(s, self.redactor))
+                s_rows.append(rows.span_row(s, self.redactor, attributes))
             a_rows.append(rows.attempt_row(attempt, self.redactor))
             g_rows.extend(rows.grader_rows(attempt, self.redactor))
-            d_rows.extend((*key, d["dimension"], float(d["score"]),
-                           self.redactor.redact_text(json.dumps(d["evidence"])))
+            d_rows.extend((*key, d["dimension"], float(d["score"]), rows.to_json(d["evidence"], self.redactor))
                           for d in attempt.dimension_scores)
         with self._write() as conn:
             conn.executemany(_insert("attempts", rows.ATTEMPT_COLUMNS), a_rows)
@@ -254,7 +253,8 @@ class Store:
 
     def write_spans(self, spans: Sequence[Span]) -> None:
         """Add spans to attempts already stored (e.g. a judge's exchanges when scoring later)."""
-        s_rows = [rows.span_row(s, self.redactor) for s in compact_inputs(spans)]
+        s_rows = [rows.span_row(s, self.redactor, attributes)
+                  for s, attributes in zip(spans, compact_attributes(spans), strict=True)]
         with self._write() as conn:
             conn.executemany(_insert("spans", rows.SPAN_COLUMNS), s_rows)
 
