@@ -12,15 +12,16 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import Any, Protocol
 
 from aeh.models import Span
 
 __all__ = ["INPUT_MESSAGES", "OUTPUT_MESSAGES", "TOOL_DEFINITIONS", "RecordsSpans", "SpanHandle", "SpanNotes",
-           "SpanRecorder", "SpanSink", "compact_inputs", "expand_attributes", "full_inputs", "genai_parts",
-           "jsonable", "model_input", "new_id"]
+           "SpanRecorder", "SpanSink", "compact_attributes", "compact_inputs", "expand_attributes", "full_inputs",
+           "genai_parts", "jsonable", "model_input", "new_id"]
 
 _current_span: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "aeh_current_span", default=None
@@ -97,6 +98,48 @@ class SpanHandle:
         self.span.attributes.update(attributes)
 
 
+_SPAN_FIELDS = frozenset({"run_id", "task_id", "attempt", "span_id", "parent_span_id", "category", "name",
+                          "start_ts", "attributes"})
+
+
+def _new_span(run_id: str, task_id: str, attempt: int, span_id: str, parent: str | None, category: str,
+              name: str, start_ts: float, attributes: dict[str, Any]) -> Span:
+    """`Span(...)` without validation: every field comes from the recorder itself, typed, and a
+    run opens a dozen spans an attempt (validating one costs more than the rest of opening it)."""
+    span = Span.__new__(Span)
+    object.__setattr__(span, "__dict__", {
+        "run_id": run_id, "task_id": task_id, "attempt": attempt, "span_id": span_id,
+        "parent_span_id": parent, "category": category, "name": name, "start_ts": start_ts,
+        "end_ts": None, "status": "ok", "attributes": attributes,
+    })
+    object.__setattr__(span, "__pydantic_fields_set__", set(_SPAN_FIELDS))
+    object.__setattr__(span, "__pydantic_extra__", None)
+    object.__setattr__(span, "__pydantic_private__", None)
+    return span
+
+
+class _SpanScope:
+    """`with recorder.span(...)`: the span opens on entering and closes on leaving the block (a
+    class, not a generator: it is entered a dozen times an attempt)."""
+
+    __slots__ = ("_attributes", "_category", "_handle", "_name", "_recorder", "_token")
+
+    def __init__(self, recorder: SpanRecorder, name: str, category: str, attributes: dict[str, Any]) -> None:
+        self._recorder, self._name, self._category, self._attributes = recorder, name, category, attributes
+
+    def __enter__(self) -> SpanHandle:
+        self._handle = handle = self._recorder._open(self._name, self._category, self._attributes)
+        self._token = _current_span.set(handle.span_id)
+        return handle
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        handle = self._handle
+        if exc is not None and handle.span.status != "error":
+            handle.fail(f"{type(exc).__name__}: {exc}")
+        _current_span.reset(self._token)
+        self._recorder._close(handle)
+
+
 class SpanRecorder:
     """Opens spans for one attempt and hands finished ones to the sinks."""
 
@@ -115,17 +158,8 @@ class SpanRecorder:
         if parent is not None and parent not in self._depth:
             parent = None  # a span of another recorder (e.g. nested runs) is not our parent
         depth = 0 if parent is None else self._depth[parent] + 1
-        span = Span(
-            run_id=self.run_id,
-            task_id=self.task_id,
-            attempt=self.attempt,
-            span_id=new_id(),
-            parent_span_id=parent,
-            category=category,
-            name=name,
-            start_ts=time.time(),
-            attributes=dict(attributes),
-        )
+        span = _new_span(self.run_id, self.task_id, self.attempt, new_id(), parent, category, name,
+                         time.time(), dict(attributes))
         self._depth[span.span_id] = depth
         for sink in self.sinks:
             sink.span_started(span, depth)
@@ -137,20 +171,9 @@ class SpanRecorder:
         for sink in self.sinks:
             sink.span_ended(handle.span, handle.depth)
 
-    @contextmanager
-    def span(self, name: str, category: str, **attributes: Any) -> Iterator[SpanHandle]:
+    def span(self, name: str, category: str, **attributes: Any) -> _SpanScope:
         """Open a child of the current span; an exception marks it failed and propagates."""
-        handle = self._open(name, category, attributes)
-        token = _current_span.set(handle.span_id)
-        try:
-            yield handle
-        except BaseException as exc:
-            if handle.span.status != "error":
-                handle.fail(f"{type(exc).__name__}: {exc}")
-            raise
-        finally:
-            _current_span.reset(token)
-            self._close(handle)
+        return _SpanScope(self, name, category, attributes)
 
     def event(self, name: str, category: str, status: str = "ok", **attributes: Any) -> Span:
         """Record a zero-length span under the current one (a fault, a cost entry …)."""
@@ -216,7 +239,14 @@ def compact_inputs(spans: Sequence[Span]) -> list[Span]:
     """The spans as the store keeps them: a model span whose input starts with the previous model
     call's input (a conversation growing turn by turn) keeps only the messages after that prefix,
     and tool definitions equal to the previous call's are kept once. `full_inputs` undoes it."""
-    out = list(spans)
+    return [s if attrs is s.attributes else s.model_copy(update={"attributes": attrs})
+            for s, attrs in zip(spans, compact_attributes(spans), strict=True)]
+
+
+def compact_attributes(spans: Sequence[Span]) -> list[dict[str, Any]]:
+    """The attributes `compact_inputs` gives each span, without copying the spans: a span's own
+    attributes dict where nothing is compacted."""
+    out = [s.attributes for s in spans]
     for idx in _by_attempt(spans).values():
         prev_id: str | None = None
         prev_messages: list[Any] | None = None
@@ -225,21 +255,23 @@ def compact_inputs(spans: Sequence[Span]) -> list[Span]:
             attrs = spans[i].attributes
             messages = attrs.get(INPUT_MESSAGES)
             tools = attrs.get(TOOL_DEFINITIONS)
-            new = dict(attrs)
+            new = None
             if isinstance(messages, list):
                 k = _common_prefix(prev_messages, messages) if prev_messages is not None else 0
                 if k and prev_id is not None:
+                    new = dict(attrs)
                     del new[INPUT_MESSAGES]
                     new.update({PREFIX_FROM: prev_id, PREFIX_LEN: k, NEW_MESSAGES: messages[k:]})
                 prev_id, prev_messages = spans[i].span_id, messages
             if tools is not None:
                 if tools_at is not None and tools_at[1] == tools:
+                    new = dict(attrs) if new is None else new
                     del new[TOOL_DEFINITIONS]
                     new[TOOLS_FROM] = tools_at[0]
                 else:
                     tools_at = (spans[i].span_id, tools)
-            if new.keys() != attrs.keys():
-                out[i] = spans[i].model_copy(update={"attributes": new})
+            if new is not None:
+                out[i] = new
     return out
 
 
