@@ -42,6 +42,9 @@ def new_id() -> str:
 
 def jsonable(value: Any) -> Any:
     """`value` if JSON can hold it, else its JSON rendering (pydantic models dumped, others as str)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # most tool arguments and results
+        return value
     try:
         json.dumps(value)
         return value

@@ -11,11 +11,12 @@ trajectory whatever the concurrency.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aeh.adapters._chat import tool_result_content
@@ -62,6 +63,7 @@ PROFILES: dict[str, MockProfile] = {
 DECLINE_MESSAGE = "I can't help with that request: it would break the rules I operate under."
 
 
+@functools.cache
 def _difficulty(task_id: str) -> float:
     """A stable per-task multiplier in [0.4, 2.0], so tasks differ as real ones do."""
     h = int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
@@ -98,13 +100,17 @@ class _Talk:
     last: SpanHandle | None = None
     replied: int = 0
     """Tool calls already given as a turn's reply."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """The conversation so far, built once per message: a turn sends it whole again."""
 
     def messages(self, ctx: AttemptContext) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = [{"role": "user", "content": ctx.task.prompt}]
-        for i, call in enumerate(ctx.tool_calls):
-            out.append(_call_message(i, call))
-            out.append({"role": "tool", "tool_call_id": f"call_{i}", "content": tool_result_content(call)})
-        return out
+        if not self.history:
+            self.history.append({"role": "user", "content": ctx.task.prompt})
+        for i in range((len(self.history) - 1) // 2, len(ctx.tool_calls)):
+            call = ctx.tool_calls[i]
+            self.history.append(_call_message(i, call))
+            self.history.append({"role": "tool", "tool_call_id": f"call_{i}", "content": tool_result_content(call)})
+        return list(self.history)
 
     def reply(self, ctx: AttemptContext, final: str | None = None) -> None:
         """Put the last turn's reply on its span: the tool calls that followed it, or the answer."""

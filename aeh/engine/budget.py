@@ -173,5 +173,9 @@ class BudgetTracker:
         self.cost_usd = None
 
     def check_time(self) -> None:
+        # Wall time less queueing bounds the agent's time from above: only near the limit is
+        # it worth subtracting the stalls too.
+        if time.monotonic() - self.started - self.queue_s <= self.budget.timeout_s:
+            return
         if self.elapsed_s > self.budget.timeout_s:
             self._exceed(f"timeout_s={self.budget.timeout_s} exceeded")
