@@ -178,7 +178,7 @@ async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_option
         if isinstance(logger, RunLogger):
             logger.redactor = store.redactor
         span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in spec.sinks or []]
-        span_sinks += [logger] if isinstance(logger, RunLogger) else []
+        span_sinks += [logger] if isinstance(logger, RunLogger) and logger.wants_spans else []
         if isinstance(run_options.executor, RayExecutor):
             run_options.executor.sinks = span_sinks
         info = await execute_run(suite, adapter, store, prices, run_options, sinks=span_sinks, progress=logger)

@@ -102,6 +102,11 @@ class RunLogger(RunProgress):
         return self.level == 2 and (span.category in _STEP_CATEGORIES or bool(self.only))
 
     # -- span sink ------------------------------------------------------------------------
+    @property
+    def wants_spans(self) -> bool:
+        """Does this logger write any span? (Below the `steps` level, none.)"""
+        return self.level >= 2
+
     def span_started(self, span: Span, depth: int) -> None:
         if self.level >= 4 and self._wants_span(span):
             span = self.redactor.redact_span(span)

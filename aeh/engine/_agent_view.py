@@ -97,7 +97,10 @@ class RoutedSink:
 
 @contextlib.contextmanager
 def routed(sinks: list[SpanSink]) -> Iterator[list[SpanSink]]:
-    """[a RoutedSink] standing for `sinks` until the block ends."""
+    """[a RoutedSink] standing for `sinks` until the block ends ([] when there are none)."""
+    if not sinks:
+        yield []
+        return
     key = next(_NEXT)
     _ROUTES[key] = list(sinks)
     try:
