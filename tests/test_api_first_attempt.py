@@ -1,5 +1,5 @@
-"""`aeh.run` reaches its first attempt without the DataFrame and statistics libraries: they load
-only when the run's table is built, after the attempts."""
+"""`aeh.run` reaches its first attempt without the DataFrame and statistics libraries (they load
+only when the run's table is built, after the attempts), and the mock agent without an HTTP stack."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("pandas", "polars", "pyarrow", "scipy", "statsmodels", "matplotlib")
+HEAVY = ("pandas", "polars", "pyarrow", "scipy", "statsmodels", "matplotlib", "httpx", "openai", "rich")
 
 # The mock adapter's run is wrapped so the first call reports what is imported at that moment.
 PROBE = """

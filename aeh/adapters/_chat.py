@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
 from aeh.adapters._http_chat import HttpChatClient
+from aeh.adapters._tool_result import tool_result_content
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError, ConfigError
 from aeh.llm import (
@@ -45,7 +46,7 @@ from aeh.llm import (
     server_processing_s,
     ssl_context,
 )
-from aeh.models import Task, ToolCall
+from aeh.models import Task
 
 if TYPE_CHECKING:
     # heavy: the SDK is imported on first use; only its type is named here
@@ -356,22 +357,6 @@ def parse_arguments(raw: str | None) -> Any:
     except (TypeError, ValueError):
         return raw
     return parsed if isinstance(parsed, dict) else raw
-
-
-_MAX_TOOL_RESULT_CHARS = 8000
-
-
-def tool_result_content(call: ToolCall) -> str:
-    """What the model sees as a tool result: the result as JSON, or the error."""
-    if call.ok:
-        text = call.result if isinstance(call.result, str) else json.dumps(call.result, default=str)
-    else:
-        text = f"ERROR ({call.error_kind}): {call.error or call.error_kind}"
-        if call.result is not None:
-            text += f"\noutput: {call.result if isinstance(call.result, str) else json.dumps(call.result, default=str)}"
-    if len(text) > _MAX_TOOL_RESULT_CHARS:
-        text = text[:_MAX_TOOL_RESULT_CHARS] + f"… [truncated, {len(text)} characters]"
-    return text
 
 
 def _estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:

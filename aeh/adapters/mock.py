@@ -19,7 +19,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aeh.adapters._chat import tool_result_content
+from aeh.adapters._tool_result import tool_result_content
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
 from aeh.models import TOOL_SIDE_ERROR_KINDS, AgentOutcome, PlanStep, Task, ToolCall
