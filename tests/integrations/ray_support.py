@@ -23,6 +23,9 @@ import pytest
 
 from aeh.integrations import ray as ray_integration
 
+NO_IRI = Path(__file__).with_name("ray_no_iri")
+"""A directory whose `rfc3987_syntax` cannot be imported, first on the head's PYTHONPATH."""
+
 
 def free_ports(count: int) -> list[int]:
     sockets = [socket.socket() for _ in range(count)]
@@ -77,8 +80,12 @@ def loopback_head(**env: str) -> Iterator[int]:
     """A 2-CPU Ray head listening on 127.0.0.1 only; yields its GCS port. `env`: extra for the head."""
     # A longer wait for the agents' port files (where this Ray reads it) and no log monitor: one
     # Python process fewer importing Ray at start-up.
+    # And no IRI checker for jsonschema: every Ray process imports jsonschema, which imports
+    # rfc3987-syntax (a dev dependency of the notebook stack) if it can, and that builds a grammar
+    # for ~2 s of CPU (6 s on a loaded machine) in each of the head's half-dozen processes.
     head_env = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-                "RAY_agent_register_timeout_ms": "120000", **env}
+                "RAY_agent_register_timeout_ms": "120000",
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(NO_IRI), os.environ.get("PYTHONPATH")])), **env}
     with tempfile.TemporaryDirectory(prefix="r", dir="/tmp") as temp_dir:  # short: Ray's socket paths
         for attempt in range(3):  # a loaded machine may still miss one of Ray's deadlines
             (port,) = free_ports(1)
