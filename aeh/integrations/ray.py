@@ -9,6 +9,11 @@ writer of the store, so progress, resume, the heartbeat and Ctrl-C behave as in 
 A worker gets its share of the pending pairs in chunks of `concurrency` (one Ray call per
 chunk, not per attempt: a call costs milliseconds) and runs each chunk's attempts concurrently
 on its own event loop; a second chunk waits queued on the actor so it never idles.
+
+Starting a worker process (and importing aeh, the suite and the adapter there) costs about a
+second, so actors outlive the run: they go back to a pool of this process and the next run on
+the same Ray connection takes them, sending its own spec with its chunks. The connection aeh
+opened (a local cluster it started) stays open for them too; `stop_workers` ends both.
 Needs the `ray` extra: `pip install -e '.[ray]'` in a checkout, `pip install 'aeh-harness[ray]'` otherwise.
 """
 
@@ -17,9 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import ipaddress
 import logging
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections import deque
@@ -40,7 +47,8 @@ from aeh.suite.contract import suite_lifespan
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink
 
-__all__ = ["RayExecutor", "RayStartError", "RayWorkerError", "WorkerSpec", "price_fields", "require_ray"]
+__all__ = ["RayExecutor", "RayStartError", "RayWorkerError", "WorkerSpec", "price_fields", "require_ray",
+           "idle_workers", "stop_workers"]
 
 Result = tuple[Attempt, list[Span]]
 
@@ -75,23 +83,26 @@ class WorkerSpec:
 
 
 class AttemptWorker:
-    """The Ray actor: builds the setup once, then runs chunks of (task id, attempt) pairs."""
+    """The Ray actor: started once per driver process and reused by every run of it.
 
-    def __init__(self, spec: WorkerSpec, run_id: str, seed: int) -> None:
-        self.spec, self.run_id, self.seed = spec, run_id, seed
+    A run's spec comes with each chunk (one object in Ray's store, shared by the run's calls), so
+    a reused actor needs no set-up call: the first chunk of a new run closes the previous run's
+    setup, if any, and builds this one's.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[str, int] | None = None
         self._setup: AttemptSetup | None = None
         self._tasks: dict[str, Task] = {}
         self._stack = contextlib.AsyncExitStack()
-        self._keep = False
+        self._concurrency = 1
 
-    async def _start(self) -> AttemptSetup:
-        spec = self.spec
+    async def _start(self, spec: WorkerSpec, run_id: str, seed: int) -> AttemptSetup:
         suite = load_suite(spec.suite)
         adapter = make_adapter(spec.adapter, model=spec.model, **spec.adapter_options)
         options = build_run_options(**spec.run_options)
-        self._keep = options.keep_workspaces
-        work_root = make_work_root(self.run_id, options.work_dir)
-        self._stack.callback(release_work_root, work_root, self._keep)
+        work_root = make_work_root(run_id, options.work_dir)
+        self._stack.callback(release_work_root, work_root, options.keep_workspaces)
         lifespan = suite_lifespan(suite)
         resources = await self._stack.enter_async_context(lifespan) if lifespan is not None else {}
         for owner in (adapter, options.judge):  # their HTTP clients pool connections on this loop
@@ -102,15 +113,19 @@ class AttemptWorker:
         if callable(warm_up):
             await warm_up()
         self._tasks = {t.id: t for t in suite.tasks()}
-        return build_attempt_setup(suite, adapter, PriceTable(**spec.prices), options, run_id=self.run_id,
-                                   seed=self.seed, work_root=work_root, resources=dict(resources or {}))
+        self._concurrency = max(1, spec.concurrency)
+        return build_attempt_setup(suite, adapter, PriceTable(**spec.prices), options, run_id=run_id,
+                                   seed=seed, work_root=work_root, resources=dict(resources or {}))
 
-    async def run(self, pairs: list[tuple[str, int]]) -> list[Result]:
-        """Run these attempts concurrently (up to the run's concurrency); return them all."""
-        if self._setup is None:
-            self._setup = await self._start()
+    async def run(self, run: tuple[WorkerSpec, str, int], pairs: list[tuple[str, int]]) -> list[Result]:
+        """Run these attempts of `run` (spec, run id, seed) concurrently; return them all."""
+        spec, run_id, seed = run
+        if self._setup is None or self._key != (run_id, seed):
+            await self.close()
+            self._setup = await self._start(spec, run_id, seed)
+            self._key = (run_id, seed)
         setup = self._setup
-        semaphore = asyncio.Semaphore(max(1, self.spec.concurrency))
+        semaphore = asyncio.Semaphore(self._concurrency)
 
         async def one(task_id: str, attempt: int) -> Result:
             async with semaphore:
@@ -119,8 +134,76 @@ class AttemptWorker:
         return list(await asyncio.gather(*(one(t, i) for t, i in pairs)))
 
     async def close(self) -> None:
-        """Close the suite's resources and the adapter's clients; remove the work root."""
-        await self._stack.aclose()
+        """Close the run's suite resources and adapter clients, remove its work root; the actor stays."""
+        self._setup, self._key, self._tasks = None, None, {}
+        stack, self._stack = self._stack, contextlib.AsyncExitStack()
+        await stack.aclose()
+
+    def identity(self) -> tuple[str, int]:
+        """This actor's id and its process id (the process lives as long as the actor)."""
+        import ray
+
+        return str(ray.get_runtime_context().get_actor_id()), os.getpid()
+
+
+@dataclass
+class _Pool:
+    """Idle actors of this driver process, for the Ray connection (job) they were started in."""
+
+    job: str | None = None
+    idle: list[Any] = field(default_factory=list)
+    connected_here: str | None = None
+    """The address (or "" for a local cluster) aeh connected to itself; None: the caller's `ray.init`."""
+
+
+_pool = _Pool()
+
+
+def _lease(ray: Any, count: int) -> list[Any]:
+    """`count` actors: idle ones of this connection first, new ones for the rest."""
+    job = ray.get_runtime_context().get_job_id()
+    if _pool.job != job:  # a new connection: handles of the old one are void
+        _pool.job, _pool.idle = job, []
+    taken, _pool.idle = _pool.idle[:count], _pool.idle[count:]
+    remote: Any = ray.remote(AttemptWorker)
+    # One chunk at a time per actor: the chunk's own attempts are its concurrency.
+    return taken + [remote.options(num_cpus=1, max_concurrency=1).remote() for _ in range(count - len(taken))]
+
+
+def _give_back(ray: Any, actors: list[Any]) -> None:
+    if _pool.job == ray.get_runtime_context().get_job_id():
+        _pool.idle.extend(actors)
+
+
+def idle_workers() -> list[tuple[str, int]]:
+    """(actor id, process id) of each idle Ray worker this process keeps for its next runs."""
+    if not _pool.idle:
+        return []
+    import ray
+
+    if not ray.is_initialized() or ray.get_runtime_context().get_job_id() != _pool.job:
+        return []
+    return [(str(actor), int(pid)) for actor, pid in ray.get([a.identity.remote() for a in _pool.idle], timeout=60)]
+
+
+def stop_workers() -> None:
+    """Stop the idle Ray workers; and the Ray connection (a local cluster) aeh opened, if it did.
+
+    Runs keep their workers (and the local cluster aeh started) for the next run of this process,
+    which then pays no start-up; they all end with the process anyway. Call this to free their CPUs
+    sooner, or after editing a suite or adapter's code, which a running worker has already imported.
+    """
+    actors, _pool.idle, _pool.job = _pool.idle, [], None
+    if not actors and _pool.connected_here is None:
+        return
+    import ray
+
+    for actor in actors:
+        with contextlib.suppress(Exception):
+            ray.kill(actor)
+    if _pool.connected_here is not None:
+        _pool.connected_here = None
+        ray.shutdown()
 
 
 @dataclass
@@ -129,9 +212,9 @@ class RayExecutor:
 
     spec: WorkerSpec
     address: str | None = None
-    """`ray://host:10001`, `auto`, or None: `RAY_ADDRESS`, else a local cluster started (and stopped) here."""
+    """`ray://host:10001`, `host:port`, `auto`, or None: `RAY_ADDRESS`, else a local cluster started here."""
     workers: int | None = None
-    """Actors to start (one CPU each); None: one per CPU of the cluster."""
+    """Actors to use (one CPU each); None: one per CPU of the cluster."""
     sinks: list[SpanSink] = field(default_factory=list)
     """The driver's span sinks (log lines, user sinks): they see each attempt's spans as it returns."""
 
@@ -147,22 +230,21 @@ class RayExecutor:
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray  # heavy: loaded on first use
 
-        started_here = _connect(ray, self.address, self.workers)
+        _connect(ray, self.address, self.workers)
         actors: list[Any] = []
         inflight: dict[asyncio.Future[Any], tuple[Any, int]] = {}
+        done = False
         try:
             count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]  # ray leaves cluster_resources() unannotated
             count = min(count, len(pending))
-            remote: Any = ray.remote(AttemptWorker)
-            # One chunk at a time per actor: the chunk's own attempts are its concurrency.
-            actors = [remote.options(num_cpus=1, max_concurrency=1).remote(self.spec, info.run_id, info.seed)
-                      for _ in range(count)]
+            actors = _lease(ray, count)
+            run_ref = ray.put((self.spec, info.run_id, info.seed))
             size = max(1, self.spec.concurrency)
             queues = [_chunks([(t.id, i) for t, i in pending[k::count]], size) for k in range(count)]
 
             def submit(k: int) -> None:
                 if queues[k]:
-                    ref = actors[k].run.remote(queues[k].popleft())
+                    ref = actors[k].run.remote(run_ref, queues[k].popleft())
                     inflight[asyncio.wrap_future(ref.future())] = (ref, k)
 
             for k in range(count):
@@ -178,15 +260,17 @@ class RayExecutor:
                     submit(k)
             await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(a.close.remote().future())
                                                     for a in actors)), timeout=60)
+            done = True
         finally:
-            for ref, _ in inflight.values():
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=False)
-            for actor in actors:
-                with contextlib.suppress(Exception):
-                    ray.kill(actor)
-            if started_here:
-                ray.shutdown()
+            if done:
+                _give_back(ray, actors)
+            else:  # interrupted or failed: chunks may still be queued on them
+                for ref, _ in inflight.values():
+                    with contextlib.suppress(Exception):
+                        ray.cancel(ref, force=False)
+                for actor in actors:
+                    with contextlib.suppress(Exception):
+                        ray.kill(actor)
 
 
 def price_fields(prices: PriceTable) -> dict[str, Any]:
@@ -194,25 +278,33 @@ def price_fields(prices: PriceTable) -> dict[str, Any]:
     return {"version": prices.version, "date": prices.date, "models": dict(prices.models), "source": prices.source}
 
 
-def _connect(ray: Any, address: str | None, workers: int | None) -> bool:
-    """Join the cluster at `address` (or RAY_ADDRESS), or start a local one; True if started here.
+def _connect(ray: Any, address: str | None, workers: int | None) -> None:
+    """Join the cluster at `address` (or RAY_ADDRESS), or start a local one, unless connected already.
+
+    The connection stays open for the next run of this process (its workers live in it); a run
+    naming another cluster than the one aeh joined before closes that connection first.
 
     A start that fails (Ray's raylet has 30 s to register, which a loaded machine can miss) is a
     RayStartError, and every process the attempt left behind (GCS, raylet, workers) is stopped:
     Ray's own `shutdown` cannot, as its node object was never made.
     """
-    if ray.is_initialized():
-        return False
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
     target = address or os.environ.get("RAY_ADDRESS") or None
+    if ray.is_initialized():
+        if _pool.connected_here in (None, target or ""):
+            return  # the caller's own `ray.init`, or the cluster this process joined for an earlier run
+        stop_workers()
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     before = _descendants()
     try:
         if target is not None:
+            _join_this_machine(ray, target)
             ray.init(address=target, **quiet)
         else:
-            # A cluster of this machine only, without the dashboard's web server.
-            ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+            # A cluster of this machine only, without the dashboard's web server; every CPU of it,
+            # so a later run of this process may ask for more workers than this one.
+            cpus = max(workers, os.cpu_count() or 1) if workers else None
+            ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
     except Exception as exc:  # noqa: BLE001 — Ray raises bare Exception, ConnectionError, RuntimeError …
         with contextlib.suppress(Exception):
             ray.shutdown()
@@ -225,7 +317,56 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> bool:
             + " — retry when the machine is less loaded, start Ray yourself (`ray start --head`) and pass "
             "--ray-address auto, or run without --executor ray; the run is stored and resumes with "
             "`aeh run --resume RUN_ID`") from None
-    return True
+    _pool.connected_here = target or ""
+
+
+def _join_this_machine(ray: Any, target: str) -> None:
+    """Let Ray join a cluster of this machine at a loopback address (`ray start --head` here).
+
+    Two things in Ray stop it. It rewrites a loopback address to this machine's outward IP (so
+    that other nodes could use it), and a head started on loopback only
+    (`RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 ray start --node-ip-address 127.0.0.1`) does not
+    answer there: when the cluster answers on loopback and not on the outward IP, the address
+    is kept. And a head started with a token present (`~/.ray/auth_token`) enables token
+    authentication, which Ray's driver turns on by itself only for `address="auto"`: for a
+    cluster of this machine the same rule applies to its explicit address.
+    """
+    services = ray._private.services
+    address = target
+    if target == "auto":
+        with contextlib.suppress(Exception):  # no cluster recorded: Ray's own error follows
+            address = services.get_ray_address_from_environment("auto", None) or target
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    if address.startswith("ray://") or not port.isdigit() or not _is_loopback(host):
+        return
+    if os.environ.get("RAY_AUTH_MODE") is None:
+        with contextlib.suppress(ImportError):  # Ray before token authentication
+            from ray._private.authentication.authentication_token_setup import (
+                maybe_enable_token_auth_if_token_available,
+            )
+            maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    outward = services.get_node_ip_address()
+    if not _is_loopback(outward) and not _answers(outward, int(port)) and _answers(host, int(port)):
+        # Read where Ray resolves a node's IP: its import-time setting, so set here, not in the env.
+        ray._private.ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return True
+    except OSError:
+        return False
 
 
 def _descendants() -> set[int]:

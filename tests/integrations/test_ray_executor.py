@@ -1,7 +1,7 @@
 """`--executor ray`: the same attempts and verdicts as a local run, written by the driver only.
 
-The slow tests start a real local Ray cluster (2 CPUs, loopback, no dashboard, no usage stats)
-once for the module and shut it down at the end.
+The slow tests start a real Ray head (2 CPUs, loopback, no dashboard, no usage stats; see
+`ray_support.py`) once for the module, join it, and stop it at the end.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from aeh.cli import main as cli_main
 from aeh.errors import ConfigError, MissingExtraError
 from aeh.store import Store
 from tests.engine.resume_support import CancelAfter, digests, only_run_id
+from tests.integrations.ray_support import loopback_head
 
 SEED = 3
 ATTEMPTS = 4  # toy_math has 3 tasks: 12 attempts
@@ -32,24 +33,18 @@ def ray_cluster() -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     ray = pytest.importorskip("ray")
-    for attempt in range(2):  # Ray gives its raylet a fixed 30 s to start: a loaded machine may need a second try
+    with loopback_head(RAY_AUTH_MODE="disabled") as port:
+        ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR", log_to_driver=False)
+        assert ray._private.worker.global_worker.node.node_ip_address == "127.0.0.1"
         try:
-            ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-            break
-        except Exception as exc:  # noqa: BLE001 — "The current node timed out during startup"
+            yield
+        finally:
             ray.shutdown()
-            if attempt or "timed out during startup" not in str(exc):
-                raise
-    assert ray._private.worker.global_worker.node.node_ip_address == "127.0.0.1"
-    try:
-        yield
-    finally:
-        ray.shutdown()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 @pytest.mark.slow
@@ -66,6 +61,34 @@ def test_a_ray_run_has_the_attempts_and_verdicts_of_a_local_run(ray_cluster: Non
         assert store.run_info(ray_id).status == "finished"
         assert len(store.spans_frame(ray_id)) == len(other.spans_frame(local_id))
         assert len(store.dimension_scores_frame(ray_id)) == len(other.dimension_scores_frame(local_id)) > 0
+
+
+@pytest.mark.slow
+def test_a_second_ray_run_reuses_the_first_runs_workers_and_matches_local(
+        ray_cluster: None, tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    from aeh.integrations import ray as ray_integration
+
+    ray_integration.stop_workers()  # the other tests' workers: this test counts its own
+    first = aeh.run("toy_math", attempts=2, seed=SEED, db=tmp_path / "a.db", model="mock-degraded",
+                    executor="ray", ray_workers=2, concurrency=2)
+    workers = sorted(ray_integration.idle_workers())
+    assert len({pid for _, pid in workers}) == 2 and os.getpid() not in {pid for _, pid in workers}
+    # Another seed and model: the reused workers must build this run's setup, not keep the first's.
+    second = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED + 1, db=tmp_path / "b.db", executor="ray",
+                     ray_workers=2, concurrency=2)
+    assert sorted(ray_integration.idle_workers()) == workers  # the same actors, in the same processes
+    for table, seed, model, db in ((first, SEED, "mock-degraded", "a.db"), (second, SEED + 1, None, "b.db")):
+        local = tmp_path / f"local-{db}"
+        local_id = aeh.run("toy_math", attempts=2 if db == "a.db" else ATTEMPTS, seed=seed, db=local,
+                           model=model).run_id
+        assert digests(tmp_path / db, table.run_id) == digests(local, local_id)
+    assert any(not d[2] for d in digests(tmp_path / "a.db", first.run_id))  # verdicts compared, not all passes
+    # A run that asks for fewer workers takes idle ones and starts none.
+    aeh.run("toy_math", attempts=1, seed=SEED, db=tmp_path / "c.db", executor="ray", ray_workers=1)
+    assert sorted(ray_integration.idle_workers()) == workers
+    ray_integration.stop_workers()
+    assert ray_integration.idle_workers() == [] and ray.is_initialized()  # the caller's connection stays
 
 
 @pytest.mark.slow
