@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 
+from aeh._hosts import is_loopback
 from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_INVALID_RUN, EXIT_OK
 from aeh.commands._secrets import add_secret_argument
 
@@ -46,15 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     add_db(p)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 @contextlib.contextmanager
 def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
     """Ctrl-C and SIGTERM finish the run (grade what came, mark it finished) instead of killing it."""
@@ -78,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
 
     check_new_run_id(args.run_id)
     host = args.host or _LOOPBACK
-    if args.host is not None and not _is_loopback(host):
+    if args.host is not None and not is_loopback(host):
         print(f"warning: listening on {host}: anyone who can reach this address can send traces into the run",
               file=sys.stderr)
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import ipaddress
 import logging
 import os
 import signal
@@ -34,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeh._hosts import is_loopback
 from aeh._optional import require_extra
 from aeh.adapters import make_adapter
 from aeh.engine import make_work_root, release_work_root
@@ -338,7 +338,7 @@ def _join_this_machine(ray: Any, target: str) -> None:
             address = services.get_ray_address_from_environment("auto", None) or target
     host, _, port = address.rpartition(":")
     host = host.strip("[]")
-    if address.startswith("ray://") or not port.isdigit() or not _is_loopback(host):
+    if address.startswith("ray://") or not port.isdigit() or not is_loopback(host):
         return
     if os.environ.get("RAY_AUTH_MODE") is None:
         with contextlib.suppress(ImportError):  # Ray before token authentication
@@ -347,18 +347,9 @@ def _join_this_machine(ray: Any, target: str) -> None:
             )
             maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
     outward = services.get_node_ip_address()
-    if not _is_loopback(outward) and not _answers(outward, int(port)) and _answers(host, int(port)):
+    if not is_loopback(outward) and not _answers(outward, int(port)) and _answers(host, int(port)):
         # Read where Ray resolves a node's IP: its import-time setting, so set here, not in the env.
         ray._private.ray_constants.ENABLE_RAY_CLUSTER = False
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _answers(host: str, port: int) -> bool:
