@@ -1,6 +1,6 @@
 """How long `aeh report` takes on a smoke run and on a core run, as a user runs it (a fresh process).
 
-    .venv/bin/python benchmarks/report_time.py [--runs 5] [--write] [--cold] [--kernel-process]
+    .venv/bin/python benchmarks/report_time.py [--runs 5] [--write] [--cold] [--kernel-process] [--before REV]
 
 As installed: what `uv pip install --compile-bytecode` leaves. site-packages is byte-compiled in
 place (its `__pycache__` directories), the interpreter's stdlib is as shipped (with its own
@@ -13,7 +13,9 @@ Each figure is the median of `--runs` fresh processes, the commands interleaved 
 see the same machine load: wall time and CPU seconds (user + system, the process and its
 children), CPU moving less with the load of a shared machine. In the same window, the floor: a
 fresh `python -c "import aeh, pandas, matplotlib.pyplot"`. `--kernel-process` adds the same
-reports with `--kernel python3`; `--cold` repeats everything with no byte-compiled file at all.
+reports with `--kernel python3`; `--cold` repeats everything with no byte-compiled file at all;
+`--before REV` adds the same in-process reports run by the aeh of git revision REV (exported and
+byte-compiled into a temporary directory, first on sys.path), interleaved with today's.
 
 Then one more in-process run of each, timed by phase from inside (`--phases-child`): start-up
 imports, papermill import, kernel start, each notebook cell (papermill's per-cell durations),
@@ -75,6 +77,22 @@ def _install_state() -> None:
     """Byte-compile the project as an install would; site-packages was compiled by the install."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "aeh")], check=True,
                    stdout=subprocess.DEVNULL)
+
+
+def _before(rev: str, where: Path) -> Path:
+    """aeh as of git revision `rev`, byte-compiled, in `where` (put first on sys.path to run it)."""
+    where.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "aeh"], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(where / "aeh")], check=True,
+                   stdout=subprocess.DEVNULL)
+    return where
+
+
+def _report_as_of(path: Path, argv: list[str]) -> list[str]:
+    """`aeh report …` run by the aeh in `path` instead of the installed one."""
+    code = f"import sys; sys.path.insert(0, {str(path)!r}); from aeh.cli import main; sys.exit(main({argv!r}))"
+    return [sys.executable, "-c", code]
 
 
 def _compiled_at_import(cmd: list[str], env: dict[str, str]) -> list[str]:
@@ -149,6 +167,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/RESULTS.md")
     parser.add_argument("--cold", action="store_true", help="also measure with no byte-compiled file at all")
     parser.add_argument("--kernel-process", action="store_true", help="also measure `--kernel python3`")
+    parser.add_argument("--before", metavar="REV", help="also measure the reports of git revision REV")
     parser.add_argument("--phases-child", nargs=3, metavar=("RUN_ID", "DB", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phases_child:
@@ -169,6 +188,11 @@ def main() -> None:
             for kernel, extra in kernels.items():
                 cmds[f"{suite}/{kernel}"] = [*_aeh(), "report", "--run-id", rid,
                                              "--out", str(Path(tmp) / f"{suite}.html"), *extra]
+        if args.before:
+            old = _before(args.before, Path(tmp) / "before")
+            for suite, rid in runs.items():
+                cmds[f"{suite}/before"] = _report_as_of(old, ["report", "--run-id", rid, "--out",
+                                                              str(Path(tmp) / f"{suite}-before.html")])
         compiled = _compiled_at_import(cmds["smoke/in-process"], installed)
         print(f"modules compiled from source while a smoke report ran: {len(compiled)}", *compiled[:20], sep="\n  ")
         states = {"as installed": installed}
@@ -190,6 +214,10 @@ def main() -> None:
             wall, cpu = figs[f"{suite}/in-process"]
             verdict = "ok" if cpu <= target and wall <= target else "CPU ok, wall missed" if cpu <= target else "missed"
             rows.append(f"| {suite} (5 attempts/task) | {state} |{cells} ≤ {target:.0f} s | {verdict} |")
+            if args.before:
+                old_wall, old_cpu = figs[f"{suite}/before"]
+                rows.append(f"| {suite}, aeh as of `{args.before}` | {state} | {old_wall:.2f} | {old_cpu:.2f} |"
+                            + " |" * (2 * len(kernels) - 2) + " | before |")
     floor = "; ".join(f"{state} {figs['floor'][0]:.2f} s wall, {figs['floor'][1]:.2f} s CPU"
                       for state, figs in figures.items())
     body = "\n".join([
