@@ -12,7 +12,7 @@ from typing import Any
 
 from aeh.analysis import BUCKET_ABBREVIATIONS
 from aeh.report._trace import _read, attempt_scores, trace_html
-from aeh.store import StoreLike, using_store
+from aeh.store import Redactor, StoreLike, redactor_for_run, using_store
 
 __all__ = ["ANSWER_LIMIT", "ATTEMPT_LIMIT", "TRACE_LIMIT", "AttemptsData", "attempts_data", "attempts_section",
            "bucket_legend_html"]
@@ -66,12 +66,28 @@ def _answer(value: Any) -> str:
     return text[:ANSWER_LIMIT] + f"… ({len(text) - ANSWER_LIMIT} more characters: the trace shows all)"
 
 
-def _trace_page(store: Any, info: Any, task_id: str, attempt: int) -> str:
+@dataclass(frozen=True)
+class _TraceContext:
+    """What every trace page of one run shares: read, dumped and built once per table."""
+
+    run: dict[str, Any]
+    redactor: Redactor
+    css: str
+    js: str
+
+
+def _trace_context(info: Any) -> _TraceContext:
+    run = info.model_dump(mode="json")
+    return _TraceContext(run=run, redactor=redactor_for_run(run.get("config")), css=_read("trace.css"),
+                         js=_read("trace.js").replace("</", "<\\/"))
+
+
+def _trace_page(store: Any, info: Any, task_id: str, attempt: int, context: _TraceContext) -> str:
     record = store.attempt_record(info.run_id, task_id, attempt)
     spans = store.attempt_spans(info.run_id, task_id, attempt)
-    page = trace_html(record, spans, info.model_dump(mode="json"),
-                      scores=attempt_scores(store, info.run_id, task_id, attempt))
-    return page.replace(_read("trace.css"), _CSS_MARK).replace(_read("trace.js").replace("</", "<\\/"), _JS_MARK)
+    page = trace_html(record, spans, context.run, scores=attempt_scores(store, info.run_id, task_id, attempt),
+                      redactor=context.redactor)
+    return page.replace(context.css, _CSS_MARK).replace(context.js, _JS_MARK)
 
 
 def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIMIT,
@@ -93,12 +109,13 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         for task, number, dimension, score in scores.iter_rows():
             dims.setdefault((task, number), {})[dimension] = round(float(score), 3)
         rows, traces = [], []
+        context = _trace_context(info)
         for i in kept:
             r = records[i]
             key = (str(r["task_id"]), int(r["attempt"]))
             trace = -1
             if i in traced:
-                traces.append(_trace_page(store, info, *key))
+                traces.append(_trace_page(store, info, *key, context))
                 trace = len(traces) - 1
             bucket = _text(r["failure_bucket"])
             rows.append({"task": key[0], "attempt": key[1], "ok": bool(r["success"]), "status": _text(r["status"]),

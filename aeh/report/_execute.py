@@ -63,8 +63,12 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
     out = Path(out_ipynb)
     out.parent.mkdir(parents=True, exist_ok=True)
     choice = kernel_choice(kernel)
+    # The executed notebook is written once, at the end (or at the failing cell): saved after
+    # every cell, a notebook with a dozen charts and the embedded traces was re-serialized and
+    # re-validated some 50 times per report.
     options: dict[str, Any] = dict(parameters=dict(parameters), language="python", progress_bar=False,
-                                   log_output=False, cwd=str(Path.cwd()), execution_timeout=timeout)
+                                   log_output=False, cwd=str(Path.cwd()), execution_timeout=timeout,
+                                   request_save_on_cell_execute=False)
     try:
         with in_process_kernel() if choice == INPROCESS else nullcontext() as manager:
             if manager is not None:

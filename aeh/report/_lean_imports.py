@@ -2,10 +2,11 @@
 
 Measured on a 2-core machine without byte-compiled files: jsonschema (under nbformat) imports
 `rfc3987_syntax`, which builds a Lark grammar for its IRI format checks (1–3 s), and papermill's
-I/O registry imports `pyarrow.fs` for HDFS paths (~0.3 s). nbformat's schemas use no `format`
-keyword and reports read and write local files, so `aeh report` imports both libraries with those
-two modules reported absent. The effect lasts for this process only: jsonschema checks no IRI
-format and papermill opens no hdfs:// path; other imports of the two modules work again.
+I/O registry imports `pyarrow.fs` for HDFS paths (~0.3 s) and boto3 for s3:// paths (~0.2 s).
+nbformat's schemas use no `format` keyword and reports read and write local files, so `aeh report`
+imports both libraries with those modules reported absent. The effect lasts for this process only:
+jsonschema checks no IRI format and papermill opens no hdfs:// or s3:// path; other imports of
+those modules work again.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 __all__ = ["LEAN_SKIPPED", "import_lean", "without_modules"]
 
 #: Optional modules skipped while papermill and nbformat are imported.
-LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs")
+LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3")
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from aeh.models import Attempt, Span
 from aeh.report._messages import MESSAGES_CSS, message_keys, messages_html
 from aeh.report._paths import default_out
 from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label
-from aeh.store import Store, StoreLike, redactor_for_run, using_store
+from aeh.store import Redactor, Store, StoreLike, redactor_for_run, using_store
 
 __all__ = ["attempt_scores", "render_trace_html", "trace_html"]
 
@@ -127,13 +127,17 @@ def _graders(attempt: Attempt) -> str:
 
 
 def trace_html(attempt: Attempt, spans: list[Span], run: dict[str, Any], *, open_depth: int = 1,
-               scores: list[tuple[str, float, dict[str, Any]]] | None = None) -> str:
+               scores: list[tuple[str, float, dict[str, Any]]] | None = None,
+               redactor: Redactor | None = None) -> str:
     """The HTML text of one attempt's trace (no external reference of any kind).
 
     Everything shown is redacted first (the run's redactor), whatever store it came from.
     `scores` — (dimension, score, evidence) of this attempt — mark each step a dimension cites.
+    `redactor`: `redactor_for_run(run["config"])`, when the caller renders many traces of one run
+    (its caches of redacted keys and short strings then serve them all).
     """
-    redactor = redactor_for_run(run.get("config"))
+    if redactor is None:
+        redactor = redactor_for_run(run.get("config"))
     if redactor.enabled:
         attempt = Attempt.model_validate(redactor.redact_plain(attempt.model_dump(mode="json")))
         spans = [redactor.redact_span(s) for s in spans]

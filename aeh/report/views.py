@@ -28,6 +28,7 @@ from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, g
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
+from aeh.report._inline import render_figures_once
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding_runs", "is_coding_run",
@@ -50,6 +51,7 @@ def setup() -> None:
         shell = get_ipython()
         if shell is not None and getattr(shell, "kernel", None) is not None:
             shell.run_line_magic("matplotlib", "inline")
+            render_figures_once(shell)
     except ImportError:
         pass
     settings: Any = {**theme(), "figure.dpi": 90, "savefig.dpi": 90, "figure.autolayout": True}

@@ -30,13 +30,18 @@ __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Red
 SECRET = "[REDACTED:secret]"
 #: Every marker starts with this, so "was this text redacted?" is one substring test.
 MARKER = "[REDACTED:"
-# A string with fewer digits than the shortest card cannot hold one (counted at C speed).
-_NO_DIGITS = str.maketrans("", "", "0123456789")
+# A string with fewer digits than the shortest card cannot hold one. Counted with str.count
+# (memchr speed): str.translate takes a per-character slow path on any non-ASCII text, ~0.2 s/MB.
+_DIGITS = "0123456789"
 _KEY_CACHE_SIZE = 4096
 # Short strings repeat across spans (names, statuses, tool and model ids): their redaction is
 # remembered. Longer text is rarely seen twice, so it is not kept.
 _TEXT_CACHE_SIZE = 8192
 _TEXT_CACHE_MAX_LEN = 256
+
+
+def _digits(s: str) -> int:
+    return sum(map(s.count, _DIGITS))
 
 
 def json_default(obj: Any) -> Any:
@@ -114,7 +119,7 @@ class Redactor:
         if self._secret_re is not None:
             s = self._secret_re.sub(SECRET, s)
         s = redact_shapes(s)
-        return redact_cards(s, card_context) if len(s) - len(s.translate(_NO_DIGITS)) >= 13 else s
+        return redact_cards(s, card_context) if _digits(s) >= 13 else s
 
     def redact(self, obj: Any, *, card_context: bool = False) -> Any:
         """Redact strings anywhere inside dicts (keys and values), lists and tuples.
