@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from _results import machine, publish
+from _revision import ROOT, extract_revision
 
 import aeh
 from aeh.store import _writer
 
-ROOT = Path(__file__).resolve().parent.parent
 SUITE = str(Path(__file__).resolve().with_name("attempt_suite"))
 TASKS = {"one_turn": 0.2, "tool_loop": 0.3}
 TABLES = ("attempts", "spans", "grader_results", "dimension_scores")
@@ -193,22 +193,11 @@ def child(task: str, sizes: tuple[int, int]) -> None:
 
 def in_process(source: Path, task: str, sizes: tuple[int, int]) -> tuple[float, ...]:
     """One repeat in a fresh process importing aeh from `source` (an extracted revision or this one)."""
-    # An editable install finds aeh through its own finder, ahead of sys.path: drop it there.
-    boot = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]; "
-            f"sys.path[:0] = [{str(source)!r}, {str(Path(__file__).parent)!r}]; import attempt_cpu; "
+    # Ahead of the working directory and the editable install's finder (which comes after sys.path).
+    boot = (f"import sys; sys.path[:0] = [{str(source)!r}, {str(Path(__file__).parent)!r}]; import attempt_cpu; "
             f"attempt_cpu.child({task!r}, {sizes!r})")
     out = subprocess.run([sys.executable, "-c", boot], capture_output=True, text=True, check=True).stdout
     return tuple(json.loads(out.strip().splitlines()[-1]))
-
-
-def revision(rev: str, where: Path) -> Path:
-    """aeh as of git revision `rev`, extracted and byte-compiled under `where`."""
-    where.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "aeh"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(where / "aeh")], check=True,
-                   stdout=subprocess.DEVNULL)
-    return where
 
 
 def main() -> None:
@@ -227,7 +216,7 @@ def main() -> None:
     before_rows = [f"| task | aeh as of `{args.before}`: CPU (ms) | main thread | store writer | today, same window: "
                    "CPU (ms) | ratio |", "| --- | ---: | ---: | ---: | ---: | ---: |"] if args.before else []
     with tempfile.TemporaryDirectory() as tmp:
-        old = revision(args.before, Path(tmp) / "before") if args.before else None
+        old = extract_revision(args.before, Path(tmp) / "before") if args.before else None
         warm = Path(tmp) / "warm.db"
         figures = {}
         for task, target in TASKS.items():

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from _results import machine, write_section
+from _revision import extract_revision
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {"smoke": 2.0, "core": 3.0}
@@ -77,16 +78,6 @@ def _install_state() -> None:
     """Byte-compile the project as an install would; site-packages was compiled by the install."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "aeh")], check=True,
                    stdout=subprocess.DEVNULL)
-
-
-def _before(rev: str, where: Path) -> Path:
-    """aeh as of git revision `rev`, byte-compiled, in `where` (put first on sys.path to run it)."""
-    where.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "aeh"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(where / "aeh")], check=True,
-                   stdout=subprocess.DEVNULL)
-    return where
 
 
 def _report_as_of(path: Path, argv: list[str]) -> list[str]:
@@ -193,7 +184,7 @@ def main() -> None:
                 cmds[f"{suite}/{kernel}"] = [*_aeh(), "report", "--run-id", rid,
                                              "--out", str(Path(tmp) / f"{suite}.html"), *extra]
         if args.before:
-            old = _before(args.before, Path(tmp) / "before")
+            old = extract_revision(args.before, Path(tmp) / "before")
             for suite, rid in runs.items():
                 cmds[f"{suite}/before"] = _report_as_of(old, ["report", "--run-id", rid, "--out",
                                                               str(Path(tmp) / f"{suite}-before.html")])
