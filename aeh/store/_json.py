@@ -42,13 +42,6 @@ def _standard(obj: Any, default: Callable[[Any], Any] | None) -> str:
 
 
 def _has_non_finite(obj: Any) -> bool:
-    kind = type(obj)
-    if kind is float:
-        return not math.isfinite(obj)
-    if kind is dict:
-        return any(_has_non_finite(v) for v in obj.values())
-    if kind is list or kind is tuple:
-        return any(_has_non_finite(v) for v in obj)
     if isinstance(obj, float):
         return not math.isfinite(obj)
     if isinstance(obj, dict):
