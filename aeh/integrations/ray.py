@@ -150,7 +150,8 @@ class AttemptWorker:
 class _Pool:
     """Idle actors of this driver process, for the Ray connection (job) they were started in."""
 
-    job: str | None = None
+    job: tuple[str, ...] | None = None
+    """The connection the idle actors belong to (`_connection`)."""
     idle: list[Any] = field(default_factory=list)
     connected_here: str | None = None
     """The address (or "" for a local cluster) aeh connected to itself; None: the caller's `ray.init`."""
@@ -159,9 +160,20 @@ class _Pool:
 _pool = _Pool()
 
 
+def _connection(ray: Any) -> tuple[str, ...]:
+    """What tells this Ray connection from any earlier one of the process.
+
+    A job id alone does not: every new cluster numbers its jobs from 01000000 again, so a run
+    after a `ray.shutdown()` and a fresh `ray.init` would take actor handles of a dead cluster.
+    The driver's node id is drawn at random when a node starts.
+    """
+    context = ray.get_runtime_context()
+    return (str(context.gcs_address), str(context.get_node_id()), str(context.get_job_id()))
+
+
 def _lease(ray: Any, count: int) -> list[Any]:
     """`count` actors: idle ones of this connection first, new ones for the rest."""
-    job = ray.get_runtime_context().get_job_id()
+    job = _connection(ray)
     if _pool.job != job:  # a new connection: handles of the old one are void
         _pool.job, _pool.idle = job, []
     taken, _pool.idle = _pool.idle[:count], _pool.idle[count:]
@@ -171,7 +183,7 @@ def _lease(ray: Any, count: int) -> list[Any]:
 
 
 def _give_back(ray: Any, actors: list[Any]) -> None:
-    if _pool.job == ray.get_runtime_context().get_job_id():
+    if _pool.job == _connection(ray):
         _pool.idle.extend(actors)
 
 
@@ -181,7 +193,7 @@ def idle_workers() -> list[tuple[str, int]]:
         return []
     import ray
 
-    if not ray.is_initialized() or ray.get_runtime_context().get_job_id() != _pool.job:
+    if not ray.is_initialized() or _connection(ray) != _pool.job:
         return []
     return [(str(actor), int(pid)) for actor, pid in ray.get([a.identity.remote() for a in _pool.idle], timeout=60)]
 
