@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from _inspect_offline import count_tokens_offline
 from _results import machine, publish
 from _revision import ROOT, extract_revision
 
@@ -151,16 +152,8 @@ def inspect_ms(sizes: tuple[int, int]) -> tuple[float | None, str]:
     except ImportError as exc:
         return None, f"not installed ({exc})"
     import inspect_ai
-    import tiktoken
 
-    class _FourCharacterTokens:
-        """Offline, tiktoken cannot fetch `o200k_base`, which Inspect counts tokens with: a token
-        per four characters instead (cheaper than real tokenising: in Inspect's favour)."""
-
-        def encode(self, text: str, **_: Any) -> list[int]:
-            return [0] * (len(text) // 4 + 1)
-
-    tiktoken.get_encoding = lambda name: _FourCharacterTokens()  # type: ignore[assignment,return-value]
+    count_tokens_offline()
 
     def one(n: int) -> float:
         task = Task(dataset=[Sample(input="What is the capital of Kenya? Reply with the city name only.",

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from aeh.errors import StoreError
 from aeh.store._labels_schema import human_labels
 from aeh.store._owner_schema import run_owner
+from aeh.store._packed import packed_span_attributes
 from aeh.store._scores_schema import dimension_scores
 from aeh.store._timing_schema import attempt_time_split
 
@@ -221,5 +222,6 @@ for _version, _fn in {
     3: attempt_time_split,
     4: dimension_scores,
     5: run_owner,
+    6: packed_span_attributes,
 }.items():
     schema(_version)(_fn)

@@ -20,6 +20,7 @@ from aeh.store import _rows as rows
 from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_busy, is_store_failure
 from aeh.store._liveness import with_liveness
 from aeh.store._migrations import applied_versions, migrate, registered_migrations
+from aeh.store._packed import ATTRIBUTES_SQL, register_unpack
 from aeh.store._redact import Redactor
 from aeh.trace import compact_attributes, full_inputs
 
@@ -409,7 +410,8 @@ class Store:
         fetched = [c for c in cols if c not in ("run_id", "task_id")]
         with self._read() as conn, _snapshot(conn):
             frame = self._frame(
-                f"SELECT {', '.join(fetched) or '0'} FROM {table} WHERE {where} ORDER BY task_id, {order}",
+                f"SELECT {', '.join(map(_read_sql, fetched)) or '0'} FROM {table} WHERE {where} "
+                f"ORDER BY task_id, {order}",
                 params, {c: schema[c] for c in fetched} if fetched else {"_row": pl.Int8()},
             )
             if "task_id" in cols:
@@ -465,11 +467,16 @@ class Store:
         where, params = _attempt_filter(full, task_id, attempt)
         with self._read() as conn:
             found = conn.execute(
-                f"SELECT {', '.join(rows.SPAN_COLUMNS)} FROM spans WHERE {where} "
+                f"SELECT {', '.join(map(_read_sql, rows.SPAN_COLUMNS))} FROM spans WHERE {where} "
                 "ORDER BY start_ts, rowid",
                 params,
             ).fetchall()
         return full_inputs([rows.span_from_row(r) for r in found])
+
+
+def _read_sql(column: str) -> str:
+    """A column in a SELECT: span attributes may be stored compressed (`aeh.store._packed`)."""
+    return f"{ATTRIBUTES_SQL} AS attributes" if column == "attributes" else column
 
 
 def _setting(given: float | None, env: str, default: float) -> float:
@@ -556,6 +563,7 @@ def _connect_read_only(path: str, wait_s: float) -> sqlite3.Connection:
     uri = Path(path).absolute().as_uri() + "?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=wait_s, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA query_only=ON")
+    register_unpack(conn)
     return conn
 
 
@@ -573,6 +581,7 @@ def _prepare_connection(conn: sqlite3.Connection, wait_s: float) -> None:
     not call its busy handler for every lock a fresh file's journal-mode switch or first
     migration needs, so stores opening one new file at once (shards, notebooks) can see
     "database is locked" at once: wait it out as a write would, up to `wait_s`."""
+    register_unpack(conn)
     deadline = time.monotonic() + wait_s
     pause = 0.01
     while True:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 from adapters_support import Reply, calc_task
 
 from aeh.importers import run_to_otlp
+from tests.store_support import span_attributes
 
 pytestmark = pytest.mark.local_http
 
@@ -38,9 +38,7 @@ def test_each_model_span_reads_back_with_its_whole_input(server, run_live):
 
 def test_the_store_keeps_a_growing_conversation_once(server, run_live):
     res = run_live(_three_turns(server))
-    with sqlite3.connect(res.db) as conn:
-        stored = [json.loads(a) for (a,) in conn.execute(
-            "SELECT attributes FROM spans WHERE category = 'model' ORDER BY start_ts")]
+    stored = [json.loads(a) for a in span_attributes(res.db, "category = 'model'")]
     assert "gen_ai.input.messages" in stored[0] and "aeh.input.messages_new" not in stored[0]
     # Later calls keep only what is new since the previous call, and the tools once.
     assert [len(s.get("aeh.input.messages_new", [])) for s in stored[1:]] == [2, 2]

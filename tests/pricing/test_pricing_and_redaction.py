@@ -11,6 +11,7 @@ import aeh
 from aeh.errors import ValidationError
 from aeh.pricing import load_price_table
 from tests.commands.test_cli import run_cli
+from tests.store_support import span_attributes
 
 TABLE = """
 version: "custom-7"
@@ -51,8 +52,8 @@ def test_bad_price_table_names_file_and_field(tmp_path: Path) -> None:
 def _stored_text(db: Path) -> str:
     conn = sqlite3.connect(db)
     rows = conn.execute("SELECT final_output, tool_calls FROM attempts").fetchall()
-    rows += conn.execute("SELECT attributes, '' FROM spans").fetchall()
-    return "\n".join(f"{a} {b}" for a, b in rows)
+    conn.close()
+    return "\n".join(f"{a} {b}" for a, b in rows) + "\n".join(span_attributes(db))
 
 
 @pytest.mark.parametrize("redact", [True, False])

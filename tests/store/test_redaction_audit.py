@@ -29,6 +29,7 @@ from aeh.logs import RunLogger
 from aeh.store import Store
 from tests.store.shape_table import ADDED
 from tests.store.shape_table import SHAPES as ADDED_SHAPES
+from tests.store_support import raw_store_bytes
 
 PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDZq1x"
 #: name -> (text seeded, the raw value that must not survive).
@@ -118,12 +119,11 @@ def _survivors(text: str) -> list[str]:
 
 
 def _db_text(path: Path) -> str:
-    """Every table of the store as text, plus the raw bytes of the file and its WAL."""
+    """Every table of the store as text, plus the raw bytes of the file and its WAL (compressed spans inflated)."""
     with sqlite3.connect(path) as conn:
         dump = "\n".join(conn.iterdump())
     conn.close()
-    raw = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
-    return dump + raw.decode("utf-8", "replace")
+    return dump + raw_store_bytes(path).decode("utf-8", "replace")
 
 
 @pytest.fixture(scope="module")

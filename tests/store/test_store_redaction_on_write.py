@@ -8,6 +8,7 @@ from typing import Any
 
 from aeh.models import GraderResult, InvariantResult, ToolCall
 from aeh.store import Redactor, Store
+from tests.store_support import raw_store_bytes
 
 EMAIL = "alice.liddell@example.com"
 CARD = "4111 1111 1111 1111"
@@ -32,7 +33,7 @@ def _write_dirty(store: Store, make_run: Any, make_attempt: Any, make_spans: Any
 
 
 def _raw_bytes(db_path: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in db_path.parent.glob(db_path.name + "*"))
+    return raw_store_bytes(db_path)
 
 
 def test_originals_never_reach_sqlite(db_path: Path, make_run: Any, make_attempt: Any,
