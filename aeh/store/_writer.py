@@ -17,6 +17,7 @@ connection to the same database, and one writer needs no more.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Sequence
@@ -48,6 +49,9 @@ class AttemptWriter:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._closed = False
+        # A catch_up in progress: its loop, the future its callers await, the backlog it waits under.
+        self._waiting: tuple[asyncio.AbstractEventLoop, asyncio.Future[None], int] | None = None
+        self._waiting_lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, name="aeh-store-writer", daemon=True)
         self._thread.start()
 
@@ -78,11 +82,38 @@ class AttemptWriter:
 
     async def catch_up(self, below: int | None = None) -> None:
         """On the event loop: wait (without blocking it) until the backlog is under `below`
-        (default: half of MAX_BACKLOG). Sleeping lets the loop idle in its selector, which
-        releases the GIL to the writer."""
+        (default: half of MAX_BACKLOG), the writer has stopped, or a write has failed.
+
+        Every caller awaits one future that the writer thread resolves after the batch that
+        brings the backlog under: an idle loop waits in its selector, which releases the GIL to
+        the writer. (Each of 256 workers polling a timer every 2 ms kept the loop busy enough to
+        starve the very thread it waited for.)
+        """
         below = MAX_BACKLOG // 2 if below is None else below
-        while self._queue.qsize() >= below and self._thread.is_alive() and self._error is None:
-            await asyncio.sleep(0.002)
+        loop = asyncio.get_running_loop()
+        while True:
+            with self._waiting_lock:
+                if not self._behind(below):
+                    return
+                waiting = self._waiting
+                if waiting is None or waiting[0] is not loop or waiting[1].done():
+                    waiting = self._waiting = (loop, loop.create_future(), below)
+            # A caller cancelled while waiting must not cancel the others' future.
+            await asyncio.shield(waiting[1])
+
+    def _behind(self, below: int) -> bool:
+        return self._queue.qsize() >= below and self._thread.is_alive() and self._error is None
+
+    def _wake(self, *, stopping: bool = False) -> None:
+        """From the writer thread: resolve the waiting future once its backlog is reached (or at stop)."""
+        with self._waiting_lock:
+            waiting = self._waiting
+            if waiting is None or (not stopping and self._error is None and self._queue.qsize() >= waiting[2]):
+                return
+            self._waiting = None
+        loop, future, _ = waiting
+        with contextlib.suppress(RuntimeError):  # its loop has closed: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, future)
 
     @property
     def failed(self) -> bool:
@@ -101,6 +132,12 @@ class AttemptWriter:
         return str(getattr(self.store, "path", "the store"))
 
     def _drain(self) -> None:
+        try:
+            self._drain_queue()
+        finally:
+            self._wake(stopping=True)
+
+    def _drain_queue(self) -> None:
         stopping = False
         while not stopping:
             batch: list[tuple[Attempt, list[Span]]] = []
@@ -118,6 +155,7 @@ class AttemptWriter:
                     break
             if batch:
                 self._write(batch)
+                self._wake()
 
     def _write(self, batch: list[tuple[Attempt, list[Span]]]) -> None:
         if isinstance(self._error, StoreWriteError):
@@ -146,3 +184,8 @@ class AttemptWriter:
             except Exception as exc:  # noqa: BLE001 — reported by submit/close on the loop's side
                 self._error = self._error or exc
                 self.unwritten += 1
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

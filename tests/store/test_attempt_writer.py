@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from typing import Any
 
 import pytest
 
-from aeh.errors import StoreError
+from aeh.errors import StoreError, StoreWriteError
 from aeh.store import Store
-from aeh.store._writer import AttemptWriter
+from aeh.store._writer import MAX_BACKLOG, AttemptWriter
 
 
 class GatedStore(Store):
@@ -65,3 +67,88 @@ def test_after_a_failed_write_submit_refuses_more_work(
     with pytest.raises(StoreError):
         writer.submit(make_attempt(attempt=1))
     writer.close(raise_errors=False)  # closing twice is fine
+
+
+class BlockedStore:
+    """A RunWriter whose writes wait until released: the writer's backlog stays where it is."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.gate = threading.Event()
+        self.fail = fail
+        self.written = 0
+
+    def write_attempts(self, batch: Any) -> None:
+        self.gate.wait(30)
+        if self.fail:
+            raise StoreWriteError("disk full")
+        self.written += len(list(batch))
+
+    def write_attempt(self, attempt: Any, spans: Any = ()) -> None:
+        self.write_attempts([(attempt, spans)])
+
+
+def _behind(store: BlockedStore, make_attempt: Any, n: int = MAX_BACKLOG + 10) -> AttemptWriter:
+    writer = AttemptWriter(store)
+    for k in range(n):
+        writer.submit(make_attempt(attempt=k))
+    return writer
+
+
+def test_waiting_for_the_writer_costs_the_event_loop_no_cpu(make_attempt: Any) -> None:
+    store = BlockedStore()
+    writer = _behind(store, make_attempt)
+
+    async def main() -> float:
+        waiters = [asyncio.ensure_future(writer.catch_up()) for _ in range(256)]
+        await asyncio.sleep(0.05)
+        cpu = time.thread_time()
+        await asyncio.sleep(0.5)  # 256 workers wait for the writer, as at concurrency 256
+        spent = time.thread_time() - cpu
+        assert not any(w.done() for w in waiters)
+        store.gate.set()
+        await asyncio.wait_for(asyncio.gather(*waiters), timeout=30)
+        return spent
+
+    spent = asyncio.run(main())
+    writer.close()
+    # Polling a 2 ms timer per waiter cost ~0.3 s of this thread's CPU over those 0.5 s.
+    assert spent < 0.05, f"the loop spent {spent:.3f} s CPU waiting"
+    assert writer.backlog == 0 and store.written == MAX_BACKLOG + 10
+
+
+def test_a_cancelled_waiter_leaves_the_others_waiting(make_attempt: Any) -> None:
+    store = BlockedStore()
+    writer = _behind(store, make_attempt)
+
+    async def main() -> None:
+        first, second = (asyncio.ensure_future(writer.catch_up()) for _ in range(2))
+        await asyncio.sleep(0.05)
+        first.cancel()
+        await asyncio.sleep(0.05)
+        assert first.cancelled() and not second.done()
+        store.gate.set()
+        await asyncio.wait_for(second, timeout=30)
+
+    asyncio.run(main())
+    writer.close()
+
+
+def test_a_failed_write_and_a_stopped_writer_release_the_waiters(make_attempt: Any) -> None:
+    store = BlockedStore(fail=True)
+    writer = _behind(store, make_attempt)
+
+    async def failed() -> None:
+        waiter = asyncio.ensure_future(writer.catch_up())
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        store.gate.set()  # the write fails: the backlog stays, the waiters must not
+        await asyncio.wait_for(waiter, timeout=30)
+
+    asyncio.run(failed())
+    assert writer.failed
+    writer.close(raise_errors=False)
+
+    async def stopped() -> None:
+        await asyncio.wait_for(writer.catch_up(below=0), timeout=30)  # nothing to wait for once stopped
+
+    asyncio.run(stopped())
