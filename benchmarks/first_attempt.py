@@ -6,7 +6,8 @@ Warm bytecode: aeh, site-packages and the stdlib are byte-compiled first into a 
 PYTHONPYCACHEPREFIX (as `import_time.py` does; nothing is written into the repository or the
 virtualenv). Each fresh process wraps the mock adapter's `run`, and on its first call records
 process CPU (`time.process_time()`, interpreter start included), peak RSS (`ru_maxrss`) and which
-heavy modules are loaded. Same window: `python -c pass` and `import inspect_ai`.
+heavy modules are loaded. Same window: `python -c pass`, the import of aeh's own dependencies
+(pydantic, yaml, regex, orjson, sqlite3, asyncio: the floor of a run) and `import inspect_ai`.
 Targets: ≤ 0.4 s CPU, ≤ 150 MB RSS, no pandas/polars/pyarrow/scipy/statsmodels/matplotlib.
 """
 
@@ -43,6 +44,10 @@ aeh.run("smoke", adapter="mock", attempts=1, seed=1, db=DB, progress=False)
 """
 PROGRAMS = {
     "python -c pass (interpreter start)": _REPORT + "report()\n",
+    # What any run of aeh loads before its own code: the floor of a pydantic-based harness.
+    "import pydantic, yaml, regex, orjson, sqlite3, asyncio (aeh's dependencies: floor)":
+        _REPORT + "import asyncio, sqlite3\nimport orjson, pydantic, regex, yaml\nfrom pydantic import BaseModel\n"
+        "report()\n",
     "import inspect_ai (peer)": _REPORT + "import inspect_ai\nreport()\n",
     "aeh.run(smoke, mock) at its first attempt": FIRST_ATTEMPT,
 }
@@ -82,7 +87,7 @@ def main() -> None:
         rows.append(f"| {label} | {min(cpus):.3f} | {statistics.median(cpus):.3f} | {rss:.0f} | {heavy} |")
     body = "\n".join([
         f"## first_attempt — {time.strftime('%Y-%m-%d')}", "", machine(), "",
-        f"`benchmarks/first_attempt.py --runs {args.runs}`: fresh processes with warm bytecode, the three "
+        f"`benchmarks/first_attempt.py --runs {args.runs}`: fresh processes with warm bytecode, the "
         f"programs interleaved; process CPU (`time.process_time()`, interpreter start included) and peak RSS at "
         f"the moment the mock adapter's first attempt starts. Load average {load:.1f} before, {load_after:.1f} "
         "after. Targets: ≤ 0.4 s CPU, ≤ 150 MB RSS.", "", *rows])
