@@ -15,6 +15,9 @@ process's CPU), answering every chat completion after 200 ms. Per level c it pri
   `time.thread_time`), around `client.chat.completions.create` for the bare client (the floor) and
   around `SingleShotAdapter.run` for aeh (request building, the openai client, span recording,
   pricing, response parsing); median of --repeat;
+- Inspect AI, the peer: its openai provider (chat completions, `max_connections` = `max_samples` =
+  c) asking the same server the same N questions, a whole `eval` each: of ideal (best wall) and
+  process CPU per sample (median); its token counter offline (`_inspect_offline`);
 - CPU per attempt (whole): the extra process CPU of a run with 2N attempts over one with N (fixed
   costs cancel): the call plus the engine's workspace, grading, scoring and storing.
 
@@ -40,6 +43,7 @@ from collections.abc import Awaitable, Coroutine, Generator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from _inspect_offline import count_tokens_offline
 from _results import machine, write_section
 
 import aeh
@@ -194,6 +198,31 @@ def through_aeh(base_url: str, c: int, n: int, db: Path) -> tuple[float, float, 
     return wall, used, TimedSingleShot.cpu / max(1, TimedSingleShot.calls)
 
 
+def inspect_eval(base_url: str, c: int, n: int) -> tuple[float, float] | None:
+    """(wall s, process CPU s per sample) of Inspect AI asking the same server n questions, c at a
+    time (its openai provider, chat completions, `max_connections` = `max_samples` = c); None
+    when Inspect is not installed."""
+    try:
+        from inspect_ai import Task, eval
+        from inspect_ai.dataset import Sample
+        from inspect_ai.scorer import match
+        from inspect_ai.solver import generate
+    except ImportError:
+        return None
+    count_tokens_offline()
+    os.environ.setdefault("OPENAI_API_KEY", "unused")  # the fake server takes any key
+    task = Task(dataset=[Sample(input="What is 6 * 21?", target="126", id=i) for i in range(n)],
+                solver=[generate()], scorer=match(), name="http_concurrency")
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu, start = time.process_time(), time.perf_counter()
+        logs = eval(task, model="openai/gpt-4o-mini", model_base_url=base_url, model_args={"responses_api": False},
+                    max_connections=c, max_samples=c, log_dir=tmp, display="none", log_format="eval")
+        wall, used = time.perf_counter() - start, time.process_time() - cpu
+    if logs[0].status != "success":
+        raise RuntimeError(f"Inspect's run ended {logs[0].status!r}")
+    return wall, used / n
+
+
 def start_server(pin: bool) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
@@ -212,15 +241,20 @@ def level(base_url: str, server_pid: int, c: int, repeat: int, tmp: Path) -> str
     for _ in range(repeat):  # interleaved, so both see the same load
         bare_runs.append(asyncio.run(bare(base_url, c, n)))
         lean_runs.append(asyncio.run(lean(base_url, c, n)))
+    peer = [inspect_eval(base_url, c, n) for _ in range(repeat)]
+    inspect_runs = [r for r in peer if r is not None]
     aeh_runs = [through_aeh(base_url, c, n, tmp / f"c{c}r{i}.db") for i in range(repeat)]
     doubled = [through_aeh(base_url, c, 2 * n, tmp / f"c{c}x2r{i}.db") for i in range(repeat)]
     per_attempt = statistics.median((d[1] - a[1]) / n for a, d in zip(aeh_runs, doubled, strict=True))
-    return (f"| {c} | {n} | {ideal:.1f} | {rps:.0f} (needs {c / DELAY_S:.0f}) | {server_ms:.2f} | "
-            f"{ideal / min(w for w, _ in bare_runs):.2f} | {ideal / min(w for w, _ in lean_runs):.2f} | "
-            f"{ideal / min(r[0] for r in aeh_runs):.2f} | "
-            f"{statistics.median(cpu for _, cpu in bare_runs) * 1000:.2f} | "
-            f"{statistics.median(cpu for _, cpu in lean_runs) * 1000:.2f} | "
-            f"{statistics.median(r[2] for r in aeh_runs + doubled) * 1000:.2f} | {per_attempt * 1000:.1f} |")
+    peer_cells = ([f"{ideal / min(w for w, _ in inspect_runs):.2f}",
+                   f"{statistics.median(cpu for _, cpu in inspect_runs) * 1000:.1f}"] if inspect_runs else ["—", "—"])
+    cells = [str(c), str(n), f"{ideal:.1f}", f"{rps:.0f} (needs {c / DELAY_S:.0f})", f"{server_ms:.2f}",
+             f"{ideal / min(w for w, _ in bare_runs):.2f}", f"{ideal / min(w for w, _ in lean_runs):.2f}",
+             f"{ideal / min(r[0] for r in aeh_runs):.2f}", *peer_cells,
+             f"{statistics.median(cpu for _, cpu in bare_runs) * 1000:.2f}",
+             f"{statistics.median(cpu for _, cpu in lean_runs) * 1000:.2f}",
+             f"{statistics.median(r[2] for r in aeh_runs + doubled) * 1000:.2f}", f"{per_attempt * 1000:.1f}"]
+    return "| " + " | ".join(cells) + " |"
 
 
 def main() -> None:
@@ -234,13 +268,15 @@ def main() -> None:
     load_before = Path("/proc/loadavg").read_text().split()[:3]
     rows = ["| in flight | attempts | ideal (s) | server capacity (replies/s) | server CPU per reply (ms) | "
             "bare openai client: of ideal | aeh HttpChatClient alone: of ideal | through aeh: of ideal | "
+            "Inspect AI: of ideal | Inspect CPU per sample (ms) | "
             "bare client CPU per call (ms) | HttpChatClient CPU per call (ms) | "
             "aeh CPU per model call (ms) | aeh CPU per attempt (ms) |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             through_aeh(base_url, 2, 2, Path(tmp) / "warm.db")  # imports, first-use set-up
             asyncio.run(bare(base_url, 2, 2))
+            inspect_eval(base_url, 2, 2)
             for c in args.levels:
                 rows.append(level(base_url, proc.pid, c, args.repeat, Path(tmp)))
                 print(rows[-1], flush=True)
@@ -254,7 +290,9 @@ def main() -> None:
         f"`benchmarks/http_concurrency.py --levels {' '.join(map(str, args.levels))} --repeat {args.repeat}"
         f"{' --pin' if args.pin else ''}`: a {DELAY_S * 1000:.0f} ms model (FakeOpenAIServer in its own "
         "process); the bare `openai.AsyncOpenAI` client, aeh's lean `HttpChatClient` alone (interleaved with it), "
-        "and the `single_shot` adapter (one call per attempt, default `http_client=aeh`) through a whole aeh run. "
+        "and the `single_shot` adapter (one call per attempt, default `http_client=aeh`) through a whole aeh run; "
+        "Inspect AI's openai provider (chat completions, max_connections = max_samples = in flight) on the same "
+        "questions, a whole `eval` each. "
         "\"of ideal\" = ceil(N/c)·0.2 s ÷ best measured wall. Server capacity: the same server with no delay "
         "under a raw-socket keep-alive load. CPU per model call: CPU inside the awaiting coroutine (the bare "
         "`create()` call is the floor; aeh's is the whole `single_shot` run). CPU per attempt: runs of N and "
