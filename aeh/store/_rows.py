@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aeh._lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
-from aeh.store._packed import pack, unpack
+from aeh.store._packed import pack
 from aeh.store._redact import Redactor
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
@@ -144,7 +144,7 @@ def span_from_row(row: tuple[Any, ...]) -> Span:
     where = f"run {data.get('run_id')}, task {data.get('task_id')!r}, attempt {data.get('attempt')}, " \
             f"span {data.get('span_id')}"
     with _decoding("spans", where):
-        data["attributes"] = json.loads(unpack(data["attributes"]))
+        data["attributes"] = json.loads(data["attributes"])  # read as text (`_packed.ATTRIBUTES_SQL`)
         return Span.model_validate(data)
 
 

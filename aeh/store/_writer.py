@@ -108,7 +108,7 @@ class AttemptWriter:
         """From the writer thread: resolve the waiting future once its backlog is reached (or at stop)."""
         with self._waiting_lock:
             waiting = self._waiting
-            if waiting is None or (not stopping and self._error is None and self._queue.qsize() >= waiting[2]):
+            if waiting is None or (not stopping and self._behind(waiting[2])):  # this thread is alive
                 return
             self._waiting = None
         loop, future, _ = waiting

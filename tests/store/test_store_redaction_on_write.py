@@ -32,17 +32,13 @@ def _write_dirty(store: Store, make_run: Any, make_attempt: Any, make_spans: Any
     store.write_attempt(attempt, make_spans(prompt=DIRTY, card_number=4111111111111111))
 
 
-def _raw_bytes(db_path: Path) -> bytes:
-    return raw_store_bytes(db_path)
-
-
 def test_originals_never_reach_sqlite(db_path: Path, make_run: Any, make_attempt: Any,
                                       make_spans: Any) -> None:  # fmt: skip
     store = Store(db_path, redactor=Redactor(secrets=[SECRET]))
     _write_dirty(store, make_run, make_attempt, make_spans)
     # Check the raw bytes while the WAL file still holds the fresh pages, then after close.
     for stage in ("open", "closed"):
-        raw = _raw_bytes(db_path)
+        raw = raw_store_bytes(db_path)
         for original in ORIGINALS:
             assert original.encode() not in raw, (stage, original)
         for kept in SURVIVORS:
@@ -76,7 +72,7 @@ def test_disabled_redactor_keeps_everything(db_path: Path, make_run: Any, make_a
     with Store(db_path, redactor=Redactor(secrets=[SECRET], enabled=False)) as store:
         _write_dirty(store, make_run, make_attempt, make_spans)
         assert store.attempt_record("run-0001", "t1", 0).final_output == DIRTY
-    raw = _raw_bytes(db_path)
+    raw = raw_store_bytes(db_path)
     for original in ORIGINALS:
         assert original.encode() in raw
 
