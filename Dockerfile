@@ -21,8 +21,9 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY aeh ./aeh
 COPY suites ./suites
+COPY notebooks ./notebooks
 # A regular (not editable) install of the core, byte-compiled, with the wheel's copy of the suites
-# (suites/, linked from aeh/_bundled/suites) and notebooks (aeh/_bundled/notebooks); the `coding`
+# (suites/, linked from aeh/_bundled/suites) and notebooks (notebooks/, linked from aeh/_bundled/notebooks); the `coding`
 # extra (pytest) so the shipped coding suite can grade.
 RUN /opt/aeh/bin/uv pip install --no-cache -q --compile-bytecode -p /opt/aeh "/src[coding]" \
     && rm -rf /src
