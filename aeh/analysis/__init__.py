@@ -12,7 +12,9 @@ from aeh.analysis._dimensions import (
     save_baseline,
     score_run,
     scores,
+    task_weighted,
     weighted_overall,
+    within_task_sd,
 )
 from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
 from aeh.analysis._format import (
@@ -129,5 +131,7 @@ __all__ = [
     "trajectory_diff",
     "validate_baseline",
     "verdict_differences",
+    "task_weighted",
     "weighted_overall",
+    "within_task_sd",
 ]

@@ -65,6 +65,9 @@ class Baseline(BaseModel):
     model: str | None = None
     loop_n: Annotated[int, Field(ge=1)] = 3
     learned_optimal_steps: dict[str, Count] = Field(default_factory=dict)
+    declared_optimal_steps: dict[str, Count] = Field(default_factory=dict)
+    scoring: Annotated[str, Field(min_length=1)] = "aeh"
+    """The scoring profile the baseline was scored with; the gate scores the run with it too."""
     dimensions: dict[str, BaselineSummary]
     tasks: dict[str, BaselineTask]
 

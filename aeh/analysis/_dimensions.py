@@ -30,6 +30,7 @@ from aeh.analysis._validity import (
     overlap_refusals,
 )
 from aeh.errors import ConfigError, ExitCode
+from aeh.grading import DEFAULT_PROFILE, ScoringProfile, scoring_profile
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.grading.scorers import (
     DEFAULT_LOOP_N,
@@ -37,7 +38,7 @@ from aeh.grading.scorers import (
     learned_optimal_steps,
     score_attempt,
 )
-from aeh.models import Attempt, GoldenTrace, Task
+from aeh.models import Attempt, GoldenTrace, Span, Task
 from aeh.stats import (
     ScoreSummary,
     TaskCounts,
@@ -70,7 +71,9 @@ __all__ = [
     "score_run",
     "scores",
     "summarize",
+    "task_weighted",
     "weighted_overall",
+    "within_task_sd",
 ]
 
 DEFAULT_THRESHOLD = 0.05
@@ -101,9 +104,14 @@ def _load_suite_for(store: Store, run_id: str,
 
 
 def _input(a: Attempt, task: Task | None, goldens: dict[str, GoldenTrace], optimal: int | None,
-           loop_n: int) -> ScoreInput:
+           loop_n: int, spans: list[Span] | None = None) -> ScoreInput:
     golden = goldens.get(task.golden) if task is not None and task.golden else None
-    return ScoreInput.of_attempt(a, task, golden, optimal_steps=optimal, loop_n=loop_n)
+    return ScoreInput.of_attempt(a, task, golden, optimal_steps=optimal, loop_n=loop_n, spans=spans or [])
+
+
+def run_scoring(store: Store, run_id: str, scoring: str | None = None) -> ScoringProfile:
+    """The profile `scoring` names, else the one the run was scored with (`config.scoring`), else aeh's."""
+    return scoring_profile(scoring or store.run_info(run_id).config.get("scoring") or DEFAULT_PROFILE)
 
 
 def _records(store: Store, run_id: str) -> list[Attempt]:
@@ -113,30 +121,40 @@ def _records(store: Store, run_id: str) -> list[Attempt]:
 
 def score_run(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuite | None = None,
               loop_n: int = DEFAULT_LOOP_N,
-              optimal_steps: dict[str, int] | None = None, write: bool = True) -> pd.DataFrame:
+              optimal_steps: dict[str, int] | None = None, write: bool = True,
+              scoring: str | None = None) -> pd.DataFrame:
     """Score every attempt of a stored run on every registered dimension (no re-run).
 
     `suite` defaults to the one the run recorded; `optimal_steps` (task → count, e.g. learned by
-    a baseline) overrides the tasks' own. With `write`, the scores are stored (replacing earlier
-    ones). Returns one row per attempt × dimension.
+    a baseline) is used for the tasks that declare no `optimal_steps`. `scoring` names the scoring
+    profile (default: the one the run recorded, else aeh's own; `aeh.grading.scoring_profiles`).
+    With `write`, the scores are stored (replacing earlier ones) and the profile recorded on the
+    run. Returns one row per attempt × dimension.
     """
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
+        profile = run_scoring(store, full, scoring)
         tasks, goldens = _load_suite_for(store, full, suite)
         rows: list[dict[str, Any]] = []
         for a in _records(store, full):
             if a.is_harness_error:
                 continue  # a broken harness says nothing about the trajectory
             opt = (optimal_steps or {}).get(a.task_id)
-            for s in score_attempt(_input(a, tasks.get(a.task_id), goldens, opt, loop_n)):
+            spans = store.attempt_spans(full, a.task_id, a.attempt) if profile.reads_spans else None
+            inp = _input(a, tasks.get(a.task_id), goldens, opt, loop_n, spans)
+            for s in score_attempt(inp, replacing=profile.scorers):
                 rows.append({"task_id": a.task_id, "attempt": a.attempt, "dimension": s.dimension,
                              "score": s.score, "evidence": s.evidence.model_dump(), "success": a.success,
                              "steps": len(a.tool_calls)})
         if write:
             store.write_dimension_scores(full, [
                 (r["task_id"], r["attempt"], r["dimension"], r["score"], json.dumps(r["evidence"])) for r in rows])
+            config = store.run_info(full).config
+            if config.get("scoring", DEFAULT_PROFILE) != profile.name:
+                store.update_run(full, config={**config, "scoring": profile.name})
     frame = pd.DataFrame(rows, columns=["task_id", "attempt", "dimension", "score", "evidence", "success", "steps"])
     frame.attrs["run_id"] = full
+    frame.attrs["scoring"] = profile.name
     return frame
 
 
@@ -165,6 +183,30 @@ def weighted_overall(tasks: pd.DataFrame, weights: dict[str, float]) -> float | 
     pairs = [(float(weights.get(t, 1.0)), float(m)) for t, m in rows[["task_id", "mean"]].itertuples(index=False)]
     total = sum(w for w, _ in pairs)
     return sum(w * m for w, m in pairs) / total if total else None
+
+
+def task_weighted(tasks: pd.DataFrame, weights: dict[str, float]) -> dict[str, float]:
+    """Per dimension (and `overall`), Σ weight × task mean / Σ weight over the tasks scored on it
+    (a task without a weight counts 1) — the suite figures agent-eval-harness prints, computed
+    as it computes them: each task's mean rounded to 4 decimals, then the weighted mean to 4."""
+    out: dict[str, float] = {}
+    for dim, rows in tasks.groupby("dimension", sort=True):
+        pairs = [(float(weights.get(str(t), 1.0)), round(float(m), 4))
+                 for t, m in rows[["task_id", "mean"]].itertuples(index=False) if not math.isnan(float(m))]
+        total = sum(w for w, _ in pairs)
+        if total:
+            out[str(dim)] = round(sum(w * m for w, m in pairs) / total, 4)
+    return out
+
+
+def within_task_sd(tasks: pd.DataFrame) -> dict[str, float]:
+    """Per dimension, the mean over tasks of each task's sd across its attempts: the spread
+    agent-eval-harness prints beside a suite figure (run-to-run noise, not the spread between tasks)."""
+    out: dict[str, float] = {}
+    for dim, rows in tasks.groupby("dimension", sort=True):
+        sds = [0.0 if math.isnan(float(v)) else float(v) for v in rows["sd"]]
+        out[str(dim)] = round(statistics.fmean(sds), 4) if sds else 0.0
+    return out
 
 
 def _with_overall(frame: pd.DataFrame) -> dict[tuple[str, int], dict[str, float]]:
@@ -237,7 +279,7 @@ def baseline_from_frame(frame: pd.DataFrame, counts: dict[str, dict[str, int]], 
     tasks, dims = _summaries(frame)
     return {
         "format": BASELINE_FORMAT, "aeh_version": __version__, "loop_n": DEFAULT_LOOP_N,
-        "learned_optimal_steps": {}, **fields, "dimensions": dims,
+        "learned_optimal_steps": {}, "scoring": DEFAULT_PROFILE, **fields, "dimensions": dims,
         "tasks": {t: {"successes": counts.get(t, {}).get("successes", 0),
                       "attempts": counts.get(t, {}).get("attempts", 0), "dimensions": d}
                   for t, d in tasks.items()},
@@ -246,29 +288,36 @@ def baseline_from_frame(frame: pd.DataFrame, counts: dict[str, dict[str, int]], 
 
 def build_baseline(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuite | None = None,
                    loop_n: int = DEFAULT_LOOP_N,
-                   last_n: int = 20, allow_unfinished: bool = False) -> dict[str, Any]:
+                   last_n: int = 20, allow_unfinished: bool = False, scoring: str | None = None) -> dict[str, Any]:
     """Everything the gate needs from a run, with no runs.db: per task × dimension summaries,
-    success counts, suite hash, aeh version, model and the learned optimal step counts
-    (median steps of the last `last_n` passing attempts per task). A run that is not a valid
-    measurement (harness errors over the limit; unfinished unless `allow_unfinished`) raises
-    CannotJudgeError (exit 4)."""
+    success counts, suite hash, aeh version, model, the scoring profile (`scoring`: default the
+    one the run was scored with) and the learned optimal step counts — the median steps of the
+    last `last_n` passing attempts of each task that declares no `optimal_steps` (a declared
+    count is used as declared; `declared_optimal_steps` lists those tasks). A run that is not a
+    valid measurement (harness errors over the limit; unfinished unless `allow_unfinished`)
+    raises CannotJudgeError (exit 4)."""
     with using_store(db) as store:
         full = store.resolve_run_id(run_id)
         info = store.run_info(full)
         refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
         if refusals:  # a baseline is the yardstick of every later gate: it must be a measurement
             raise CannotJudgeError("cannot save a baseline from this run:\n" + "\n".join(f"  {r}" for r in refusals))
+        profile = run_scoring(store, full, scoring)
+        tasks, _ = _load_suite_for(store, full, suite)
+        declared = {t: int(task.optimal_steps) for t, task in sorted(tasks.items()) if task.optimal_steps}
         records = [a for a in _records(store, full) if not a.is_harness_error]
         passing: dict[str, list[int]] = defaultdict(list)
         for a in records:
-            if a.success:
+            if a.success and a.task_id not in declared:
                 passing[a.task_id].append(len(a.tool_calls))
         learned = {t: n for t, v in sorted(passing.items()) if (n := learned_optimal_steps(v, last_n)) is not None}
-        frame = score_run(full, store, suite=suite, loop_n=loop_n, optimal_steps=learned, write=False)
+        frame = score_run(full, store, suite=suite, loop_n=loop_n, optimal_steps=learned, write=False,
+                          scoring=profile.name)
         counts = _success_counts(store, full)
     return baseline_from_frame(
         frame, counts, run_id=full, suite=info.suite, suite_hash=info.suite_hash, model=info.model,
-        adapter=info.adapter, attempts_per_task=info.attempts, loop_n=loop_n, learned_optimal_steps=learned)
+        adapter=info.adapter, attempts_per_task=info.attempts, loop_n=loop_n, learned_optimal_steps=learned,
+        declared_optimal_steps=declared, scoring=profile.name)
 
 
 def save_baseline(run_id: str, out: str | Path, db: StoreLike = None, **kwargs: Any) -> dict[str, Any]:
@@ -354,6 +403,12 @@ class GateResult:
     task_weights: dict[str, float] = field(default_factory=dict)
     #: per task, (baseline, run) overall mean, for the task-weighted overall
     task_overall: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: the scoring profile both sides were scored with (the baseline's)
+    scoring: str = DEFAULT_PROFILE
+    #: per dimension (and overall), (baseline, run) task-weighted means as agent-eval-harness prints them
+    weighted: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: what the reader should know about how the figures were made (optimal step counts …)
+    notes: list[str] = field(default_factory=list)
 
     def weighted_overall(self) -> tuple[float, float] | None:
         """(baseline, run) Σ weight × task overall / Σ weight over the tasks both scored (a task
@@ -373,6 +428,18 @@ class GateResult:
         return (f"overall, task-weighted: {pair[0]:.3f} -> {pair[1]:.3f} ({pair[1] - pair[0]:+.3f}; Σ weight × "
                 f"task overall / Σ weight, weights {named}, other tasks 1; shown only, the gate tests the "
                 "unweighted overall)")
+
+    def _weighted_lines(self) -> list[str]:
+        """Per dimension, the task-weighted figures as agent-eval-harness prints its comparison."""
+        if not self.weighted or (not self.task_weights and self.scoring == DEFAULT_PROFILE):
+            return []
+        lines = [f"  task-weighted per dimension, as agent-eval-harness prints them (scoring {self.scoring}; "
+                 "shown only, the gate tests the figures above):"]
+        for dim in [OVERALL] + sorted(d for d in self.weighted if d != OVERALL):
+            if dim in self.weighted:
+                b, n = self.weighted[dim]  # the delta rounded to 4 decimals first, as that harness does
+                lines.append(f"    {dim:<24} {b:.3f} -> {n:.3f} ({round(n - b, 4):+.3f})")
+        return lines
 
     @property
     def regressed(self) -> bool:
@@ -436,6 +503,7 @@ class GateResult:
                          f"{f.mark(len(self.suite))}")
         if (weighted := self._weighted_text()) is not None:
             lines.append(f"  {weighted}")
+        lines += self._weighted_lines()
         hit = [f for f in self.tasks if f.regressed]
         for f in hit:
             lines.append(f"  task {f.task_id}: {f.dimension} {f.base:.3f} -> {f.new:.3f} "
@@ -450,6 +518,7 @@ class GateResult:
         w = self.worst()
         if w is not None and w[2] < 0:
             lines.append(f"  worst: task {w[0]}, {w[1]} {w[2]:+.3f}")
+        lines += [f"  note: {n}" for n in self.notes]
         if self.regressed:
             lines.append("HARD REGRESSION: " + "; ".join(self.reasons))
         else:
@@ -560,13 +629,51 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
                 f"(hash {info.suite_hash[:12]}): the tasks differ, so "
                 "their scores are not comparable — refresh the baseline with `aeh baseline save`")
         refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
+        scoring = str(base.get("scoring") or DEFAULT_PROFILE)
+        learned = dict(base.get("learned_optimal_steps") or {})
         frame = score_run(full, store, suite=suite, loop_n=int(base.get("loop_n", DEFAULT_LOOP_N)),
-                          optimal_steps=dict(base.get("learned_optimal_steps") or {}), write=False)
+                          optimal_steps=learned, write=False, scoring=scoring)
         counts = _success_counts(store, full)
+        tasks, _ = _load_suite_for(store, full, suite)
     shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
-    return replace(result, cannot_judge=refusals, task_weights=dict(info.config.get("task_weights") or {}))
+    weights = dict(info.config.get("task_weights") or {})
+    return replace(result, cannot_judge=refusals, task_weights=weights, scoring=scoring,
+                   weighted=_weighted_pairs(base, frame, weights), notes=_optimal_step_notes(base, tasks))
+
+
+def _weighted_pairs(base: dict[str, Any], frame: pd.DataFrame,
+                    weights: dict[str, float]) -> dict[str, tuple[float, float]]:
+    """Per dimension, (baseline, run) task-weighted means over the tasks both scored."""
+    new_tasks, _ = _summaries(frame)
+    rows = [{"side": side, "task_id": t, "dimension": d, "mean": float(v["mean"])}
+            for side, source in (("base", {t: e["dimensions"] for t, e in base["tasks"].items()}), ("new", new_tasks))
+            for t, dims in source.items() if t in new_tasks and t in base["tasks"] for d, v in dims.items()]
+    if not rows:
+        return {}
+    table = pd.DataFrame(rows)
+    before = task_weighted(table[table["side"] == "base"], weights)
+    after = task_weighted(table[table["side"] == "new"], weights)
+    return {d: (before[d], after[d]) for d in sorted(set(before) & set(after))}
+
+
+def _optimal_step_notes(base: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
+    """Where step_efficiency's optimal step counts came from, said in the gate's output."""
+    learned = dict(base.get("learned_optimal_steps") or {})
+    declared = sorted(t for t, task in tasks.items() if task.optimal_steps)
+    stale = sorted(t for t in learned if t in declared)
+    notes = []
+    if stale:
+        notes.append(f"the baseline scored step_efficiency with learned optimal steps for {len(stale)} task(s) that "
+                     f"declare optimal_steps ({', '.join(stale[:5])}{', …' if len(stale) > 5 else ''}); the run is "
+                     "scored with the declared counts — re-save the baseline with `aeh baseline save`")
+    used = {t: n for t, n in learned.items() if t not in declared}
+    if used:
+        shown = ", ".join(f"{t}={n}" for t, n in sorted(used.items())[:8]) + (", …" if len(used) > 8 else "")
+        notes.append(f"step_efficiency: optimal steps learned from the baseline's passing attempts for {len(used)} "
+                     f"task(s) that declare none ({shown}); {len(declared)} task(s) use their declared count")
+    return notes
 
 
 def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,

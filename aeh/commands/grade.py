@@ -18,9 +18,10 @@ HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a st
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
     from aeh.commands._secrets import add_secret_argument
-    from aeh.importers import add_trajectory_arguments
+    from aeh.importers import add_scoring_argument, add_trajectory_arguments
 
     add_trajectory_arguments(parser)
+    add_scoring_argument(parser)
     parser.add_argument("--run-id", help="id for the new run (default: generated)")
     add_secret_argument(parser)
     add_db(parser)
@@ -34,9 +35,17 @@ def main(args: argparse.Namespace) -> int:
     from aeh.store import default_db
 
     check_new_run_id(args.run_id)
+    if args.scoring:
+        from aeh.grading import scoring_profile
+
+        scoring_profile(args.scoring)  # an unknown profile is refused before anything is graded
     db = args.db or default_db()
     run_id = import_trajectory_files(args.files, db, suite=args.suite, tools=args.tools, name=args.agent,
                                      run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,
                                      price_table=args.price_table)
+    if args.scoring:
+        from aeh.analysis import score_run
+
+        score_run(run_id, db, scoring=args.scoring)
     print(format_run_table(run_table(run_id, db)))  # its warnings include recordings over the budget
     return ExitCode.OK

@@ -43,6 +43,11 @@ def main(args: argparse.Namespace) -> int:
     from aeh.importers import importers
 
     check_new_run_id(args.run_id)
+    scoring = getattr(args, "scoring", None)  # the importers that grade trajectories offer --scoring
+    if scoring:
+        from aeh.grading import scoring_profile
+
+        scoring_profile(scoring)  # an unknown profile is refused before anything is imported
     importer = importers.get(args.source)
     if hasattr(importer, "cli_call"):
         paths, options = importer.cli_call(args)
@@ -52,9 +57,13 @@ def main(args: argparse.Namespace) -> int:
     # import removes the store it created.
     with store_for_write(args.db, secrets=args.secrets) as store:
         run_id = importer.import_(paths, store, run_id=args.run_id, **options)
+    if scoring:
+        from aeh.analysis import score_run
+
+        score_run(run_id, args.db, scoring=scoring)
     table = run_table(run_id, args.db)
     print(run_id)
-    print(summary_line(table))
+    print(summary_line(table) + (f"; scored with {scoring}" if scoring else ""))
     for warning in table.warnings:  # e.g. recordings that ran over the suite's budget
         print(f"warning: {warning}", file=sys.stderr)
     return ExitCode.OK

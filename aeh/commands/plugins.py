@@ -8,10 +8,10 @@ from collections.abc import Callable
 from aeh.commands import commands
 from aeh.errors import ExitCode
 
-KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "commands")
+KINDS = ("suites", "graders", "invariants", "adapters", "importers", "scorers", "scoring-profiles", "commands")
 
 NAME = "plugins"
-HELP = "list the installed suites, graders, invariants, adapters, importers, scorers and commands"
+HELP = "list the installed suites, graders, invariants, adapters, importers, scorers, scoring profiles and commands"
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def registries() -> list[tuple[str, str, dict[str, str]]]:
     """(registry, entry-point group, name → source) for every extension point."""
     from aeh.adapters import adapters  # heavy: loaded on first use (the engine brings the store and polars)
-    from aeh.grading import default_graders, default_invariants, default_scorers
+    from aeh.grading import default_graders, default_invariants, default_scorers, scoring_profiles
     from aeh.importers import importers
     from aeh.suite import suites
 
@@ -32,6 +32,7 @@ def registries() -> list[tuple[str, str, dict[str, str]]]:
         ("adapters", "aeh.adapters", adapters.describe()),
         ("importers", "aeh.importers", importers.describe()),
         ("scorers", "aeh.scorers", default_scorers.describe()),
+        ("scoring-profiles", "aeh.scoring_profiles", scoring_profiles.describe()),
         ("commands", "aeh.commands", commands.describe()),
     ]
 

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("run_id", help="run id or unique prefix")
     parser.add_argument("--suite", help="suite to read expected tools, budgets and goldens from "
                                         "(default: the one the run recorded; either way its hash must be the run's)")
+    parser.add_argument("--scoring", metavar="PROFILE",
+                        help="scoring profile (default: the one the run was scored with, else aeh): aeh or "
+                             "trajectory-harness (agent-eval-harness's own definitions)")
     parser.add_argument("--loop-n", type=int, default=3,
                         help="same tool with the same (normalised) input this many times is a loop (default 3)")
     parser.add_argument("--judge-model",
@@ -58,29 +61,49 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"run {args.run_id} already has stored judged scores ({', '.join(judged)}) — "
                           f"`aeh score {args.run_id} --judge-model ... --rescore` replaces them")
     notes: list[str] = []
-    fresh = score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n, write=not exact)
+    fresh = score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n, write=not exact,
+                      scoring=args.scoring)
     if exact:
         changed, gone = score_changes(exact, fresh)
         if (changed or gone) and not args.rescore:
+            flag = f" --scoring {args.scoring}" if args.scoring else ""
             raise ConfigError(f"scoring run {args.run_id} again would change {changed + gone} of its "
                               f"{len(exact)} stored trajectory scores — nothing was replaced; "
-                              f"`aeh score {args.run_id} --rescore` replaces them")
+                              f"`aeh score {args.run_id}{flag} --rescore` replaces them")
         if changed or gone:
-            score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n)
+            score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n, scoring=args.scoring)
             notes.append(f"rescored: replaced {len(exact)} stored trajectory scores, {changed} changed"
                          + (f", {gone} no longer scored (kept as stored)" if gone else ""))
         else:
+            if args.scoring:  # the same scores, now recorded as scored with the profile asked for
+                score_run(args.run_id, args.db, suite=args.suite, loop_n=args.loop_n, scoring=args.scoring)
             notes.append(f"the {len(exact)} stored trajectory scores are the same when scored again: kept")
     if args.judge_model:
         summary = judge_run(args.run_id, args.db, judge=args.judge_model, dimensions=dims, suite=args.suite,
                             concurrency=args.judge_concurrency)
         notes += summary.lines()
     frame = scores(args.run_id, args.db)
-    print(f"run {frame.run_id}: {len(frame)} scores")
+    profile = fresh.attrs.get("scoring", "aeh")
+    print(f"run {frame.run_id}: {len(frame)} scores (scoring: {profile})")
     for line in notes:
         print(line)
     print(format_summary(frame.suite, frame.tasks, frame.task_weights))
+    if frame.task_weights or profile != "aeh":
+        print(harness_figures(frame.tasks, frame.task_weights))
     return ExitCode.OK
+
+
+def harness_figures(tasks: pd.DataFrame, weights: dict[str, float]) -> str:
+    """The suite figures as agent-eval-harness prints them after a run: per dimension the task-weighted
+    mean (Σ weight × task mean / Σ weight) ± the mean of the tasks' own sds."""
+    from aeh.analysis import task_weighted, within_task_sd  # heavy: loaded on first use (pandas)
+
+    means, sds = task_weighted(tasks, weights), within_task_sd(tasks)
+    lines = ["\ntask-weighted, as agent-eval-harness prints them:",
+             f"overall: {means.get('overall', float('nan')):.3f} (±{sds.get('overall', 0.0):.3f})"]
+    for dim in sorted(d for d in means if d != "overall"):
+        lines.append(f"  {dim:<24} {means[dim]:.3f} ±{sds.get(dim, 0.0):.3f}")
+    return "\n".join(lines)
 
 
 def stored_dimension_scores(run_id: str, db: str | None) -> dict[tuple[str, int, str], float]:

@@ -30,6 +30,7 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.grading._jail import Jail, jail_for, repository_dirs
     from aeh.grading._preflight import preflight_problems, require_preflight
+    from aeh.grading._profiles import DEFAULT_PROFILE, SCORING_HELP, ScoringProfile, scoring_profile, scoring_profiles
     from aeh.grading._sandbox import Sandbox, probe_sandbox, sandbox_for
 
 # loaded on first use: what other packages take from here, kept off this package's import
@@ -45,6 +46,11 @@ _LAZY = {
     "repository_dirs": "aeh.grading._jail",
     "preflight_problems": "aeh.grading._preflight",
     "require_preflight": "aeh.grading._preflight",
+    "DEFAULT_PROFILE": "aeh.grading._profiles",
+    "SCORING_HELP": "aeh.grading._profiles",
+    "ScoringProfile": "aeh.grading._profiles",
+    "scoring_profile": "aeh.grading._profiles",
+    "scoring_profiles": "aeh.grading._profiles",
     "Sandbox": "aeh.grading._sandbox",
     "probe_sandbox": "aeh.grading._sandbox",
     "sandbox_for": "aeh.grading._sandbox",
@@ -57,6 +63,11 @@ __getattr__ = _lazy_getattr(__name__, _LAZY)
 __all__ = [
     "Sandbox",
     "BUILTIN_GRADERS",
+    "DEFAULT_PROFILE",
+    "SCORING_HELP",
+    "ScoringProfile",
+    "scoring_profile",
+    "scoring_profiles",
     "HIDDEN_PATTERNS",
     "SHIPPED_INVARIANTS",
     "GradeContext",

@@ -91,6 +91,9 @@ BUILTIN_GRADERS = {
     "terminal_state": "aeh.grading._assertions:terminal_state",
     "artifact_exists": "aeh.grading._assertions:artifact_exists",
     "metric_present": "aeh.grading._assertions:metric_present",
+    "output_contains": "aeh.grading._assertions:output_contains",
+    "tool_called": "aeh.grading._assertions:tool_called",
+    "tool_not_called": "aeh.grading._assertions:tool_not_called",
 }
 
 

@@ -18,14 +18,14 @@ import json
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
 from aeh._registry import Registry
-from aeh.models import Attempt, GoldenTrace, GraderResult, Task, ToolCall
+from aeh.models import Attempt, GoldenTrace, GraderResult, Span, Task, ToolCall
 
 __all__ = [
     "BUILTIN_SCORERS",
@@ -91,17 +91,21 @@ class ScoreInput:
     latency_s: float = 0.0
     golden: GoldenTrace | None = None
     optimal_steps: int | None = None
-    """A learned optimal step count (median of passing attempts); beats the task's own."""
+    """A learned optimal step count (median of passing attempts), for a task that declares none."""
     loop_n: int = DEFAULT_LOOP_N
+    spans: Sequence[Span] = ()
+    """The attempt's spans, for scorers that read what a recording kept (given to the scoring
+    profiles that ask for them; empty otherwise)."""
 
     @classmethod
     def of_attempt(cls, a: Attempt, task: Task | None, golden: GoldenTrace | None = None, *,
-                   optimal_steps: int | None = None, loop_n: int = DEFAULT_LOOP_N) -> ScoreInput:
+                   optimal_steps: int | None = None, loop_n: int = DEFAULT_LOOP_N,
+                   spans: Sequence[Span] = ()) -> ScoreInput:
         """What the scorers see of a finished (or stored) attempt."""
         return cls(task=task, tool_calls=list(a.tool_calls), status=a.status, final_output=a.final_output,
                    grader_results=list(a.grader_results), tokens=a.tokens_in + a.tokens_out,
                    cost_usd=a.cost_usd, latency_s=a.latency_s, golden=golden, optimal_steps=optimal_steps,
-                   loop_n=loop_n)
+                   loop_n=loop_n, spans=spans)
 
 
 ScorerFn = Callable[[ScoreInput], "DimensionScore | None"]
@@ -121,17 +125,20 @@ def scorer(name: str) -> Callable[[ScorerFn], ScorerFn]:
 
 
 def score_attempt(inp: ScoreInput, dimensions: Sequence[str] | None = None, *,
-                  on_error: Callable[[str, Exception], None] | None = None) -> list[DimensionScore]:
+                  on_error: Callable[[str, Exception], None] | None = None,
+                  replacing: Mapping[str, ScorerFn] | None = None) -> list[DimensionScore]:
     """Every registered (or the named) dimension's score of one attempt; skipped ones left out.
 
-    A scorer that raises propagates, unless `on_error(dimension, exc)` is given: then that
-    dimension is left out of this attempt's scores (a broken third-party scorer loses its
-    dimension, not the attempt).
+    `replacing` (a scoring profile's scorers) scores the dimensions it names in place of the
+    registered scorer. A scorer that raises propagates, unless `on_error(dimension, exc)` is
+    given: then that dimension is left out of this attempt's scores (a broken third-party scorer
+    loses its dimension, not the attempt).
     """
     out: list[DimensionScore] = []
     for name in dimensions or default_scorers.names():
         try:
-            result = default_scorers.get(name)(inp)
+            fn = (replacing or {}).get(name) or default_scorers.get(name)
+            result = fn(inp)
         except Exception as exc:
             if on_error is None:
                 raise
@@ -169,12 +176,12 @@ def expected_tools(inp: ScoreInput) -> list[str] | None:
 
 
 def optimal_steps(inp: ScoreInput) -> int | None:
-    """Learned count, else the task's `optimal_steps`, else the golden trace's or plan's length."""
-    if inp.optimal_steps:
-        return inp.optimal_steps
+    """The task's declared `optimal_steps`, else the learned count, else the golden trace's or plan's length."""
     declared = _meta(inp.task, "optimal_steps")
     if declared:
         return int(declared)
+    if inp.optimal_steps:
+        return inp.optimal_steps
     if inp.golden is not None and inp.golden.steps:
         return len(inp.golden.steps)
     if inp.task is not None and inp.task.plan:

@@ -22,7 +22,7 @@ if _typing.TYPE_CHECKING:
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
     from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
-    from aeh.importers._registry import add_trajectory_arguments
+    from aeh.importers._registry import add_scoring_argument, add_trajectory_arguments
     from aeh.importers._run_card import attempt_card, write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
@@ -37,6 +37,7 @@ if _typing.TYPE_CHECKING:
 _LAZY = {
     "send_otlp": "aeh.importers._otel_send",
     "serve_otlp": "aeh.importers._otel_live",
+    "add_scoring_argument": "aeh.importers._registry",
     "add_trajectory_arguments": "aeh.importers._registry",
     "attempt_card": "aeh.importers._run_card",
     "write_run_cards": "aeh.importers._run_card",
@@ -66,6 +67,7 @@ __all__ = [
     "NULL_OUTCOMES",
     "Importer",
     "NullPolicy",
+    "add_scoring_argument",
     "add_trajectory_arguments",
     "agent_from_submission",
     "attempt_card",

@@ -102,10 +102,18 @@ class TrajectoryImporter:
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         add_trajectory_arguments(parser)
+        add_scoring_argument(parser)
 
     def cli_call(self, args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         return list(args.files), {"suite": args.suite, "tools": args.tools, "name": args.agent,
                                   "model_free": args.model_free, "price_table": args.price_table}
+
+
+def add_scoring_argument(parser: argparse.ArgumentParser) -> None:
+    """`--scoring PROFILE`: the scoring profile the imported run's trajectory dimensions are stored under."""
+    from aeh.grading import SCORING_HELP
+
+    parser.add_argument("--scoring", metavar="PROFILE", help=SCORING_HELP + " (default aeh)")
 
 
 def add_price_table_argument(parser: argparse.ArgumentParser) -> None:

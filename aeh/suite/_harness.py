@@ -8,9 +8,11 @@ Each task of that format becomes an aeh `Task`:
 | `input` | `metadata.input`, and the prompt's second half |
 | `expected_tools`, `forbidden_tools`, `optimal_steps` | the same fields (the trajectory dimensions) |
 | `budget.max_tokens`, `.max_cost_usd`, `.max_seconds` | `budget.max_tokens`, `.max_cost_usd`, `.timeout_s` |
-| `success_assertions: [terminal_state, artifact_exists, metric_present]` | graders of those kinds |
+| `success_assertions:` every kind that format has (`terminal_state`, `artifact_exists`, …) | graders of those kinds |
+| no `success_assertions` | one `terminal_state` grader passing on ANY acceptable terminal state |
 | `acceptable_terminal_states` | `acceptable_terminal_states` (completed → answered, escalated → declined, …) |
 | `weight` | `weight` (the weighted overall score) |
+| `budget` as written | also `metadata.declared_budget` (the `trajectory-harness` scoring profile's caps) |
 
 That format offers every tool; aeh offers a task only its `tools`, so a task's allowlist is its
 expected and forbidden tools, each registered as a recorded-only tool (a recording is graded;
@@ -53,25 +55,39 @@ class _Budget(BaseModel):
     max_seconds: float | None = Field(None, gt=0, le=86_400)
 
 
+#: assertion key → (grader kind, the grader option its value goes to)
+ASSERTION_KINDS: dict[str, tuple[str, str]] = {
+    "terminal_state": ("terminal_state", "expected"), "artifact_exists": ("artifact_exists", "path"),
+    "metric_present": ("metric_present", "metric"), "output_contains": ("output_contains", "text"),
+    "tool_called": ("tool_called", "tool"), "tool_not_called": ("tool_not_called", "tool"),
+}
+
+
 class _Assertion(BaseModel):
+    """One `success_assertions` entry: exactly one of that format's six checks."""
+
     model_config = ConfigDict(extra="forbid")
 
     terminal_state: TerminalState | None = None
     artifact_exists: str | None = None
     metric_present: str | None = None
+    output_contains: str | None = None
+    tool_called: str | None = None
+    tool_not_called: str | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> _Assertion:
-        if sum(v is not None for v in (self.terminal_state, self.artifact_exists, self.metric_present)) != 1:
-            raise ValueError("an assertion sets exactly one of terminal_state, artifact_exists, metric_present")
+        if len(self._set()) != 1:
+            raise ValueError(f"an assertion sets exactly one of {', '.join(ASSERTION_KINDS)}")
         return self
 
+    def _set(self) -> list[str]:
+        return [k for k in ASSERTION_KINDS if getattr(self, k) is not None]
+
     def grader(self) -> dict[str, Any]:
-        if self.terminal_state is not None:
-            return {"kind": "terminal_state", "expected": self.terminal_state}
-        if self.artifact_exists is not None:
-            return {"kind": "artifact_exists", "path": self.artifact_exists}
-        return {"kind": "metric_present", "metric": self.metric_present}
+        key = self._set()[0]
+        kind, option = ASSERTION_KINDS[key]
+        return {"kind": kind, option: getattr(self, key)}
 
 
 class HarnessTask(BaseModel):
@@ -98,8 +114,8 @@ class HarnessTask(BaseModel):
         if self.input:
             prompt += "\n\nInput: " + json.dumps(self.input, sort_keys=True)
         graders = [a.grader() for a in self.success_assertions]
-        if not graders:  # aeh needs a grader; that format then judges by the terminal state alone
-            graders = [{"kind": "terminal_state", "expected": s} for s in self.acceptable_terminal_states[:1]]
+        if not graders:  # aeh needs a grader; that format then judges by the terminal state alone: any acceptable one
+            graders = [{"kind": "terminal_state", "expected": list(self.acceptable_terminal_states)}]
         budget: dict[str, Any] = {"max_steps": _NO_STEP_CAP, "max_tokens": self.budget.max_tokens,
                                   "max_cost_usd": self.budget.max_cost_usd}
         if self.budget.max_seconds is not None:
@@ -111,7 +127,8 @@ class HarnessTask(BaseModel):
                 "forbidden_tools": self.forbidden_tools, "optimal_steps": self.optimal_steps,
                 "acceptable_terminal_states": None if accepted == ["answered"] else accepted,
                 "weight": self.weight, "metadata": {"input": self.input, "source_format": "agent-eval-harness",
-                                                    "terminal_states": self.acceptable_terminal_states}}
+                                                    "terminal_states": self.acceptable_terminal_states,
+                                                    "declared_budget": self.budget.model_dump(exclude_none=True)}}
 
 
 def _tasks_of(data: Any) -> list[Any] | None:

@@ -104,6 +104,8 @@ def test_done_when_loopy_fails_the_gate_and_a_rerun_passes(smoke_runs: dict[str,
     assert "loop_detection" in comment and "band" in comment and "Worst" in comment
     code, text = cli("gate", "--baseline", str(out), "--run", smoke_runs["rerun"], "--db", db)
     assert code == 0, text
+    # smoke's tasks declare no optimal_steps: the counts are learned, and the output says so
+    assert f"optimal steps learned from the baseline's passing attempts for {len(saved['learned_optimal_steps'])}" in text
 
 
 def test_gate_success_rate_unchanged_for_loopy(smoke_runs: dict[str, str]) -> None:

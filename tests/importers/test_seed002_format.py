@@ -186,3 +186,72 @@ def test_terminal_state_grader_reads_the_status_of_a_live_attempt(tmp_path: Path
     task = Task(id="t", prompt="p", graders=[{"kind": "terminal_state", "expected": "escalated"}])
     ctx = GradeContext(task=task, trace=TraceView(task_id="t", status="declined"), workspace=tmp_path)
     assert terminal_state(TerminalStateConfig(expected="escalated"), ctx).passed is True
+
+
+HARNESS_SUITE = FIXTURES.parent / "agent-eval-harness" / "suites" / "default.yaml"
+
+
+def test_the_harness_s_own_suite_loads_with_every_assertion_kind() -> None:
+    suite = load_suite(str(HARNESS_SUITE))
+    tasks = {t.id: t for t in suite.tasks()}
+    kinds = {g.kind for t in tasks.values() for g in t.outcome_graders}
+    assert (len(tasks), kinds) == (16, {"terminal_state", "artifact_exists", "metric_present", "output_contains",
+                                        "tool_called", "tool_not_called"})
+    # no assertions: the task is judged by its terminal state, any acceptable one
+    assert [(g.kind, g.model_extra) for g in tasks["ambiguous_goal"].outcome_graders] == [
+        ("terminal_state", {"expected": ["escalated", "completed"]})]
+
+
+def _harness_trajectory(task_id: str, terminal: str, output: str = "done", steps: list[dict] | None = None) -> dict:
+    return {"run_id": "r1", "task_id": task_id, "agent_version": "v1", "model": "m", "terminal_state": terminal,
+            "final_output": output, "total_tokens": 100, "total_cost": 0.01, "wall_clock_seconds": 5.0,
+            "steps": steps or [{"index": 0, "step_type": "tool_call", "tool_name": "plan", "tool_input": {}},
+                               {"index": 1, "step_type": "tool_result", "tool_name": "plan", "tool_output": "ok"}]}
+
+
+@pytest.mark.parametrize("scoring", [None, "trajectory-harness"])
+def test_any_acceptable_terminal_state_completes_a_task_without_assertions(db: Path, tmp_path: Path,
+                                                                            scoring: str | None) -> None:
+    path = tmp_path / "ambiguous.jsonl"
+    path.write_text("\n".join(json.dumps(_harness_trajectory("ambiguous_goal", s)) for s in
+                              ("completed", "escalated", "failed")) + "\n")
+    flags = ["--scoring", scoring] if scoring else []
+    assert main(["import", "trajectory", "--suite", str(HARNESS_SUITE), str(path), "--db", str(db), "--run-id", "r",
+                 *flags]) == 0
+    frame = scores("r", db).table
+    completion = frame[frame.dimension == "task_completion"].set_index("attempt")["score"].to_dict()
+    assert completion == {0: 1.0, 1: 1.0, 2: 0.0}  # completed and escalated are both acceptable
+    assert attempts("r", db).sort_values("attempt")["success"].tolist() == [True, True, False]
+
+
+def test_output_and_tool_assertions_read_the_recording(db: Path, tmp_path: Path) -> None:
+    steps = [{"index": 0, "step_type": "tool_call", "tool_name": "plan", "tool_input": {}},
+             {"index": 1, "step_type": "tool_result", "tool_name": "plan", "tool_output": "ok"},
+             {"index": 2, "step_type": "retry", "tool_name": "tune", "tool_input": {}}]
+    lines = [_harness_trajectory("leaky_feature", "completed", "Dropped the LEAKING column", steps),  # output_contains: leak
+             _harness_trajectory("leaky_feature", "completed", "all fine", steps),
+             _harness_trajectory("churn_with_tuning", "completed", "done", steps),  # tool_called: tune (a retry step)
+             _harness_trajectory("missing_target_column", "escalated", "stop", steps)]  # tool_not_called: tune
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(t) for t in lines) + "\n")
+    run = import_trajectory_files([path], db, suite=HARNESS_SUITE)
+    graded = {(r.task_id, int(r.attempt)): bool(r.success) for r in attempts(run, db).itertuples()
+              if r.status != "harness_error"}  # the 2nd attempt of tasks recorded once
+    assert graded == {("leaky_feature", 0): True, ("leaky_feature", 1): False, ("churn_with_tuning", 0): False,
+                      ("missing_target_column", 0): False}
+    from aeh.store import open_store
+
+    with open_store(db) as store:
+        results = {r.kind: r.passed for r in store.attempt_record(run, "churn_with_tuning", 0).grader_results}
+    # churn_with_tuning fails on its roc_auc metric, not on tune: a retry step naming it is a call to that harness
+    assert (results["tool_called"], results["metric_present"]) == (True, False)
+
+
+def test_a_misspelled_assertion_names_the_six_kinds(tmp_path: Path) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text("- task_id: t1\n  success_assertions:\n    - tool_caled: tune\n    - {tool_called: a, output_contains: b}\n")
+    with pytest.raises(SuiteLoadError) as err:
+        load_suite(str(path))
+    problems = {p.field: p.message for p in err.value.problems}
+    assert "success_assertions[0].tool_caled" in problems
+    assert "tool_not_called" in problems["success_assertions[1]"]
