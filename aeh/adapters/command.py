@@ -7,9 +7,11 @@ runs — confined to its workspace (`_confine`: the suite, its reference and hid
 workspaces and the temp dirs are out of its sight). Its stdout and stderr
 (each capped) become a span and `<workspace>.transcript.txt`. A solver may
 report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, and `cost_usd` or
-`cost_eur`); with `price_in`/`price_out` (per million tokens) the cost is computed from the
-tokens. A run keeps one currency (`currency`, USD unless set): a usage file that reports its cost
-in the other one is a harness error naming the fix, never a silently unpriced or mixed total.
+`cost_eur`); with `price_in`/`price_out` (per million tokens, in the run's currency) the cost is
+computed from the tokens. A run keeps one currency: `currency` when given, else the one its usage
+files report (the first report decides; USD when none reports a cost). A usage file that reports
+its cost in the other currency is a harness error naming the fix, never a silently unpriced or
+mixed total.
 Either way the figures are marked `solver-reported`: they come from the process under evaluation.
 
 A process that fails for reasons outside the task (command not found or not executable, a missing
@@ -60,14 +62,15 @@ class CommandAdapter:
                  price_in: float | None = None, price_out: float | None = None,
                  sandbox_solver: bool = False, timeout_s: float | None = None,
                  output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True,
-                 currency: str = "USD") -> None:
+                 currency: str | None = None) -> None:
         if not isinstance(solver, str) or not solver.strip():
             raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
         if (price_in is None) != (price_out is None):
             raise AdapterError("give both --price-in and --price-out (per million tokens), or neither")
-        if str(currency).upper() not in CURRENCIES:
+        if currency is not None and str(currency).upper() not in CURRENCIES:
             raise AdapterError(f"--currency must be one of {', '.join(CURRENCIES)}, got {currency!r}")
-        self.currency = str(currency).upper()
+        self.fixed_currency = None if currency is None else str(currency).upper()
+        self._reported_currency: str | None = None  # the first usage file's, when the run follows them
         for value, flag in ((price_in, "--price-in"), (price_out, "--price-out")):
             if value is not None and float(value) < 0:
                 raise AdapterError(f"{flag} must not be negative, got {value}")
@@ -94,12 +97,24 @@ class CommandAdapter:
                 raise AdapterError(f"--sandbox-solver: no network sandbox here ({self._sandbox.mode}); "
                                    "run without --sandbox-solver to give the solver the network")
 
+    @property
+    def currency(self) -> str:
+        """The run's currency: as given, else as the usage files report it, else USD."""
+        return self.fixed_currency or self._reported_currency or "USD"
+
     def run_config(self) -> dict[str, Any]:
         return {"solver": self.solver, "solver_label": self.label, "solver_role": self.role,
                 "cost_provenance": "none (built-in solver)" if self.builtin else "solver-reported",
                 "solver_sandbox": "unshare" if self.sandbox_solver and not self.builtin else "off",
-                "cost_currency": self.currency,
+                **self.final_config(),
                 "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
+
+    def final_config(self) -> dict[str, Any]:
+        """What the run learns while it goes and records when it ends: its currency, when it
+        follows the usage files (`cost_currency_source` says which)."""
+        source = ("--currency" if self.fixed_currency else "the usage files" if self._reported_currency
+                  else "default (no usage file reported a cost)")
+        return {"cost_currency": self.currency, "cost_currency_source": source}
 
     async def run(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
         coding = task.metadata.get("coding")
@@ -155,7 +170,7 @@ class CommandAdapter:
                               else f"solver timed out after {timeout:g}s")
             _write_transcript(ctx.workspace, _transcript(self.solver, result))
             usage = _read_usage(usage_file)
-            mixed = _other_currency(usage, self.currency)
+            mixed = self._currency_clash(usage)
             if mixed is not None:  # one run, one currency: a mixed total would mean nothing
                 self._usage(ctx, {"error": mixed})
                 return AgentOutcome(status="harness_error", error=mixed)
@@ -170,6 +185,26 @@ class CommandAdapter:
         if failure is not None:  # the process failed for reasons outside the task
             return AgentOutcome(status="harness_error", error=failure)
         return AgentOutcome(final_output=f"exit {result['exit_code']}", status="answered")
+
+    def _currency_clash(self, usage: dict[str, Any] | None) -> str | None:
+        """Why this usage report cannot be taken into the run's one currency, or None (the first
+        report of a run that follows them sets it). A cost computed from --price-in/--price-out
+        does not use the reported one, so it cannot clash."""
+        reported = [cur for cur, key in CURRENCIES.items() if usage is not None and usage.get(key) is not None]
+        if not reported or self.price_in is not None:
+            return None
+        if self.fixed_currency is not None:
+            return _other_currency(usage, self.fixed_currency)
+        if self._reported_currency is None:
+            self._reported_currency = reported[0]
+            return None
+        if reported[0] != self._reported_currency:
+            key, other = CURRENCIES[reported[0]], self._reported_currency
+            return (f"usage file reports {key} but this run's earlier usage files reported {CURRENCIES[other]}: "
+                    f"one run keeps one currency — have the solver report {CURRENCIES[other]} every time, or "
+                    f"pass --currency {reported[0]} or --currency {other} to fix it (a report in the other is "
+                    "then refused)")
+        return None
 
     def _usage(self, ctx: AttemptContext, usage: dict[str, Any] | None, *, builtin: bool = False) -> None:
         """Record the solver's usage and cost on a `model` span (or nothing, for built-ins)."""

@@ -187,6 +187,8 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
         await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
             _store_checks(info, fidelity, health, earlier)
+            learned = getattr(adapter, "final_config", None)  # facts the adapter learned (a solver's currency)
+            info.config.update(learned() if callable(learned) else {})
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)

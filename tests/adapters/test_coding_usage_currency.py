@@ -1,4 +1,5 @@
-"""A run keeps one currency: usage files report cost_usd or cost_eur to match, never both, never mixed."""
+"""A run keeps one currency: --currency, else the one its usage files report (cost_usd or cost_eur,
+never both in one file), never mixed."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def test_an_unknown_currency_is_a_config_error() -> None:
 
 def test_the_run_records_its_currency() -> None:
     assert CommandAdapter(solver="noop", currency="eur").run_config()["cost_currency"] == "EUR"
+    assert CommandAdapter(solver="noop").run_config()["cost_currency"] == "USD"  # until a usage file says
 
 
 @pytest.mark.slow
@@ -55,8 +57,37 @@ def test_a_eur_run_prices_and_prints_in_eur(db: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cost_eur_in_a_usd_run_is_a_harness_error_never_unpriced_silently(db: Path) -> None:
+def test_cost_eur_is_taken_as_reported_and_the_run_follows_it(db: Path) -> None:
     table = run_coding(GOOD, db, EUR_USAGE)
+    attempt = aeh.attempts(table.run_id, db=db).iloc[0]
+    config = table.run.config
+    assert (attempt["failure_bucket"], attempt["cost_usd"]) != ("harness_error", None)
+    assert (config["cost_currency"], config["cost_currency_source"]) == ("EUR", "the usage files")
+    assert "total €0.2500" in format_run_table(table)
+
+
+@pytest.mark.slow
+def test_cost_eur_in_a_run_priced_in_usd_is_a_harness_error_never_unpriced_silently(db: Path) -> None:
+    table = run_coding(GOOD, db, EUR_USAGE, adapter_options={"currency": "USD"})
     attempt = aeh.attempts(table.run_id, db=db).iloc[0]
     assert (attempt["failure_bucket"], "this run is priced in USD" in attempt["error"]) == ("harness_error", True)
 
+
+MIXED_USAGE = ("if [ \"$AEH_ATTEMPT\" = 0 ]; then k=cost_eur; else k=cost_usd; fi; "
+               "printf '{\"tokens_in\": 1, \"%s\": 0.5}' \"$k\" > \"$AEH_USAGE_FILE\"")
+
+
+@pytest.mark.slow
+def test_a_run_whose_usage_files_mix_currencies_refuses_the_other_with_the_fix(db: Path) -> None:
+    table = run_coding(GOOD, db, MIXED_USAGE, attempts=2, concurrency=1)
+    frame = aeh.attempts(table.run_id, db=db).set_index("attempt")
+    assert frame.loc[0, "failure_bucket"] != "harness_error"
+    assert frame.loc[1, "failure_bucket"] == "harness_error"
+    assert "earlier usage files reported cost_eur" in frame.loc[1, "error"]
+    assert "--currency" in frame.loc[1, "error"]
+    assert table.run.config["cost_currency"] == "EUR"
+
+
+def test_prices_make_the_reported_cost_irrelevant_to_the_currency() -> None:
+    adapter = CommandAdapter(solver="true", price_in=1.0, price_out=2.0, currency="EUR")
+    assert adapter._currency_clash({"tokens_in": 1, "tokens_out": 0, "cost_usd": 3.0}) is None
