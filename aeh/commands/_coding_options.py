@@ -74,8 +74,10 @@ def run_notes(table: RunResult) -> list[str]:
     if mode is None:
         return []
     lines = [f"grading sandbox: {mode}" + ("" if mode == "unshare" else
-                                            "  (WARNING: graded code ran with the network available)"),
-             f"hidden set sha256: {config.get('hidden_sha256')}"]
+                                            "  (WARNING: graded code ran with the network available)")]
+    from aeh.importers import hidden_set_lines  # heavy: loaded on first use
+
+    lines += hidden_set_lines(config)
     confinement = config.get("solver_confinement")
     if confinement and not confinement.startswith("none"):
         lines.append(f"solver confinement: {confinement}" + ("" if confinement == "bwrap" else

@@ -18,12 +18,13 @@ from aeh.importers._registry import Importer, importers
 
 if _typing.TYPE_CHECKING:
     from aeh.importers._common import new_run_id, run_info, write_run
+    from aeh.importers._hidden_sets import hidden_set_lines
     from aeh.importers._inspect import import_inspect_logs
     from aeh.importers._otel import export_otlp_json, import_otel_files, otlp_to_trajectories, run_to_otlp
     from aeh.importers._otel_live import serve_otlp
     from aeh.importers._otel_send import send_otlp
     from aeh.importers._registry import add_scoring_argument, add_trajectory_arguments
-    from aeh.importers._run_card import attempt_card, write_run_cards
+    from aeh.importers._run_card import attempt_card, verdict_of, write_attempt_card, write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
     from aeh.importers._terminal_bench import (
         agent_from_submission,
@@ -40,7 +41,10 @@ _LAZY = {
     "add_scoring_argument": "aeh.importers._registry",
     "add_trajectory_arguments": "aeh.importers._registry",
     "attempt_card": "aeh.importers._run_card",
+    "hidden_set_lines": "aeh.importers._hidden_sets",
     "write_run_cards": "aeh.importers._run_card",
+    "write_attempt_card": "aeh.importers._run_card",
+    "verdict_of": "aeh.importers._run_card",
     "grade_trajectories_async": "aeh.importers._trajectory",
     "new_run_id": "aeh.importers._common",
     "run_info": "aeh.importers._common",
@@ -73,6 +77,7 @@ __all__ = [
     "attempt_card",
     "discover_results",
     "export_otlp_json",
+    "hidden_set_lines",
     "grade_trajectories",
     "grade_trajectories_async",
     "import_inspect_logs",
@@ -88,6 +93,8 @@ __all__ = [
     "run_to_otlp",
     "send_otlp",
     "serve_otlp",
+    "verdict_of",
+    "write_attempt_card",
     "write_run",
     "write_run_cards",
 ]

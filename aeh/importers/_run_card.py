@@ -17,7 +17,7 @@ from typing import Any
 from aeh.models import Attempt, RunInfo
 from aeh.store import StoreLike, using_store
 
-__all__ = ["attempt_card", "reproduce_command", "verdict_of", "write_run_cards"]
+__all__ = ["attempt_card", "reproduce_command", "verdict_of", "write_attempt_card", "write_run_cards"]
 
 #: Command-adapter options and the `aeh run` flag that sets each.
 _FLAGS = {"solver": "--solver", "label": "--label", "price_in": "--price-in", "price_out": "--price-out",
@@ -36,11 +36,23 @@ def verdict_of(attempt: Attempt, evidence: dict[str, Any]) -> str:
     return "FAILED"
 
 
+#: The coding harness's own form of the built-in solvers (`aeh run FIXTURE --noop`).
+_FIXTURE_SOLVERS = {"noop": "--noop", "reference": "--ref"}
+
+
 def reproduce_command(info: RunInfo, attempt: Attempt) -> str:
-    """The `aeh run` command that runs this attempt again (as the last attempt of a new run)."""
+    """The `aeh run` command that runs this attempt again (as the last attempt of a new run), in
+    the form the run was started with: `aeh run FIXTURE --noop …` for the coding harness's form."""
     config = info.config
-    parts = ["aeh", "run", "--suite", str(config.get("suite_spec") or info.suite), "--adapter", info.adapter]
     options = dict(config.get("adapter_options") or {})
+    fixture_form = config.get("command_form") == "fixture"
+    if fixture_form:
+        parts = ["aeh", "run", str(config.get("suite_spec") or info.suite)]
+        solver = str(options.get("solver", ""))
+        parts += [_FIXTURE_SOLVERS[solver]] if solver in _FIXTURE_SOLVERS else ["--solver", solver]
+        options.pop("solver", None)
+    else:
+        parts = ["aeh", "run", "--suite", str(config.get("suite_spec") or info.suite), "--adapter", info.adapter]
     for key, flag in _FLAGS.items():
         if options.get(key) is not None:
             parts += [flag, str(options[key])]
@@ -50,7 +62,10 @@ def reproduce_command(info: RunInfo, attempt: Attempt) -> str:
         parts.append("--no-solver-confinement")
     if config.get("grading_sandbox") == "disabled":
         parts.append("--no-grading-sandbox")
-    parts += ["--task", attempt.task_id, "--seed", str(info.seed), "--attempts", str(attempt.attempt + 1)]
+    if fixture_form:  # one fixture, one attempt: the seed alone runs it again
+        parts += ["--seed", str(info.seed)]
+    else:
+        parts += ["--task", attempt.task_id, "--seed", str(info.seed), "--attempts", str(attempt.attempt + 1)]
     return shlex.join(parts)
 
 
@@ -60,12 +75,15 @@ def attempt_card(info: RunInfo, attempt: Attempt) -> dict[str, Any]:
     evidence: dict[str, Any] = dict(grader.evidence) if grader is not None else {}
     config = info.config
     return {
-        "run_id": info.run_id, "task_id": attempt.task_id, "attempt": attempt.attempt, "seed": attempt.seed,
+        # `seed` is the run seed, the one the reproduce command passes; the attempt's own is derived from it
+        "run_id": info.run_id, "task_id": attempt.task_id, "attempt": attempt.attempt, "seed": info.seed,
+        "attempt_seed": attempt.seed,
         "verdict": verdict_of(attempt, evidence), "solved": attempt.success, "status": attempt.status,
         "error": attempt.error or (grader.error if grader is not None else None),
         "tests": {"public": {"passed": evidence.get("public_passed"), "total": evidence.get("public_total")},
                   "hidden": {"passed": evidence.get("hidden_passed"), "total": evidence.get("hidden_total")},
                   "failing": list(evidence.get("failing") or [])},
+        # the one hidden set that graded this attempt: this fixture's tests_hidden/ (never the suite's digest)
         "hidden_sha256": evidence.get("hidden_sha256")
         or (config.get("hidden_sha256_per_task") or {}).get(attempt.task_id),
         "tamper_suspect": bool(evidence.get("tamper_suspect")),
@@ -95,7 +113,7 @@ def _markdown(card: dict[str, Any]) -> str:
     sandbox = card["sandbox"]
     lines = [f"# {card['task_id']} · attempt {card['attempt']} · {card['verdict']}", "",
              f"Run `{card['run_id']}`, suite `{card['suite']}` (hash {card['suite_hash']}), "
-             f"solver `{card['solver']['label'] or card['solver']['command'] or '-'}`.", "",
+             f"solver `{card['solver']['label'] or card['solver']['command'] or '-'}`, seed {card['seed']}.", "",
              "| tests | passed |", "| --- | --- |",
              f"| public | {count('public')} |", f"| hidden | {count('hidden')} |", ""]
     if card["tests"]["failing"]:
@@ -104,7 +122,8 @@ def _markdown(card: dict[str, Any]) -> str:
         lines += [f"Error: {card['error']}", ""]
     if card["tamper_suspect"]:
         lines += ["**tamper_suspect**: " + "; ".join(card["tamper_evidence"] + card["tamper_files"]), ""]
-    lines += [f"Hidden set SHA-256: `{card['hidden_sha256'] or '-'}`", "",
+    lines += [f"Hidden set SHA-256 (`{card['task_id']}/tests_hidden`, the tests that graded it): "
+              f"`{card['hidden_sha256'] or '-'}`", "",
               f"Sandbox: grading network `{sandbox['grading_sandbox']}`, grading isolation "
               f"`{sandbox['grading_isolation']}`, solver confinement `{sandbox['solver_confinement']}`, "
               f"solver network sandbox `{sandbox['solver_sandbox']}`.", "",
@@ -128,9 +147,16 @@ def write_run_cards(run_id: str, out: str | Path, db: StoreLike = None) -> list[
     written = []
     for attempt in attempts:
         folder = Path(out) / _folder_name(attempt.task_id) / f"attempt-{attempt.attempt}"
-        folder.mkdir(parents=True, exist_ok=True)
-        card = attempt_card(info, attempt)
-        (folder / "results.json").write_text(json.dumps(card, indent=2, default=str) + "\n", encoding="utf-8")
-        (folder / "run_card.md").write_text(_markdown(card), encoding="utf-8")
+        write_attempt_card(folder, info, attempt)
         written.append(folder)
     return written
+
+
+def write_attempt_card(folder: str | Path, info: RunInfo, attempt: Attempt, **extra: Any) -> dict[str, Any]:
+    """Write one attempt's `results.json` (its card, with `extra` fields) and `run_card.md` into `folder`."""
+    card = {**attempt_card(info, attempt), **extra}
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps(card, indent=2, default=str) + "\n", encoding="utf-8")
+    (folder / "run_card.md").write_text(_markdown(card), encoding="utf-8")
+    return card

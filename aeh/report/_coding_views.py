@@ -8,8 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import figure
+from aeh._figure import figure, money
 from aeh.analysis import MatrixResult
+from aeh.importers import hidden_set_lines
 from aeh.models import RunInfo
 from aeh.report._expect import expect
 from aeh.store import StoreLike, open_store
@@ -78,8 +79,8 @@ def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> An
     head = (f"<h2>Public vs hidden tests per task</h2><p>Solver <b>{escape(str(cfg.get('solver_label')))}</b> "
             f"({escape(str(cfg.get('solver_role', 'solver')))}). Graded in a clean directory: the fixture's seed, "
             "only the agent's entry files, and the fixture's own public and hidden tests. "
-            f"Grading sandbox: <code>{escape(str(mode))}</code>{warn}. Hidden set SHA-256: "
-            f"<code>{escape(str(cfg.get('hidden_sha256')))}</code>.</p>"
+            f"Grading sandbox: <code>{escape(str(mode))}</code>{warn}. "
+            + "; ".join(escape(line) for line in hidden_set_lines(cfg)) + ".</p>"
             "<p>A valid fixture passes its public tests before the agent starts, so <i>public all</i> is not "
             "evidence of a fix; <i>solved</i> needs every public and hidden test green.</p>")
     shown = frame.copy()
@@ -139,7 +140,7 @@ def matrix_html(result: MatrixResult) -> Any:
             "public": figure(r.public_rate, "{:.2f}"), "hidden": figure(r.hidden_rate, "{:.2f}"),
             "hidden gap": figure(r.hidden_gap, "{:+.2f}"), "floor gap": figure(r.floor_gap, "{:+.2f}"),
             "vs floor": figure(r.above_floor, "{:+.2f}"), "below ceiling": figure(r.below_ceiling, "{:+.2f}"),
-            "p50 s": figure(r.latency_p50_s, "{:.2f}"), "$/solved": figure(r.cost_per_solved_usd, "${:.4f}"),
+            "p50 s": figure(r.latency_p50_s, "{:.2f}"), "cost/solved": money(r.cost_per_solved_usd, r.cost_currency),
             "tamper": r.tamper_suspects,
         })
     warnings = "".join(f"<div class='aeh-banner warn'>⚠ {escape(w)}</div>" for w in result.warnings)
