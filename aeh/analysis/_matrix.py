@@ -51,6 +51,31 @@ def _attempt_rows(store: Store, run_id: str) -> tuple[RunInfo, pl.DataFrame]:
     return info, frame
 
 
+def _groups(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The runs by solver label: role, run ids, attempt frames, suite hashes and cost currencies."""
+    groups: dict[str, dict[str, Any]] = {}
+    for rid in run_ids:
+        info, frame = _attempt_rows(store, rid)
+        label, role = _label(info)
+        g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set(), "currencies": set()})
+        g["runs"].append(info.run_id)
+        if not _costs_nothing(info):  # a built-in solver's zero is zero in any currency
+            g["currencies"].add(str((info.config or {}).get("cost_currency") or "USD"))
+        g["frames"].append(frame)
+        g["suites"].add(info.suite_hash)
+    priced = {c for g in groups.values() for c in g["currencies"]}
+    for g in groups.values():
+        if not g["currencies"]:  # only built-in runs: shown in the solvers' currency when they agree
+            g["currencies"] = {next(iter(priced))} if len(priced) == 1 else {"USD"}
+            g["currency_free"] = True
+    return groups
+
+
+def _costs_nothing(info: RunInfo) -> bool:
+    """A run of a built-in solver (noop, reference): no model, no cost, in no currency."""
+    return str((info.config or {}).get("cost_provenance", "")).startswith("none")
+
+
 def _label(info: Any) -> tuple[str, str]:
     cfg = info.config or {}
     label = cfg.get("solver_label") or info.model or info.adapter
@@ -65,17 +90,8 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
     """
     if not run_ids:
         raise ConfigError("matrix needs at least one run id — e.g. a noop, a reference and a solver run")
-    groups: dict[str, dict[str, Any]] = {}
     with using_store(db) as store:
-        for rid in run_ids:
-            info, frame = _attempt_rows(store, rid)
-            label, role = _label(info)
-            g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set(),
-                                          "currencies": set()})
-            g["runs"].append(info.run_id)
-            g["currencies"].add(str((info.config or {}).get("cost_currency") or "USD"))
-            g["frames"].append(frame)
-            g["suites"].add(info.suite_hash)
+        groups = _groups(store, run_ids)
     warnings: list[str] = []
     per_task: dict[str, pl.DataFrame] = {}
     rows = []
@@ -111,7 +127,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
             "cost_currency": currency, "cost_total_usd": total, "cost_per_solved_usd": per_solved,
             "cost_note": note,
             "harness_errors": frame.height - n, "tamper_suspects": int(frame["tamper"].fill_null(False).sum()),
-            "_tasks": set(valid["task_id"].to_list()),
+            "_tasks": set(valid["task_id"].to_list()), "_currency_free": g.get("currency_free", False),
         })
     floor = next((r for r in rows if r["role"] == "floor"), None)
     ceiling = next((r for r in rows if r["role"] == "ceiling"), None)
@@ -140,9 +156,10 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
             r["below_ceiling"] = ceiling["solve_rate"] - r["solve_rate"]
         if r["cost_note"].startswith(("cost unknown", "cost in more than one currency")):
             warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
-    if len({r["cost_currency"] for r in rows}) > 1:
+    charged = [r for r in rows if not r.pop("_currency_free")]
+    if len({r["cost_currency"] for r in charged}) > 1:
         warnings.append("the solvers' costs are in different currencies ("
-                        + ", ".join(f"{r['label']} {r['cost_currency']}" for r in rows)
+                        + ", ".join(f"{r['label']} {r['cost_currency']}" for r in charged)
                         + "): compare cost per solved task only within one currency")
     order = {"ceiling": 0, "solver": 1, "floor": 2}
     rows.sort(key=lambda r: (order.get(r["role"], 1), -(r["solve_rate"] if not math.isnan(r["solve_rate"]) else -1)))
@@ -153,7 +170,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
 
 def format_matrix(result: MatrixResult) -> str:
     head = (f"{'solver':<22} {'role':<8} {'k/n':>7} {'solve':>5} {'wilson 95%':<13} {'public':>6} {'hidden':>6} "
-            f"{'gap':>6} {'floor gap':>9} {'vs floor':>8} {'p50 s':>6} {'$/solved':>9}")
+            f"{'gap':>6} {'floor gap':>9} {'vs floor':>8} {'p50 s':>6} {'cost/solved':>11}")
     lines = [head]
     for r in result.table.itertuples(index=False):
         lines.append(
@@ -162,7 +179,7 @@ def format_matrix(result: MatrixResult) -> str:
             f"{figure(r.public_rate, '{:.2f}'):>6} {figure(r.hidden_rate, '{:.2f}'):>6} "
             f"{figure(r.hidden_gap, '{:+.2f}'):>6} {figure(r.floor_gap, '{:+.2f}'):>9} "
             f"{figure(r.above_floor, '{:+.2f}'):>8} {figure(r.latency_p50_s, '{:.2f}'):>6} "
-            f"{money(r.cost_per_solved_usd, r.cost_currency):>9}")
+            f"{money(r.cost_per_solved_usd, r.cost_currency):>11}")
     lines += ["", "solve = all public and hidden tests pass (graded in a clean directory); public alone is not "
                   "evidence of a fix", "gap = public rate − hidden rate; vs floor = solve rate − the noop floor's "
                   "on the same fixtures; cost is solver-reported"]

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from aeh.commands._coding_options import CODING_GROUP, add_run_arguments, run_notes, run_options
+from aeh.commands._fixture_form import add_fixture_arguments, is_fixture_form, run_fixtures
 from aeh.errors import ConfigError, ExitCode
 
 NAME = "run"
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
     r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
     add_run_arguments(r)  # coding suites: --solver, --label, --price-in/out, sandbox and retention flags
+    add_fixture_arguments(r)  # the coding harness's form: aeh run FIXTURE… --noop | --ref | --solver CMD
     add_db(r)
 
 
@@ -42,6 +44,8 @@ def main(args: argparse.Namespace) -> int:
     from aeh.dryrun import dry_run
     from aeh.logs import RunLogger
 
+    if is_fixture_form(args):  # that harness's exit codes, not aeh's (docs/coding.md)
+        return run_fixtures(args)
     if args.suite is None and args.resume is None:
         raise ConfigError("aeh run needs --suite NAME_OR_DIR (or --resume RUN_ID to finish a stored run)")
     if args.dry_run:

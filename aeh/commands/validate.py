@@ -3,7 +3,9 @@
 Each path is one fixture (it holds `task.json`), a folder of them, or a coding suite directory.
 The same checks as `aeh tasks validate` run on each: the schema, the layout, then the tests —
 the seed passes every public test and fails at least one hidden test, the reference passes all.
-Exit 0 when every fixture keeps the contract, 2 otherwise (every problem as `file:field: what — fix`).
+Exit codes are the coding harness's, whose command this is: 0 when every fixture keeps the
+contract, 1 otherwise (every problem as `file:field: what — fix`). aeh's own `aeh tasks validate`
+keeps aeh's (2).
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_OK
+from aeh.commands._exit import EXIT_OK
+
+#: The coding harness's code for a harness or contract error.
+EXIT_CONTRACT = 1
 
 NAME = "validate"
-HELP = "check coding fixtures (task.json folders) against the contract, running their tests"
+HELP = ("check coding fixtures (task.json folders) against the contract, running their tests; exit 0 when "
+        "every fixture keeps it, 1 when one does not (the coding harness's codes)")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -57,4 +63,4 @@ def _check_one(path: str, grading_sandbox: bool) -> bool:
 
 def main(args: argparse.Namespace) -> int:
     results = [_check_one(p, not args.no_grading_sandbox) for p in args.fixtures]
-    return EXIT_OK if all(results) else EXIT_BAD_INPUT
+    return EXIT_OK if all(results) else EXIT_CONTRACT

@@ -80,7 +80,7 @@ class RunSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     suite: SkipValidation[str | Path | EvalSuite | None] = option(
-        None, "shipped name (smoke, toy_math, core), entry point, or directory (required unless --resume)",
+        None, "shipped name (smoke, toy_math, core, coding), entry point, or directory (required unless --resume)",
         flag="--suite", stored=False, positional=True)
     adapter: SkipValidation[str | Adapter | None] = option(
         None, "mock | react | single_shot | replay | command | an installed adapter (default mock)",

@@ -41,7 +41,7 @@ def test_every_task_json_field_maps_onto_the_coding_task() -> None:
 
 def test_a_folder_of_fixtures_loads_without_suite_yaml() -> None:
     suite = aeh.load_suite(str(SEED001 / "fixtures"))
-    assert isinstance(suite, TaskJsonSuite) and [t.id for t in suite.tasks()] == ["fx-001-clamp"]
+    assert isinstance(suite, TaskJsonSuite) and [t.id for t in suite.tasks()] == ["fx-001-clamp", "fx-002-slugify"]
 
 
 def test_a_single_fixture_suite_sees_only_that_fixture(tmp_path: Path) -> None:
