@@ -109,6 +109,17 @@ class CommandAdapter:
                 **self.final_config(),
                 "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
+    def continue_run(self, config: dict[str, Any], *, distributed: bool = False) -> None:
+        """Before the run: a resumed run keeps the currency its usage files set. Workers elsewhere
+        (Ray) could not agree on the first report, so there the currency must be given."""
+        if self.fixed_currency is not None or self.builtin:
+            return
+        if distributed:
+            raise AdapterError("with --executor ray the command adapter needs --currency USD or --currency EUR: "
+                               "workers on other machines cannot agree on the currency the first usage file reports")
+        if config.get("cost_currency_source") == "the usage files" and config.get("cost_currency") in CURRENCIES:
+            self._reported_currency = str(config["cost_currency"])
+
     def final_config(self) -> dict[str, Any]:
         """What the run learns while it goes and records when it ends: its currency, when it
         follows the usage files (`cost_currency_source` says which)."""

@@ -133,6 +133,9 @@ async def execute_run(
             tasks = [t for t in tasks if t.id in wanted]
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
         info = _new_run_info(suite, adapter, prices, options, tasks, seed)
+    continue_run = getattr(adapter, "continue_run", None)  # an adapter that keeps what the run learned
+    if callable(continue_run):
+        continue_run(info.config, distributed=options.executor is not None)
     # A shard runs only its part of the plan: the rest is skipped as if stored, so resuming a
     # shard (its config keeps "shard") runs exactly its own missing pairs.
     shard = info.config.get("shard")
@@ -187,8 +190,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
         await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
             _store_checks(info, fidelity, health, earlier)
-            learned = getattr(adapter, "final_config", None)  # facts the adapter learned (a solver's currency)
-            info.config.update(learned() if callable(learned) else {})
+            _learned(adapter, info)
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
         await asyncio.to_thread(writer.close)
@@ -215,6 +217,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
         if status != "finished":  # what the finished part spent and suffered, for the resumed run to add to
             with contextlib.suppress(Exception):
                 _store_checks(info, fidelity, health, earlier)
+                _learned(adapter, info)
                 unfinished = {"config": info.config}
         try:
             store.update_run(info.run_id, status=status, finished_at=info.finished_at, **unfinished)
@@ -282,6 +285,14 @@ def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, 
         prepare=getattr(suite, "prepare_workspace", None),
         eager_workspaces=options.keep_workspaces,
     )
+
+
+def _learned(adapter: Adapter, info: RunInfo) -> None:
+    """Record what the adapter learned while the run went (the command adapter: the currency its
+    solver's usage files report), so a resumed run continues with it."""
+    final = getattr(adapter, "final_config", None)
+    if callable(final):
+        info.config.update(final())
 
 
 def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions,

@@ -91,3 +91,17 @@ def test_a_run_whose_usage_files_mix_currencies_refuses_the_other_with_the_fix(d
 def test_prices_make_the_reported_cost_irrelevant_to_the_currency() -> None:
     adapter = CommandAdapter(solver="true", price_in=1.0, price_out=2.0, currency="EUR")
     assert adapter._currency_clash({"tokens_in": 1, "tokens_out": 0, "cost_usd": 3.0}) is None
+
+
+def test_a_resumed_run_keeps_the_currency_its_usage_files_set() -> None:
+    adapter = CommandAdapter(solver="true")
+    adapter.continue_run({"cost_currency": "EUR", "cost_currency_source": "the usage files"})
+    assert adapter.currency == "EUR"
+    assert "earlier usage files reported cost_eur" in str(adapter._currency_clash({"cost_usd": 1.0}))
+
+
+def test_ray_workers_need_the_currency_given() -> None:
+    with pytest.raises(AdapterError, match="--executor ray the command adapter needs --currency"):
+        CommandAdapter(solver="true").continue_run({}, distributed=True)
+    CommandAdapter(solver="true", currency="EUR").continue_run({}, distributed=True)  # given: fine
+    CommandAdapter(solver="noop").continue_run({}, distributed=True)  # a built-in solver reports no cost
