@@ -60,9 +60,11 @@ def _refusal(args: argparse.Namespace) -> str | None:
     chosen = [flag for flag, on in (("--noop", args.noop), ("--ref", args.ref), ("--solver", args.solver)) if on]
     if not args.fixtures:
         return f"{' '.join(chosen)} runs coding fixtures: give their folders — aeh run FIXTURE… {chosen[0]}"
+    if not chosen:
+        return (f"aeh run {' '.join(args.fixtures)} is the coding harness's form: give one of --noop (the floor), "
+                "--ref (the ceiling) or --solver CMD — or, to run a suite by name or folder, aeh run --suite NAME")
     if len(chosen) != 1:
-        return ("give one of --noop (the floor), --ref (the ceiling) or --solver CMD"
-                + (f", not {' and '.join(chosen)}" if chosen else ""))
+        return f"give one of --noop (the floor), --ref (the ceiling) or --solver CMD, not {' and '.join(chosen)}"
     mixed = [flag for name, flag in _OWN_FORM.items() if getattr(args, name, None)]
     if args.adapter == "command":
         mixed.remove("--adapter")
