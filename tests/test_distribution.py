@@ -62,6 +62,8 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_runs_the_smoke_suite(tmp
         inside = set(archive.namelist())
     assert {f"aeh/_bundled/notebooks/{name}.ipynb" for name in NOTEBOOKS} <= inside
     assert "aeh/_bundled/suites/smoke/suite.py" in inside
+    # the results' typed fields reach a user's mypy (PEP 561)
+    assert "aeh/py.typed" in inside
     # `aeh view` serves this notebook with this template from the install
     assert {"aeh/viewer/view.ipynb", "aeh/viewer/share/voila/templates/aeh/index.html.j2"} <= inside
     # The jupyter extra too, so the installed aeh can render a report from its own notebooks.
