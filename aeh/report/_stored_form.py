@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from aeh.errors import ConfigError
 from aeh.report._paths import NOTEBOOKS, notebooks_dir
 
 __all__ = ["HOOK_CONFIG", "hook_config_path", "is_shipped_notebook", "save_hook", "set_save_hook", "stored_form",
@@ -88,11 +89,16 @@ def hook_config_path(prefix: str | Path | None = None) -> Path:
 def set_save_hook(enabled: bool = True, prefix: str | Path | None = None) -> Path:
     """Turn the save hook on (or off) for Jupyter Server in this environment; returns the config file."""
     path = hook_config_path(prefix)
-    if enabled:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(HOOK_CONFIG, indent=2) + "\n", encoding="utf-8")
-    else:
-        path.unlink(missing_ok=True)
+    try:
+        if enabled:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(HOOK_CONFIG, indent=2) + "\n", encoding="utf-8")
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot {'write' if enabled else 'remove'} it ({exc.strerror}) — run this "
+                          "with the Python of the environment JupyterLab runs from, as a user who may change "
+                          "that environment") from None
     return path
 
 

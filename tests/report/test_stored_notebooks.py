@@ -113,6 +113,14 @@ def test_hook_turns_the_extension_on_and_off_in_an_environment(tmp_path: Path,
     assert code == 0 and not config.exists()
 
 
+def test_hook_in_an_environment_it_cannot_write_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "etc"
+    blocked.write_text("a file where the folder would go")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    code, _, err = run_cli("notebooks", "hook")
+    assert code == 2 and "aeh.report.json: cannot write it" in err and "Traceback" not in err
+
+
 def test_the_wheels_jupyter_config_is_the_hooks() -> None:
     shipped = ROOT / "aeh" / "report" / "jupyter_config" / "aeh.report.json"
     assert json.loads(shipped.read_text()) == HOOK_CONFIG
