@@ -129,8 +129,10 @@ class ResultFrame(pd.DataFrame):  # type: ignore[misc]  # pandas ships no type i
 
     @property
     def table(self) -> pd.DataFrame:
-        """The rows as a plain DataFrame, without the fields (copy-on-write: no data is copied)."""
-        return pd.DataFrame(self)
+        """The rows as a plain DataFrame, without the fields. Under copy-on-write (always, from
+        pandas 3) no data is copied; without it (pandas 2's default) the rows are copied, so a
+        change to the table never reaches the result."""
+        return pd.DataFrame(self, copy=not _copy_on_write())
 
     # -- pandas' subclass hooks ------------------------------------------------------------------
     @property
@@ -156,7 +158,8 @@ class ResultFrame(pd.DataFrame):  # type: ignore[misc]  # pandas ships no type i
         if isinstance(other, pd.DataFrame | pd.Series):
             source = other if type(other) is type(self) and other._has_fields() else None
         else:
-            inputs = list(getattr(other, "input_objs", None) or [])
+            # pandas 3 names the inputs of a concat or merge `input_objs`; pandas 2 `objs`
+            inputs = list(getattr(other, "input_objs", None) or getattr(other, "objs", None) or [])
             first = inputs[0] if inputs else None
             same = (type(first) is type(self) and first._has_fields()
                     and all(type(o) is type(self) and o._aeh_origin is first._aeh_origin for o in inputs))
@@ -164,7 +167,8 @@ class ResultFrame(pd.DataFrame):  # type: ignore[misc]  # pandas ships no type i
         if source is None:  # rows of several runs, or of no result: no fields describe them
             plain_frame = pd.DataFrame(self)
             return pd.DataFrame.__finalize__(plain_frame, other, method=method, **kwargs)
-        super().__finalize__(source, method=method, **kwargs)
+        # a frame as the source: pandas 2 would read `source.objs` for method="concat"
+        super().__finalize__(source, **kwargs)
         if source is not other:  # pd.concat of pieces of one result
             pd.DataFrame.__finalize__(self, other, method=method, **kwargs)
         return self
@@ -290,6 +294,12 @@ def _warned(owner: ResultFrame | None, key: Hashable, name: str, value: Any) -> 
     warnings.warn(f"{kind}.attrs[{key!r}] is deprecated: read the typed field `.{name}` "
                   "(attrs keeps the earlier keys for one release)", DeprecationWarning, stacklevel=3)
     return value
+
+
+def _copy_on_write() -> bool:
+    if int(pd.__version__.split(".", 1)[0]) >= 3:
+        return True
+    return pd.get_option("mode.copy_on_write") is True
 
 
 def plain(value: Any) -> Any:
