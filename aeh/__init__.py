@@ -1,7 +1,8 @@
 """aeh — the Agent Eval Harness. Measure LLM agents the way a statistician would.
 
     import aeh
-    result = aeh.run("smoke", adapter="mock", attempts=5, seed=1)  # RunResult; per-task table: .table
+    result = aeh.run("smoke", adapter="mock", attempts=5, seed=1)  # a DataFrame (RunResult): one row per task
+    result.suite_rate, result.warnings                              # its typed fields
     aeh.compare(run_a, run_b)                                       # regressions, BH-corrected
     aeh.agreement(run_id)                                           # judge vs programmatic, κ
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_getattr", "lazy_module"]
+__all__ = ["lazy_getattr", "lazy_module", "moved_getattr"]
 
 
 def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False) -> Callable[[str], object]:
@@ -25,6 +26,22 @@ def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False)
         if cache:
             namespace[name] = value
         return value
+
+    return __getattr__
+
+
+def moved_getattr(module: str, table: Mapping[str, str]) -> Callable[[str], object]:
+    """The `__getattr__` of a public module whose names moved: a name in `table` (name → the
+    module it lives in now) is imported from there, with a DeprecationWarning naming that module.
+    Nothing is cached, so every use warns (Python shows each place once)."""
+
+    def __getattr__(name: str) -> object:
+        home = table.get(name)
+        if home is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} is deprecated: import {name} from {home} ({module} keeps it for one more "
+                      "release)", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(home), name)
 
     return __getattr__
 

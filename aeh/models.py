@@ -34,6 +34,7 @@ __all__ = [
     "Task",
     "ToolCall",
     "ToolErrorKind",
+    "Trace",
     "TraceView",
 ]
 
@@ -135,6 +136,10 @@ class GoldenTrace(_Strict):
 
     steps: list[GoldenStep] = Field(default_factory=list)
     final_output: str | None = None
+
+
+#: The specification's name for a golden trace: its suite contract reads `golden_traces() -> dict[str, Trace]`.
+Trace = GoldenTrace
 
 
 AgentStatus = Literal["answered", "declined", "gave_up", "budget_exhausted", "harness_error"]

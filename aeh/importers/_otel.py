@@ -15,6 +15,11 @@ each trace's span tree, recognises tool spans (`gen_ai.tool.name`, `execute_tool
 gen_ai operations, OpenInference `LLM`, OpenLLMetry `llm.request.type`), and turns each trace
 into a trajectory graded by the suite (`aeh.importers._trajectory`). The task id comes from a
 configurable attribute (default `aeh.task_id`), looked up on the spans, then the resource.
+
+Round trip: the run records the task and attempt attributes it was imported with
+(`config["otel_attributes"]`); its export sets them on every span beside `aeh.task_id` and
+`aeh.attempt` and names them on the resource (`aeh.task_attribute`, `aeh.attempt_attribute`), so
+the same `--task-attribute` reads the exported file back.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from aeh.trajectory import Step, Trajectory
 __all__ = ["export_otlp_json", "import_otel_files", "load_otlp", "otlp_to_trajectories", "run_to_otlp"]
 
 _SKIP_CATEGORIES = {"grading", "cost", "faults"}
+DEFAULT_TASK_ATTRIBUTE, DEFAULT_ATTEMPT_ATTRIBUTE = "aeh.task_id", "aeh.attempt"
 _MODEL_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
 
 
@@ -93,10 +99,26 @@ def trace_id(run_id: str, task_id: str, attempt: int) -> str:
     return hashlib.sha256(f"{run_id}:{task_id}:{attempt}".encode()).hexdigest()[:32]
 
 
-def otel_attributes(span: Span) -> dict[str, Any]:
-    """A span's attributes under the GenAI conventions, aeh's own under `aeh.*`."""
+def attribute_config(task_attribute: str, attempt_attribute: str) -> dict[str, Any]:
+    """What an OTel import records in its run's config: the attributes it read task and attempt from."""
+    return {"otel_attributes": {"task": task_attribute, "attempt": attempt_attribute}}
+
+
+def imported_attributes(config: dict[str, Any]) -> tuple[str, str]:
+    """(task attribute, attempt attribute) a run was imported with; aeh's own for any other run."""
+    recorded = config.get("otel_attributes")
+    names: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    return (str(names.get("task") or DEFAULT_TASK_ATTRIBUTE), str(names.get("attempt") or DEFAULT_ATTEMPT_ATTRIBUTE))
+
+
+def otel_attributes(span: Span, task_attribute: str = DEFAULT_TASK_ATTRIBUTE,
+                    attempt_attribute: str = DEFAULT_ATTEMPT_ATTRIBUTE) -> dict[str, Any]:
+    """A span's attributes under the GenAI conventions, aeh's own under `aeh.*`; the task and
+    attempt also under the attributes the run was imported with, when those differ."""
     out: dict[str, Any] = {"aeh.category": span.category, "aeh.task_id": span.task_id,
                            "aeh.attempt": span.attempt, "aeh.run_id": span.run_id}
+    out.setdefault(task_attribute, span.task_id)
+    out.setdefault(attempt_attribute, span.attempt)
     for key, value in span.attributes.items():
         if key == "args" and span.category == "tools":
             out["gen_ai.tool.call.arguments"] = json.dumps(value, default=str)
@@ -126,6 +148,7 @@ def run_to_otlp(run_id: str, db: StoreLike = None) -> dict[str, Any]:
         rows = store.spans_frame(full).to_dicts()
     spans = [Span(**{**r, "attributes": json.loads(r["attributes"]) if isinstance(r["attributes"], str)
                      else (r["attributes"] or {})}) for r in rows]
+    task_attribute, attempt_attribute = imported_attributes(info.config)
     out = []
     for s in spans:
         start = int(s.start_ts * 1e9)
@@ -134,7 +157,7 @@ def run_to_otlp(run_id: str, db: StoreLike = None) -> dict[str, Any]:
             "traceId": trace_id(s.run_id, s.task_id, s.attempt), "spanId": s.span_id, "name": s.name,
             "kind": 3 if s.category in ("model",) else 1,  # CLIENT for model calls, else INTERNAL
             "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
-            "attributes": _kv(otel_attributes(s)),
+            "attributes": _kv(otel_attributes(s, task_attribute, attempt_attribute)),
             "status": {"code": 2, "message": str(s.attributes.get("error", ""))} if s.status == "error"
             else {"code": 1},
         }
@@ -142,7 +165,8 @@ def run_to_otlp(run_id: str, db: StoreLike = None) -> dict[str, Any]:
             item["parentSpanId"] = s.parent_span_id
         out.append(item)
     resource = {"service.name": "aeh", "aeh.run_id": full, "aeh.suite": info.suite,
-                "aeh.adapter": info.adapter, "aeh.model": info.model}
+                "aeh.adapter": info.adapter, "aeh.model": info.model,
+                "aeh.task_attribute": task_attribute, "aeh.attempt_attribute": attempt_attribute}
     document = {"resourceSpans": [{"resource": {"attributes": _kv(resource)},
                                    "scopeSpans": [{"scope": {"name": "aeh"}, "spans": out}]}]}
     # The file and the collector get what the store holds, re-checked: an older store may be raw.
@@ -567,4 +591,5 @@ def import_otel_files(paths: Sequence[str | Path], db: StoreLike = None, *, suit
     if problems:
         raise ValidationError(problems, "OTLP file(s)")
     options.setdefault("name", "otel")
+    options["config"] = {**(options.get("config") or {}), **attribute_config(task_attribute, attempt_attribute)}
     return grade_trajectories(suite, trajectories, db, source=", ".join(str(p) for p in paths), **options)

@@ -27,7 +27,7 @@ from aeh.engine.attempt import run_attempt
 from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunOptions, build_attempt_setup, execute_run
 from aeh.errors import ValidationError
-from aeh.importers._otel import _attrs, _flat, _kv, otlp_to_trajectories
+from aeh.importers._otel import _attrs, _flat, _kv, attribute_config, otlp_to_trajectories
 from aeh.importers._otlp_http import IntakeFull, OtlpReceiver
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable, load_price_table
@@ -225,6 +225,7 @@ def serve_otlp(suite: str | Path | EvalSuite, db: StoreLike = None, *, host: str
     live.prices = load_price_table(price_table)
     where = "{}:{}".format(*receiver.address)
     config: dict[str, Any] = {"recorded_from": f"OTLP/HTTP {where}", "tool_replay": "recorded",
+                              **attribute_config(task_attribute, attempt_attribute),
                               **({"price_table": str(price_table)} if price_table is not None else {}),
                               **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {})}
     live.options = build_run_options(attempts=1, concurrency=1, seed=0, run_id=run_id, config=config)

@@ -13,6 +13,7 @@ from aeh.report._export import export_html
 from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_dir
 from aeh.report._pick import RunPick, pick_newest_run, pick_run_pair
 from aeh.report._render import render_compare_report, render_matrix_report, render_run_report
+from aeh.report._stored_form import set_save_hook, stored_text, strip_notebooks
 from aeh.report._trace import render_trace_html, trace_html
 
 if _typing.TYPE_CHECKING:
@@ -34,6 +35,9 @@ _LAZY = {
     "localized_span_ids": "aeh.report._tree",
     "span_label": "aeh.report._tree",
     "walk": "aeh.report._tree",
+    # Jupyter Server loads aeh.report as an extension: shipped notebooks are saved without outputs
+    "_jupyter_server_extension_points": "aeh.report._stored_form",
+    "_load_jupyter_server_extension": "aeh.report._stored_form",
 }
 
 
@@ -66,7 +70,10 @@ __all__ = [
     "render_matrix_report",
     "render_run_report",
     "render_trace_html",
+    "set_save_hook",
     "span_label",
+    "stored_text",
+    "strip_notebooks",
     "trace_html",
     "walk",
 ]

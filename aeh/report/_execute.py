@@ -10,6 +10,7 @@ from typing import Any
 from aeh.errors import AehError, ConfigError
 from aeh.report._inprocess import INPROCESS, in_process_kernel
 from aeh.report._paths import notebook_path
+from aeh.report._stored_form import is_shipped_notebook
 
 __all__ = ["KERNEL_ENV", "NotebookExecutionError", "execute_notebook", "kernel_choice"]
 
@@ -61,6 +62,8 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
 
     src = Path(name) if str(name).endswith(".ipynb") and Path(name).is_file() else notebook_path(str(name))
     out = Path(out_ipynb)
+    if is_shipped_notebook(out):  # the shipped notebooks stay without outputs: papermill writes a copy
+        raise ConfigError(f"{out} is a shipped notebook: write the executed notebook elsewhere")
     out.parent.mkdir(parents=True, exist_ok=True)
     choice = kernel_choice(kernel)
     # The executed notebook is written once, at the end (or at the failing cell): saved after

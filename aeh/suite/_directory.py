@@ -16,6 +16,7 @@ from aeh._pyfile import ImportTimedOut, import_file, import_time_limit
 from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task
+from aeh.suite._class_suite import ClassSuite, suite_classes
 from aeh.suite.contract import Invariant
 from aeh.tools import ToolRegistry
 
@@ -40,7 +41,12 @@ class DirectorySuite:
         self._partial: list[tuple[str, Task]] = []
         self._goldens: dict[str, GoldenTrace] = {}
         self._module = self._import_module()
-        self.name: str = name or getattr(self._module, "name", None) or self.root.name
+        #: set when suite.py defines the suite as a class (the specification's contract): that is the suite
+        self.class_suite = self._class_suite()
+        self.name: str = name or (self.class_suite.name if self.class_suite is not None else "")
+        if self.class_suite is not None:
+            return
+        self.name = name or getattr(self._module, "name", None) or self.root.name
         self._tools = self._module_attr("tools", ToolRegistry, ToolRegistry(), "a ToolRegistry")
         self._own_invariants: dict[str, Invariant] = self._module_attr(
             "invariants", dict, {}, "a dict of name -> invariant function"
@@ -118,6 +124,24 @@ class DirectorySuite:
             self._problems.append(Problem(where, field, f"importing suite.py failed: "
                                           f"{type(exc).__name__}: {exc}", "fix the error in suite.py"))
             return None
+
+    def _class_suite(self) -> ClassSuite | None:
+        classes = suite_classes(self._module) if self._module is not None else []
+        if len(classes) != 1:
+            if classes:
+                self._problems.append(Problem(display_path(self.root / "suite.py"), "(classes)",
+                                              f"defines {len(classes)} suite classes "
+                                              f"({', '.join(c.__name__ for c in classes)})",
+                                              "keep one suite class in suite.py, or install each as an "
+                                              "aeh.suites entry point"))
+            return None
+        suite = ClassSuite(self.root, classes[0])
+        if any((self.root / "tasks").glob("*.y*ml")):
+            suite.add_problem(Problem(display_path(self.root / "tasks"), "(dir)",
+                                      f"{classes[0].__name__} in suite.py defines the tasks; tasks/*.yaml would "
+                                      "be ignored", "move those tasks into tasks(), or remove the class and keep "
+                                      "suite.py's `tools` with tasks/*.yaml"))
+        return suite
 
     def _module_attr(self, attr: str, kind: type[T], default: T, what: str) -> T:
         """suite.py's `attr` if it has the right type; otherwise a problem and the default."""

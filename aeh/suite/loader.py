@@ -77,6 +77,12 @@ def _not_a_suite(path: Path) -> str:
     return "is a file, not a suite directory (nor an agent-eval-harness suite YAML: no `- task_id:` tasks)"
 
 
+def _directory(path: Path) -> EvalSuite:
+    """suite.py with tasks/, or suite.py defining the suite as a class."""
+    suite = DirectorySuite(path)
+    return suite.class_suite or suite
+
+
 def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     """A validated suite from an object, a directory path, or an installed `aeh.suites` name."""
     if not isinstance(spec, str | Path):
@@ -84,7 +90,7 @@ def load_suite(spec: str | Path | EvalSuite) -> EvalSuite:
     elif Path(spec).expanduser().is_dir():
         path = Path(spec).expanduser()
         suite = (CodingSuite(path) if is_coding_suite_dir(path)
-                 else TaskJsonSuite(path) if is_task_json_path(path) else DirectorySuite(path))
+                 else TaskJsonSuite(path) if is_task_json_path(path) else _directory(path))
     elif is_harness_suite_file(Path(spec).expanduser()):
         suite = HarnessSuite(Path(spec).expanduser())
     elif isinstance(spec, Path) or any(c in spec for c in "/\\") or spec.startswith((".", "~")):

@@ -1,5 +1,5 @@
 """The typed results: fields that match the stored run, a notebook rendering that shows the
-verdict, and a terminal text that is the CLI's table."""
+verdict, and a terminal text that is the CLI's table (the DataFrame side: test_result_frames.py)."""
 
 from __future__ import annotations
 
@@ -47,11 +47,6 @@ def test_a_result_is_frozen(store: Store, build) -> None:
     result = aeh.load_run(build.run(store, "R", {"a": [True]}), db=store)
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.suite_rate = 1.0  # type: ignore[misc]
-
-
-def test_a_result_has_no_attrs_to_read_with_defaults(store: Store, build) -> None:
-    result = aeh.load_run(build.run(store, "R", {"a": [True]}), db=store)
-    assert not hasattr(result, "attrs")
 
 
 def test_compare_regressed_tasks_are_the_regressed_rows(store: Store, pair: tuple[str, str]) -> None:

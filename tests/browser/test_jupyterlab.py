@@ -1,17 +1,17 @@
-"""First contact: after only `aeh run`, every notebook runs top to bottom in a real JupyterLab.
+"""First contact: right after the README's install, `jupyter lab notebooks/` runs every notebook.
 
 papermill alone cannot catch a wrong store path: it sets the kernel's working directory. Here
-JupyterLab starts the kernel in `notebooks/`, one level below the runs.db the CLI made, exactly
-as it does for a user who opened the project folder.
+JupyterLab is started as the README says, from the project folder with `notebooks/` as its root,
+so it starts each kernel in `notebooks/`, one level below the runs.db README command 1 made.
 
-The project is a git repository holding this checkout's tracked files, and `notebooks/` is made by
-`aeh notebooks copy`, as the README walkthrough says: each notebook is run, saved, and `git status`
-must stay clean (using the notebooks never edits the shipped ones).
+The project is a git repository holding this checkout's tracked files. Its `notebooks/` are the
+shipped notebooks themselves, in git: each is run, saved from JupyterLab's File menu, and the file
+must stay byte for byte what git holds (`git status` clean) — the environment's Jupyter Server
+loads aeh's save hook (`aeh notebooks hook`, part of the README's install of the jupyter extra).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -20,15 +20,16 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import aeh
-from aeh.report import notebooks_dir
-from tests.process_support import stop_process
+from aeh.report import NOTEBOOKS, notebooks_dir
+from aeh.report._stored_form import hook_config_path
+from tests.process_support import stop_process, wait_until_answering
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -88,43 +89,38 @@ def _shipped() -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A JupyterLab server on loopback over a project like this checkout: runs.db (two CLI runs) and
-    notebooks/ from `aeh notebooks copy`."""
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """JupyterLab started as the README says (`jupyter lab notebooks/` in the project folder) after
+    README command 1's run, in a repository like this checkout."""
     if shutil.which("git") is None:
         pytest.skip("needs git to check that running the notebooks leaves the repository clean")
+    if not hook_config_path().is_file():
+        pytest.fail(f"{hook_config_path()} is missing: this environment's JupyterLab would save the shipped "
+                    "notebooks with their outputs — run `aeh notebooks hook` (the README's jupyter install does)")
     project = tmp_path_factory.mktemp("project")
     _repository_like_this_checkout(project)
     env = _clean_env(tmp_path_factory.mktemp("jupyter-home"))
-    for seed in ("1", "2"):  # two runs, so compare_runs has something to compare
-        _aeh(project, env, "run", "--suite", "smoke", "--adapter", "mock", "--attempts", "2", "--seed", seed)
+    _aeh(project, env, "run", "--suite", "smoke", "--adapter", "mock", "--attempts", "5", "--seed", "1")
     assert (project / "runs.db").is_file()
-    _aeh(project, env, "notebooks", "copy", "notebooks")
-    assert _git(project, "status", "--porcelain") == ""  # runs.db and notebooks/ are ignored
+    assert _git(project, "status", "--porcelain") == ""  # runs.db is ignored
 
     port, token = _free_port(), secrets.token_hex(16)
     log = (project.parent / "jupyterlab.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip", "127.0.0.1",
-         "--port", str(port), f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={project}",
+        [str(Path(sys.executable).with_name("jupyter")), "lab", "notebooks/", "--no-browser", "--allow-root",
+         "--ip", "127.0.0.1", "--port", str(port), f"--IdentityProvider.token={token}",
          "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         cwd=project, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start; see {log.name}")
-                time.sleep(0.5)
-        yield f"{base}/lab/tree/notebooks/{{name}}.ipynb?reset&token={token}", project
+        if not wait_until_answering(f"{base}/api/status?token={token}", server):
+            pytest.fail(f"JupyterLab did not start; see {log.name}")
+        yield f"{base}/lab/tree/{{name}}.ipynb?reset&token={token}", project, env
     finally:
         stop_process(server)
         log.close()
+    assert "aeh.report | extension was successfully loaded" in Path(log.name).read_text()
 
 
 def _prompts(page) -> list[str]:
@@ -160,60 +156,75 @@ def _run_all_and_wait(page) -> None:
 
 
 def _save_and_wait(page, saved: Path) -> None:
-    """Save from JupyterLab's File menu and wait until the file on disk holds the outputs."""
+    """Save from JupyterLab's File menu and wait until the server has written the file."""
+    before = saved.stat().st_mtime_ns
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        try:
-            cells = json.loads(saved.read_text()).get("cells", [])
-        except json.JSONDecodeError:  # read while JupyterLab is still writing it
-            cells = []
-        if any(c.get("outputs") for c in cells):
+        if saved.stat().st_mtime_ns != before and page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count() == 0:
             return
         time.sleep(0.5)
-    raise AssertionError(f"{saved} was not saved with its outputs")
+    raise AssertionError(f"{saved} was not saved")
 
 
-@pytest.mark.parametrize("name", ["run_suite", "compare_runs", "explore", "judge_agreement"])
-def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path], browser, artifacts: Path) -> None:
-    url, project = lab
-    shipped = _shipped()
+def _open_and_run_all(browser, url: str, name: str, artifacts: Path, shot: str) -> tuple[Any, list[str]]:
     page = browser.new_page(viewport={"width": 1300, "height": 1600})
     offsite: list[str] = []
     page.on("request", lambda r: offsite.append(r.url)
             if not r.url.startswith(("http://127.0.0.1", "data:", "blob:", "ws://127.0.0.1")) else None)
+    page.goto(url.format(name=name))
     try:
-        page.goto(url.format(name=name))
-        try:
-            _run_all_and_wait(page)
-        finally:
-            page.screenshot(path=str(artifacts / f"jupyterlab-{name}.png"), full_page=True)
+        _run_all_and_wait(page)
+    finally:
+        page.screenshot(path=str(artifacts / f"jupyterlab-{shot}.png"), full_page=True)
+    stderr = page.locator(PANEL + " .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    errors = [t for t in stderr.all_inner_texts() if "Traceback" in t or re.search(r"\w+(Error|Exception)\b", t)]
+    assert not errors, f"{name}: error output in JupyterLab:\n" + "\n---\n".join(e[:2000] for e in errors)
+    prompts = _prompts(page)
+    assert all(re.search(r"\d", p) for p in prompts), f"{name}: not every cell ran: {prompts}"
+    return page, offsite
 
-        stderr = page.locator(PANEL + " .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-        errors = [t for t in stderr.all_inner_texts() if "Traceback" in t or re.search(r"\w+(Error|Exception)\b", t)]
-        assert not errors, f"{name}: error output in JupyterLab:\n" + "\n---\n".join(e[:2000] for e in errors)
-        prompts = _prompts(page)
-        assert all(re.search(r"\d", p) for p in prompts), f"{name}: not every cell ran: {prompts}"
 
+def _saved_unchanged(page, project: Path, name: str, shipped: dict[str, bytes]) -> None:
+    """Saving the run notebook leaves it as git holds it."""
+    _save_and_wait(page, project / "notebooks" / f"{name}.ipynb")
+    assert _git(project, "status", "--porcelain") == "", f"{name}: running and saving it changed the repository"
+    assert (project / "notebooks" / f"{name}.ipynb").read_bytes() == shipped[f"{name}.ipynb"]
+
+
+def test_the_checkouts_notebooks_are_the_shipped_ones(lab: tuple[str, Path, dict[str, str]]) -> None:
+    _, project, _ = lab
+    assert sorted(p.stem for p in (project / "notebooks").glob("*.ipynb")) == sorted(NOTEBOOKS)
+    assert {p.name: p.read_bytes() for p in (project / "notebooks").glob("*.ipynb")} == _shipped()
+
+
+# In README order: what a user finds with README command 1's single smoke run in the store.
+@pytest.mark.parametrize("name", ["run_suite", "explore", "judge_agreement", "compare_runs", "coding_matrix"])
+def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path, dict[str, str]], browser,
+                                               artifacts: Path) -> None:
+    url, project, _ = lab
+    shipped = _shipped()
+    page, offsite = _open_and_run_all(browser, url, name, artifacts, name)
+    try:
         text = page.locator(PANEL + " .jp-Notebook").inner_text()
-        assert f"store: {project / 'runs.db'}" in text, f"{name}: the store line is missing"
-        if name != "run_suite":  # run_suite may name the store before it exists… it exists here
-            assert "walking up" in text
+        assert f"store: {project / 'runs.db'}" in text and "walking up" in text, f"{name}: the store line"
         newest = aeh.runs(project / "runs.db").run_id
+        assert len(newest) == 1  # no notebook started a run of its own
         if name == "run_suite":  # no parameters: the newest stored run is reported, no run is started
-            assert f"reporting run {newest.iloc[0]}" in text and len(newest) == 2
+            assert f"reporting run {newest.iloc[0]}" in text
             assert page.locator(f"{PANEL} #per-task-table").count() == 1
             assert page.locator(f"{PANEL} #pass-k-table .aeh-key").count() == 1
-        if name == "compare_runs":  # the two smoke runs, in a styled table with a key
-            assert f"A {newest.iloc[1]}" in text and f"B {newest.iloc[0]}" in text
-            assert page.locator(f"{PANEL} #compare-table table").count() == 1
+        if name == "compare_runs":  # one run: the notebook says what a comparison needs
+            assert f"Comparing needs two runs; {project / 'runs.db'} holds one ({newest.iloc[0]})" in text
+        if name == "coding_matrix":
+            assert "No coding runs stored yet" in text
         if name == "judge_agreement":
             assert page.locator(f"{PANEL} #no-judge").count() == 1 and "κ is absent" in text
             assert "nan" not in page.locator(f"{PANEL} .jp-OutputArea").first.inner_text().lower()
         if name == "explore":
             assert page.locator(f"{PANEL} #rate-table table").count() == 1
-            assert page.locator(f"{PANEL} #attempts-table tbody tr").count() == 10  # 5 tasks x 2 attempts
+            assert page.locator(f"{PANEL} #attempts-table tbody tr").count() == 25  # 5 tasks x 5 attempts
             rows = page.locator(f"{PANEL} .aeh-tree-row")  # TraceBrowser's span rows
             rows.first.wait_for(timeout=30_000)
             assert rows.first.evaluate("e => getComputedStyle(e).textAlign") in ("left", "start")
@@ -222,9 +233,23 @@ def test_notebook_runs_all_cells_in_jupyterlab(name: str, lab: tuple[str, Path],
             rows.first.scroll_into_view_if_needed()
             page.screenshot(path=str(artifacts / "jupyterlab-explore-tree.png"))
         assert offsite == [], f"requests left loopback: {offsite[:5]}"
+        _saved_unchanged(page, project, name, shipped)
+    finally:
+        page.close()
 
-        _save_and_wait(page, project / "notebooks" / f"{name}.ipynb")
-        assert _git(project, "status", "--porcelain") == "", f"{name}: running and saving it changed the repository"
-        assert _shipped() == shipped, f"{name}: a shipped notebook changed"
+
+def test_compare_runs_compares_after_a_second_run(lab: tuple[str, Path, dict[str, str]], browser,
+                                                  artifacts: Path) -> None:
+    url, project, env = lab
+    shipped = _shipped()
+    _aeh(project, env, "run", "--suite", "smoke", "--adapter", "mock", "--attempts", "5", "--seed", "2")
+    newest = aeh.runs(project / "runs.db").run_id
+    page, offsite = _open_and_run_all(browser, url, "compare_runs", artifacts, "compare_runs-two-runs")
+    try:
+        text = page.locator(PANEL + " .jp-Notebook").inner_text()
+        assert f"A {newest.iloc[1]}" in text and f"B {newest.iloc[0]}" in text
+        assert page.locator(f"{PANEL} #compare-table table").count() == 1
+        assert offsite == [], f"requests left loopback: {offsite[:5]}"
+        _saved_unchanged(page, project, "compare_runs", shipped)
     finally:
         page.close()

@@ -266,3 +266,61 @@ def test_an_empty_otlp_file_is_a_listed_problem(tmp_path: Path, db: Path) -> Non
     empty.write_text(json.dumps({"resourceSpans": []}))
     code, out, err = cli("import", "otel", str(empty), "--suite", "smoke", "--db", str(db))
     assert code == 2 and "holds no spans" in err and "Traceback" not in err
+
+
+def _agent_trace(trace: str, task: str, attempt: int, expression: str, result: float, answer: str) -> list[dict[str, Any]]:
+    """One attempt as an instrumented agent records it: its task and attempt under eval.* attributes."""
+    root = trace[:16]
+    return [
+        {"traceId": trace, "spanId": root, "name": "my-agent", "startTimeUnixNano": "1000",
+         "endTimeUnixNano": "9000", "attributes": [_attr("openinference.span.kind", "AGENT"),
+                                                  _attr("eval.task_id", task), _attr("eval.attempt", attempt),
+                                                  _attr("output.value", answer)]},
+        {"traceId": trace, "spanId": "f" * 15 + "1", "parentSpanId": root, "name": "execute_tool calculator",
+         "startTimeUnixNano": "4000", "endTimeUnixNano": "5000",
+         "attributes": [_attr("gen_ai.operation.name", "execute_tool"), _attr("gen_ai.tool.name", "calculator"),
+                        _attr("gen_ai.tool.call.arguments", json.dumps({"expression": expression})),
+                        _attr("gen_ai.tool.call.result", json.dumps({"result": result}))]},
+    ]
+
+
+def test_a_round_trip_keeps_the_task_attribute_the_run_was_imported_with(tmp_path: Path, db: Path) -> None:
+    spans = [*_agent_trace("1" * 32, "add_then_multiply", 0, "(17 + 25) * 3", 126, "There are 126 boxes."),
+             *_agent_trace("2" * 32, "add_then_multiply", 1, "17 + 25 * 3", 92, "There are 92 boxes."),
+             *_agent_trace("3" * 32, "split_the_bill", 0, "84.60 / 4 + 2", 23.15, "Each friend pays $23.15."),
+             *_agent_trace("4" * 32, "split_the_bill", 1, "84.60 / 4", 21.15, "Each friend pays $21.15.")]
+    source = tmp_path / "agent.json"
+    source.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": [_attr("service.name", "mine")]},
+                                                     "scopeSpans": [{"spans": spans}]}]}))
+    flags = ["--task-attribute", "eval.task_id", "--attempt-attribute", "eval.attempt"]
+    code, out, err = cli("import", "otel", str(source), "--suite", "toy_math", *flags, "--db", str(db))
+    assert code == 0, err
+    imported = out.splitlines()[0].strip()
+
+    exported = tmp_path / "exported.json"
+    assert cli("export", "otel", imported, "--db", str(db), "--out", str(exported))[0] == 0
+    doc = json.loads(exported.read_text())
+    resource = {kv["key"]: kv["value"]["stringValue"] for kv in doc["resourceSpans"][0]["resource"]["attributes"]
+                if "stringValue" in kv["value"]}
+    assert (resource["aeh.task_attribute"], resource["aeh.attempt_attribute"]) == ("eval.task_id", "eval.attempt")
+    carried = {(a["eval.task_id"]["stringValue"], a["eval.attempt"]["intValue"])
+               for s in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+               for a in [{kv["key"]: kv["value"] for kv in s["attributes"]}]}
+    assert carried == {("add_then_multiply", "0"), ("add_then_multiply", "1"), ("split_the_bill", "0"),
+                       ("split_the_bill", "1")}
+
+    code, out, err = cli("import", "otel", str(exported), "--suite", "toy_math", *flags, "--db", str(db))
+    assert code == 0, err
+    again = out.splitlines()[0].strip()
+    assert _verdicts(again, db) == _verdicts(imported, db)
+    assert [v[:3] for v in _verdicts(again, db)] == [("add_then_multiply", 0, True), ("add_then_multiply", 1, False),
+                                                     ("split_the_bill", 0, True), ("split_the_bill", 1, False)]
+    # and the re-imported run exports the same names again
+    resource = run_to_otlp(again, db)["resourceSpans"][0]["resource"]["attributes"]
+    assert {"key": "aeh.task_attribute", "value": {"stringValue": "eval.task_id"}} in resource
+
+
+def test_a_run_of_aehs_own_exports_its_own_attribute_names(source: tuple[Path, str]) -> None:
+    db, run_id = source
+    resource = run_to_otlp(run_id, db)["resourceSpans"][0]["resource"]["attributes"]
+    assert {"key": "aeh.task_attribute", "value": {"stringValue": "aeh.task_id"}} in resource

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from typing import Any
 
@@ -135,6 +134,6 @@ def test_the_other_sections_refuse_a_bare_frame(section: Any, kind: str) -> None
 
 
 def test_a_result_missing_a_field_fails_the_section() -> None:
-    fields = {f.name: getattr(_result(), f.name) for f in dataclasses.fields(RunResult) if f.name != "warnings"}
+    fields = {name: getattr(_result(), name) for name in RunResult.field_names() if name != "warnings"}
     with pytest.raises(TypeError):
         views.run_header(types.SimpleNamespace(**fields))
