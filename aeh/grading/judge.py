@@ -146,6 +146,10 @@ def _brief_error(exc: PydanticValidationError) -> str:
     return "; ".join(parts)
 
 
+#: The judge's output cap (`max_tokens`): verdicts are a few dozen tokens.
+JUDGE_MAX_OUTPUT_TOKENS = 256
+
+
 class JudgeClient:
     """An LLM judge: `await judge.verdict(messages, Schema, recorder=..., span_name=...)`.
 
@@ -155,8 +159,13 @@ class JudgeClient:
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout_s: float = 30.0, retries: int = 2, backoff_s: float = 0.5,
-                 json_mode: bool = True) -> None:
+                 json_mode: bool = True, max_output_tokens: int | None = JUDGE_MAX_OUTPUT_TOKENS) -> None:
         self.model = model
+        self.max_output_tokens = max_output_tokens
+        """Sent as `max_tokens`: a verdict is a short JSON object, and a judge that runs on (a small
+        model inside a JSON grammar can write one `reason` string until the request times out) is
+        cut, re-asked once and then errored as a wrong shape — instead of holding a slot for
+        `timeout_s` on every retry. None sends no limit."""
         self.base_url = base_url
         self.api_key = api_key
         self.timeout_s = timeout_s
@@ -249,6 +258,8 @@ class JudgeClient:
                         span_name: str, exchange: int, context: dict[str, Any] | None
                         ) -> tuple[S | None, str | None, str, bool]:
         request: dict[str, Any] = {"model": self.model, "messages": convo, "temperature": 0}
+        if self.max_output_tokens is not None:
+            request["max_tokens"] = self.max_output_tokens
         attrs = {"gen_ai.request.model": self.model, "prompt": convo, "exchange": exchange,
                  "schema": schema.__name__}
         with recorder.span(span_name, "grading", **attrs) as span:
@@ -286,6 +297,8 @@ class JudgeClient:
             else:
                 span.set(parsed=parsed.model_dump(mode="json"), error=None)
                 return parsed, raw, "", False
+            if _finish_reason(response) == "length":
+                error = f"the reply was cut at max_tokens={self.max_output_tokens}: {error}"
             span.set(parsed=None, judge_error_kind="wrong_shape")
             span.fail(f"malformed judge reply: {error}")
             return None, raw, error, False
@@ -318,6 +331,14 @@ def judge_error_kind(error: str | None) -> str:
     if "connection" in text or "cannot reach" in text or "cannot resolve" in text:
         return "connection"
     return "other"
+
+
+def _finish_reason(response: Any) -> str | None:
+    try:
+        reason: str | None = response.choices[0].finish_reason
+        return reason
+    except (AttributeError, IndexError, TypeError):
+        return None
 
 
 def _content(response: Any) -> str | None:

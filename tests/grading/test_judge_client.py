@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from aeh.grading.judge import JudgeClient, fence
+from aeh.grading.judge import JUDGE_MAX_OUTPUT_TOKENS, JudgeClient, fence
 from aeh.grading.judge_grader import JudgeVerdict
 from aeh.testing.openai_server import FakeOpenAIServer, Reply
 from aeh.trace import SpanRecorder
@@ -147,3 +147,17 @@ def test_configure_judge_without_any_provider_fails_loudly(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
         configure_judge(RunOptions(), "gpt-4o-mini")
+
+
+async def test_the_judge_caps_its_output_and_names_a_reply_cut_there():
+    """A small judge inside a JSON grammar can write one `reason` until the request times out: the
+    request carries max_tokens, and a reply cut there is named as such, re-asked once, then errored."""
+    rec = SpanRecorder("r", "t", 0)
+    cut = Reply.text('{"passed": true, "reason": "the answer is the answer is the answer', finish_reason="length")
+    with FakeOpenAIServer([cut, cut]) as server:
+        verdict, error = await client(server).verdict(MESSAGES, JudgeVerdict, recorder=rec)
+    assert [r["max_tokens"] for r in server.requests] == [JUDGE_MAX_OUTPUT_TOKENS] * 2 == [256, 256]
+    assert verdict is None and "the reply was cut at max_tokens=256" in error
+    with FakeOpenAIServer([Reply.text(GOOD)]) as server:
+        verdict, error = await client(server, max_output_tokens=None).verdict(MESSAGES, JudgeVerdict)
+    assert error is None and "max_tokens" not in server.requests[0]
