@@ -29,7 +29,7 @@ __all__ = ["AGENT_METADATA_KEY", "GRADING_RESOURCES", "AnswerKey", "RoutedSink",
 
 #: Resources for graders only: where the fixtures (with reference/ and hidden tests) live, and
 #: grading switches.
-GRADING_RESOURCES = frozenset({"coding_suite_root", "grading_sandbox"})
+GRADING_RESOURCES = frozenset({"coding_suite_root", "grading_sandbox", "grading_confinement"})
 #: The part of a coding task's metadata a solver is told (`$AEH_ENTRY_FILES`).
 _CODING_AGENT_KEYS = ("entry_files", "title", "timeout_seconds")
 #: The one metadata field a task declares for its agent; every other field stays with the harness.
