@@ -41,8 +41,10 @@ def cohens_kappa(
 ) -> Agreement:
     """Cohen's kappa (statsmodels) on the overlap set, with asymptotic (1-alpha) interval.
 
-    Trusted iff kappa >= 0.7. If both graders use a single label throughout, chance
-    agreement is 1 and kappa is undefined (nan, untrusted).
+    Trusted iff kappa >= 0.7. If both graders use the same single label throughout, chance
+    agreement is 1 and kappa is undefined (nan, untrusted); if they use opposite single labels
+    (every attempt failed by one and passed by the other), chance and observed agreement are both
+    0 and kappa is 0, its interval undefined.
     """
     prog = np.asarray(programmatic, dtype=bool)
     jud = np.asarray(judge, dtype=bool)
@@ -61,11 +63,15 @@ def cohens_kappa(
     base_j = float(jud.mean())
     prog_const = base_p in (0.0, 1.0)
     judge_const = base_j in (0.0, 1.0)
-    if prog_const and judge_const:
-        note = ("kappa undefined: both graders gave one label throughout "
+    if prog_const and judge_const and base_p == base_j:
+        note = ("kappa undefined: both graders gave the same one label throughout "
                 "(chance agreement = 1)")
         return Agreement(n, math.nan, math.nan, math.nan, raw, base_p, base_j, table,
                          False, note)
+    if prog_const and judge_const:  # opposite single labels: chance agreement 0, observed 0
+        note = ("kappa = 0: the graders gave opposite single labels throughout (agreement 0, chance "
+                "agreement 0), interval undefined")
+        return Agreement(n, 0.0, math.nan, math.nan, raw, base_p, base_j, table, False, note)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from statsmodels.stats import inter_rater  # heavy: loaded on first use

@@ -66,3 +66,14 @@ def test_one_constant_grader_gives_zero_kappa():
 def test_length_mismatch():
     with pytest.raises(ValueError):
         cohens_kappa([True], [True, False])
+
+
+def test_opposite_single_labels_are_kappa_zero_not_undefined():
+    """Every attempt failed by the graders and passed by the judge (a 135M judge does this):
+    chance agreement is 0·1 + 1·0 = 0, observed 0, so κ = 0 — not "chance agreement = 1"."""
+    a = cohens_kappa([False] * 12, [True] * 12)
+    assert a.kappa == 0.0 and a.raw_agreement == 0.0 and not a.trusted
+    assert math.isnan(a.kappa_low) and math.isnan(a.kappa_high)
+    assert "opposite single labels" in a.note and "chance agreement = 1" not in a.note
+    same = cohens_kappa([False] * 12, [False] * 12)
+    assert math.isnan(same.kappa) and "same one label" in same.note
