@@ -85,6 +85,8 @@ def _format_cannot_judge(result: CompareResult) -> str:
         counts = [f"{int(k):>3}/{int(n):<3}" if n == n and k == k else f"{'—':>7}"
                   for k, n in ((row.k_a, row.n_a), (row.k_b, row.n_b))]
         lines.append(f"{row.task_id:<34} {counts[0]} {counts[1]}")
+    if result.suite_dropped_note:  # which tasks the runs do not share is a fact, not a verdict
+        lines += ["", f"tasks: {result.suite_dropped_note}"]
     lines += ["", f"VERDICT: {result.verdict.headline}"]
     lines += [f"  {reason}" for reason in result.verdict.reasons]
     lines += [f"WARNING: {warning}" for warning in result.warnings]
