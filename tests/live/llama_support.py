@@ -7,7 +7,10 @@ Used by `tests/live/test_llama.py` (marked `llama`), `scripts/llama_server.sh`, 
 
     python tests/live/llama_support.py        # prints the backend and gguf, or why they are missing
 
-`AEH_LLAMA_BACKEND=xllamacpp` (or `skulk`) forces a build, as `aeh-llama-server --backend` does.
+The tests serve with the portable xllamacpp build on every machine, so they assert one behaviour
+everywhere (and the one an AVX2-only CI runner has); `AEH_LLAMA_BACKEND=skulk` (or `auto`) runs them
+on another build, as `aeh-llama-server --backend` does. The build the tests did not pick is still
+started (or refused by name) by `test_the_build_auto_does_not_pick_serves_too_or_is_refused_by_name`.
 """
 
 from __future__ import annotations
@@ -41,9 +44,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TOOLS_TEMPLATE = FIXTURES / "chatml_tools.jinja"
 
 
+def serving_backend() -> str:
+    """The build the live tests serve with: $AEH_LLAMA_BACKEND, else xllamacpp."""
+    return os.environ.get("AEH_LLAMA_BACKEND") or "xllamacpp"
+
+
 def backend(requested: str | None = None) -> Choice:
     """The build `aeh-llama-server` serves with here (raises LaunchError when none can)."""
-    return choose_backend(requested or os.environ.get("AEH_LLAMA_BACKEND") or "auto", cpu_flags(),
+    return choose_backend(requested or serving_backend(), cpu_flags(),
                           skulk_installed=skulk_binary() is not None, xllamacpp_available=xllamacpp_installed())
 
 
@@ -80,8 +88,7 @@ def server_command(port: int, *, template: Path | None = None,
     cmd = [sys.executable, "-m", "aeh.integrations.llama_server", "-m", str(gguf), "--alias", ALIAS, "--jinja",
            "-t", threads, "-tb", threads, "--host", "127.0.0.1", "--port", str(port), "-c", "4096",
            "--metrics", "--slots"]
-    if backend is not None:
-        cmd += ["--backend", backend]
+    cmd += ["--backend", backend or serving_backend()]
     if template is not None:
         cmd += ["--chat-template-file", str(template)]
     return cmd, dict(os.environ)

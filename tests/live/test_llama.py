@@ -1,6 +1,7 @@
 """react and single_shot against a REAL model: SmolLM2-135M served on loopback by llama.cpp's
-server through `aeh-llama-server` (xllamacpp on any x86-64; upstream's llama-server binary where the
-CPU has AVX-512 and AMX; `AEH_LLAMA_BACKEND=xllamacpp` forces the portable build).
+server through `aeh-llama-server`, with the portable xllamacpp build on every machine (the build an
+AVX2-only CPU gets; `AEH_LLAMA_BACKEND=skulk|auto` runs them on another). The other build is started
+too (or, on a CPU without AVX-512/AMX, refused by name) by the last test.
 
 Skipped, with the install command, unless a build and the SmolLM2 gguf are found (see
 `llama_support.missing`) — except under CI=true or AEH_LLAMA_TESTS=1, where a missing or failing
@@ -277,7 +278,7 @@ def test_queue_time_against_llama_is_not_agent_time(llama: str, tmp_path: Path) 
     assert (frame["latency_s"] == frame["agent_s"]).all()
 
 
-def test_the_build_auto_does_not_pick_serves_too_or_is_refused_by_name(tmp_path: Path) -> None:
+def test_the_other_build_serves_too_or_is_refused_by_name(tmp_path: Path) -> None:
     """Both selection paths, on whatever CPU runs this: the other build serves a real reply where
     this CPU can run it; skulk on a CPU without AVX-512/AMX is refused before it could die with SIGILL."""
     chosen = backend().backend

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from llama_support import free_port, missing
+from llama_support import free_port, missing, serving_backend
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "llama_walkthrough.sh"
@@ -71,7 +71,7 @@ def test_the_walkthrough_runs_in_small(tmp_path: Path) -> None:
         if os.environ.get("CI", "").lower() == "true" or os.environ.get("AEH_LLAMA_TESTS") == "1":
             pytest.fail(why)
         pytest.skip(why)
-    env = dict(os.environ, SUITES="toy_math", ATTEMPTS="1", TASKS="add_then_multiply", REPORT="0",
+    env = dict(os.environ, AEH_LLAMA_BACKEND=serving_backend(), SUITES="toy_math", ATTEMPTS="1", TASKS="add_then_multiply", REPORT="0",
                OUT=str(tmp_path), PORT=str(free_port()), PYTHON=sys.executable)
     done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env, timeout=900)
     out = done.stdout
