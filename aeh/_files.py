@@ -15,6 +15,7 @@ cannot be used at all) and `InputJsonError` (a ValueError naming the field and l
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -156,9 +157,78 @@ def _constant(name: str) -> Any:
     raise InputJsonError(f"{name} is not a JSON number", fix="write a finite number, or null when unknown")
 
 
+class _Unfit:
+    """A number parsed from the text that no field can hold: kept as why, refused with its path."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+#: What the store keeps (SQLite, orjson): signed 64-bit integers.
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+def _parse_int(text: str) -> int | _Unfit:
+    """An integer bounded on its text, before any conversion (a 10**400 never becomes an int)."""
+    digits = len(text) - (text[0] == "-")
+    if digits < 19:
+        return int(text)
+    value = int(text) if digits == 19 else None
+    if value is not None and _INT_MIN <= value <= _INT_MAX:
+        return value
+    return _Unfit(f"an integer of {digits} digits (at most a signed 64-bit integer, 19 digits)")
+
+
+def _parse_float(text: str) -> float | _Unfit:
+    value = float(text)
+    return value if math.isfinite(value) else _Unfit(f"{text[:40]} is beyond a 64-bit float")
+
+
+_HOOKS: dict[str, Any] = {"object_pairs_hook": _pairs, "parse_constant": _constant, "parse_int": _parse_int,
+                          "parse_float": _parse_float}
+#: Text that may hold a number `_parse_int` / `_parse_float` refused, or a lone surrogate escape:
+#: only then is the parsed document walked.
+_SUSPECT_RE = re.compile(r"[0-9]{19}|[eE]\+?[0-9]{3}|\\u[dD][89a-fA-F]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_NUMBER_FIX = "write a number that fits a 64-bit integer or float (or the value as a string)"
+_SURROGATE_FIX = "write the character whole (both halves of a \\ud83d\\ude00 pair) or drop it"
+
+
 def strict_decoder() -> json.JSONDecoder:
-    """A decoder refusing duplicate keys and NaN/Infinity (for `raw_decode` of JSON streams)."""
-    return json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+    """A decoder refusing duplicate keys and NaN/Infinity (for `raw_decode` of JSON streams);
+    numbers no field can hold come back unfit, for `check_json_values` to name."""
+    return json.JSONDecoder(**_HOOKS)
+
+
+def suspect_values(text: str) -> bool:
+    """True when `text` may hold a number too large or a lone surrogate: `check_json_values` it."""
+    return _SUSPECT_RE.search(text) is not None
+
+
+def check_json_values(doc: Any) -> None:
+    """Refuse a parsed document holding a number no field can hold (an integer past 64 bits, a
+    float past its range) or a lone surrogate (half a UTF-16 pair, which no UTF-8 sink can
+    write): InputJsonError naming the field's path."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, _Unfit):
+            raise InputJsonError(node.why, field=where or "-", fix=_NUMBER_FIX)
+        if isinstance(node, str):
+            if _SURROGATE_RE.search(node) is not None:
+                raise InputJsonError("a lone surrogate (half of a UTF-16 pair) in the text", field=where or "-",
+                                     fix=_SURROGATE_FIX)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                path = f"{where}.{key}" if where else str(key)
+                if _SURROGATE_RE.search(key) is not None:
+                    raise InputJsonError("a lone surrogate (half of a UTF-16 pair) in a key", field=where or "-",
+                                         fix=_SURROGATE_FIX)
+                stack.append((value, path))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
 
 
 def _locate_constant(text: str, exc: InputJsonError) -> InputJsonError:
@@ -203,13 +273,14 @@ def check_json_depth(doc: Any, limit: int | None = None) -> None:
 
 
 def loads_strict(text: str, *, max_depth: int | None = None) -> Any:
-    """`json.loads`, refusing NaN/Infinity, duplicate keys and nesting past `max_depth`.
+    """`json.loads`, refusing NaN/Infinity, duplicate keys, nesting past `max_depth`, numbers no
+    field can hold (bounded on their text, before conversion) and lone surrogates.
 
     Raises `json.JSONDecodeError` for text that is not JSON, `InputJsonError` for the rest.
     """
     limit = max_json_depth() if max_depth is None else max_depth
     try:
-        doc = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+        doc = json.loads(text, **_HOOKS)
     except RecursionError:
         raise InputJsonError(f"nested too deeply to parse (more than {limit} levels)",
                              fix="flatten the document") from None
@@ -222,6 +293,8 @@ def loads_strict(text: str, *, max_depth: int | None = None) -> Any:
     # Only a document with that many brackets can be that deep: the walk is skipped otherwise.
     if text.count("[") + text.count("{") > limit:
         check_json_depth(doc, limit)
+    if suspect_values(text):
+        check_json_values(doc)
     return doc
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import importlib.util
 import os
@@ -46,15 +47,56 @@ def import_time_limit() -> float:
 
 @contextlib.contextmanager
 def _deadline(seconds: float | None) -> Iterator[None]:
-    """Raise ImportTimedOut in this thread after `seconds` (SIGALRM: the main thread only).
+    """Raise ImportTimedOut in this thread after `seconds`, from whichever thread imports.
 
-    An alarm already set (pytest-timeout's, say) is put back with the time it had left.
+    The main thread uses SIGALRM (it also ends a blocking system call); an alarm already set
+    (pytest-timeout's, say) is put back with the time it had left. Any other thread gets a
+    watchdog thread that raises ImportTimedOut in it (`PyThreadState_SetAsyncExc`) once the time
+    is up, again every few milliseconds until the import has stopped.
     """
-    if seconds is None or threading.current_thread() is not threading.main_thread() \
-            or not hasattr(signal, "setitimer"):
+    if seconds is None:
         yield
-        return
+    elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        with _alarm(seconds):
+            yield
+    else:
+        with _watchdog(seconds):
+            yield
 
+
+#: How often the watchdog raises again in a thread that is still importing after its time.
+_REPEAT_S = 0.05
+
+
+@contextlib.contextmanager
+def _watchdog(seconds: float) -> Iterator[None]:
+    target = threading.get_ident()
+    done = threading.Event()
+    fired = threading.Event()
+
+    def watch() -> None:
+        if done.wait(seconds):
+            return
+        while not done.is_set():
+            fired.set()
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(ImportTimedOut))
+            done.wait(_REPEAT_S)
+
+    watcher = threading.Thread(target=watch, name="aeh-import-deadline", daemon=True)
+    watcher.start()
+    try:
+        yield
+    except ImportTimedOut:
+        raise ImportTimedOut(seconds) from None
+    finally:
+        done.set()
+        watcher.join()
+        if fired.is_set():  # one raised just as the import ended may still be pending: drop it
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
     started = time.monotonic()
     owner_fired = False
 

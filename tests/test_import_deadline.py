@@ -46,3 +46,58 @@ def test_an_import_past_its_limit_stops(tmp_path: Path, own_alarm: list[float]) 
     with pytest.raises(ImportTimedOut):
         import_file(tmp_path / "loop.py", "t_deadline", time_limit=0.3)
     assert time.monotonic() - started < 5 and own_alarm == []
+
+
+def _in_thread(fn: Any) -> Any:
+    """fn() on a worker thread (as aeh.run does inside a running event loop): its result or exception."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(fn).result(timeout=60)
+
+
+@pytest.mark.timeout(60, method="thread")
+@pytest.mark.parametrize("body", ["import time\nwhile True:\n    time.sleep(1)\n", "while True:\n    pass\n",
+                                  "while True:\n    try:\n        pass\n    except Exception:\n        pass\n"])
+def test_the_deadline_holds_off_the_main_thread(tmp_path: Path, body: str) -> None:
+    (tmp_path / "loop.py").write_text(body)
+    started = time.monotonic()
+    with pytest.raises(ImportTimedOut):
+        _in_thread(lambda: import_file(tmp_path / "loop.py", "t_deadline", time_limit=0.3))
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_quick_import_off_the_main_thread_leaves_nothing_behind(tmp_path: Path) -> None:
+    (tmp_path / "quick.py").write_text("X = 1\n")
+
+    def work() -> int:
+        module = import_file(tmp_path / "quick.py", "t_deadline", time_limit=0.2)
+        time.sleep(0.5)  # past the limit: no watchdog may still raise here
+        return int(module.X)
+
+    assert _in_thread(work) == 1
+
+
+@pytest.mark.timeout(90, method="thread")
+def test_a_suite_that_never_finishes_importing_is_refused_inside_a_running_loop(tmp_path: Path, monkeypatch) -> None:
+    import asyncio
+
+    import aeh
+    from aeh.errors import SuiteLoadError
+
+    suite = tmp_path / "loops"
+    (suite / "tasks").mkdir(parents=True)
+    (suite / "suite.yaml").write_text("name: loops\ndescription: loops at import\n")
+    (suite / "suite.py").write_text("import time\nwhile True:\n    time.sleep(1)\n")
+    monkeypatch.setenv("AEH_SUITE_IMPORT_TIMEOUT", "1")
+
+    async def notebook() -> None:  # Jupyter: aeh.run runs the suite on a worker thread
+        aeh.run(str(suite), adapter="mock", db=tmp_path / "runs.db", progress=False)
+
+    started = time.monotonic()
+    with pytest.raises(SuiteLoadError) as caught:
+        asyncio.run(notebook())
+    assert time.monotonic() - started < 30
+    assert caught.value.exit_code == 2
+    assert "suite.py" in str(caught.value) and "did not finish within 1 s" in str(caught.value)

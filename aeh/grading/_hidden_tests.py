@@ -20,6 +20,7 @@ changes nothing here; test files it created that look like hidden tests only rai
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import dataclasses
 import fnmatch
@@ -45,8 +46,8 @@ from aeh.grading._sandbox import Sandbox, sandbox_for
 from aeh.grading._verdict import Verdict, VerdictPipe, plugin_dir, read_verdict
 from aeh.models import GraderResult, Task
 
-__all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "hidden_like_files",
-           "hidden_sha256", "run_tests", "tree_digests"]
+__all__ = ["HIDDEN_PATTERNS", "HiddenTestsConfig", "TestRun", "build_grading_dir", "grading_parent",
+           "hidden_like_files", "hidden_sha256", "run_tests", "tree_digests"]
 
 #: File or directory names that look like hidden tests; none may ever be in a workspace.
 HIDDEN_PATTERNS = ("test_hidden*", "tests_hidden")
@@ -320,8 +321,9 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
     tamper = hidden_like_files(workspace)
     sha = hidden_sha256(fixture)
     expected = _expected_counts(str(fixture.resolve()))
-    # Outside the workspace root: a solver never sees another attempt's grading folder.
-    grading = Path(tempfile.mkdtemp(prefix="aeh-grade-"))
+    # Private (0700, an unguessable name) under the run's own private parent, inside the run's
+    # work root: the jail hides that root from every solver, this run's and any other's.
+    grading = Path(tempfile.mkdtemp(prefix="grade-", dir=grading_parent(workspace)))
     try:
         work = grading / "w"
         taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
@@ -358,6 +360,29 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
         evidence["output_tail"] = run.output[-1500:]
     return GraderResult(tier=0, kind="hidden_tests", name=result_name("hidden_tests", cfg),
                         passed=solved, evidence=evidence)
+
+
+#: The mark a run's work root carries while the run lives (`aeh.engine._workspaces.OWNER_MARK`).
+_OWNER_MARK = ".aeh-owner"
+
+
+def grading_parent(workspace: Path) -> Path:
+    """The private folder (0700) a run's grading folders are made in: `.grading` in the run's work
+    root (which holds `<task>/<attempt>` workspaces), else one of this process's own in the temp dir."""
+    root = workspace.parent.parent
+    if not (root / _OWNER_MARK).is_file():
+        root = _process_private_dir()
+    parent = root / ".grading"
+    parent.mkdir(mode=0o700, exist_ok=True)
+    parent.chmod(0o700)  # whatever the umask made of it
+    return parent
+
+
+@functools.lru_cache(maxsize=1)
+def _process_private_dir() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="aeh-grading-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _keep_next_to(workspace: Path, grading: Path) -> Path | None:

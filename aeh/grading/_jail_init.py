@@ -9,7 +9,7 @@ with a fresh /proc. Given a JSON plan and the command after `--`, it
    read-only ones) before anything is covered;
 2. remounts every mount read-only (except /proc, /sys and /dev), keeping the flags the kernel
    locked on them;
-3. mounts an empty tmpfs over the temp dirs, binds the interpreter's folders and the start
+3. mounts an empty tmpfs over the temp dirs and /dev/shm, binds the interpreter's folders and the start
    folder back read-only, mounts an empty tmpfs over each `hidden` folder, binds the `writable`
    folders read-write and the `read_only` ones read-only;
 4. enters a second user and mount namespace owned by the first (the mounts it inherits are
@@ -129,7 +129,7 @@ def setup(plan: dict[str, object]) -> None:
               for key in ("runtime", "writable", "read_only")}
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _read_only_everything()
-    for path in paths("temp"):
+    for path in [*paths("temp"), "/dev/shm"]:  # shared memory is a temp dir too (other runs write there)
         _tmpfs(path)
     for path, fd in opened["runtime"]:
         _bind(fd, path, readonly=True)

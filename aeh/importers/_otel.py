@@ -38,10 +38,12 @@ from aeh._files import (
     InputFileError,
     InputJsonError,
     check_json_depth,
+    check_json_values,
     decode_input_text,
     located,
     read_bytes_limited,
     strict_decoder,
+    suspect_values,
 )
 from aeh._formats import looks_like_bytes, refusal_fix
 from aeh._install import install_command
@@ -490,6 +492,7 @@ def _json_stream(text: str) -> Any:
     """One JSON document, or several back to back: JSON Lines (the collector's file exporter) or the
     pretty-printed spans the Python SDK's console exporter writes one after another."""
     decoder = strict_decoder()
+    suspect = suspect_values(text)
     docs: list[Any] = []
     pos = 0
     while True:
@@ -504,6 +507,11 @@ def _json_stream(text: str) -> Any:
         except InputJsonError as exc:
             raise located(text, exc) from None
         check_json_depth(doc)
+        if suspect:
+            try:
+                check_json_values(doc)
+            except InputJsonError as exc:
+                raise located(text, exc) from None
         docs.append(doc)
     return docs[0] if len(docs) == 1 else docs
 

@@ -28,6 +28,7 @@ from aeh.engine.runplan import build_run_options
 from aeh.engine.scheduler import RunOptions, build_attempt_setup, execute_run
 from aeh.errors import ValidationError
 from aeh.importers._otel import _attrs, _flat, _kv, attribute_config, otlp_to_trajectories
+from aeh.importers._otel_shape import otlp_problems
 from aeh.importers._otlp_http import IntakeFull, OtlpReceiver
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.pricing import PriceTable, load_price_table
@@ -79,6 +80,9 @@ class LiveTraces:
         """Queue a request's spans; spans of traces naming a task the suite lacks are refused."""
         if self.stopping.is_set():
             raise IntakeFull("the receiver is stopping: the run takes no more traces")
+        shape = otlp_problems("request body", document)  # as a file is checked: types, integers, spans
+        if shape:
+            raise ValidationError(shape, "OTLP request")
         pairs = _flat(document, "request body")
         unknown: dict[str, set[str]] = {}
         for span, resource in pairs:

@@ -4,6 +4,11 @@ Order matters: configured secrets first (they are the most specific and may look
 email or key), then secret shapes (`_shapes`: private keys, webhooks, JWTs, URL passwords, API
 keys, AWS secret keys, bearer tokens, emails), then card numbers (`_cards`).
 
+Values under a key that names a secret (`_secret_keys`: `Authorization`, `X-Api-Key`, `password`,
+`client_secret`, `access_token`, `Cookie` …) are masked whatever their shape: in dicts at any
+depth, in header lists (`[["Authorization", "…"]]`, `[{"name": "X-Api-Key", "value": "…"}]`) and
+in JSON text held in strings.
+
 What a grader compares against is never redacted before grading: the engine grades the raw
 attempt and only then hands it to the store, so a redacted answer cannot flip a verdict.
 """
@@ -22,6 +27,7 @@ from pydantic import BaseModel
 from aeh.models import Span
 from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
 from aeh.store._json import dumps
+from aeh.store._secret_keys import is_secret_key, masked_already, redact_secret_json
 from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
 
 __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "json_default", "luhn_valid",
@@ -38,6 +44,10 @@ _KEY_CACHE_SIZE = 4096
 # remembered. Longer text is rarely seen twice, so it is not kept.
 _TEXT_CACHE_SIZE = 8192
 _TEXT_CACHE_MAX_LEN = 256
+#: What a key says about its value: nothing, a card number, or a secret (masked whatever its shape).
+_PLAIN, _CARD, _SECRET = 0, 1, 2
+#: The fields of a `{"name": …, "value": …}` header entry that name it.
+_NAME_FIELDS = ("name", "key", "header")
 
 
 def _digits(s: str) -> int:
@@ -100,7 +110,7 @@ class Redactor:
         self._secret_re = (
             re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
         )
-        self._keys: dict[str, tuple[str, bool]] = {}
+        self._keys: dict[str, tuple[str, int]] = {}
         self._texts: dict[str, str] = {}
 
     def with_secrets(self, secrets: Iterable[str] | None) -> Redactor:
@@ -118,8 +128,41 @@ class Redactor:
             return s
         if self._secret_re is not None:
             s = self._secret_re.sub(SECRET, s)
-        s = redact_shapes(s)
+        s = redact_secret_json(redact_shapes(s))
         return redact_cards(s, card_context) if _digits(s) >= 13 else s
+
+    def _mask(self, obj: Any) -> Any:
+        """A value under a secret-named key: every string and number in it becomes the marker
+        (empty strings, booleans and None say nothing and stay); keys are redacted as usual."""
+        if isinstance(obj, str):
+            if not obj:
+                return obj
+            shaped = self.redact_text(obj)
+            return shaped if masked_already(shaped) else SECRET
+        if isinstance(obj, bool) or obj is None:
+            return obj
+        if isinstance(obj, int | float):
+            return SECRET
+        if isinstance(obj, dict):
+            out: dict[Any, Any] = {}
+            for k, v in obj.items():
+                key = self._redact_key(k if isinstance(k, str) else _json_key(k))[0]
+                out[_free_key(out, key)] = self._mask(v)
+            return out
+        if isinstance(obj, list | tuple):
+            return [self._mask(v) for v in obj]
+        return SECRET
+
+    def _secret_pair(self, obj: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+        """A header pair `[name, value]` whose name is a secret's: the name kept, the value masked."""
+        if len(obj) == 2 and isinstance(obj[0], str) and is_secret_key(obj[0]):
+            return [self._short_text(obj[0]), self._mask(obj[1])]
+        return None
+
+    def _header_entry(self, obj: dict[Any, Any], out: dict[Any, Any]) -> None:
+        """`{"name": "Authorization", "value": …}`: the value masked (`out` is the redacted copy)."""
+        if "value" in out and any(isinstance(obj.get(f), str) and is_secret_key(obj[f]) for f in _NAME_FIELDS):
+            out["value"] = self._mask(obj["value"])
 
     def redact(self, obj: Any, *, card_context: bool = False) -> Any:
         """Redact strings anywhere inside dicts (keys and values), lists and tuples.
@@ -133,6 +176,8 @@ class Redactor:
             return self.redact_text(obj, card_context=card_context)
         if isinstance(obj, dict):
             return self._redact_dict(obj)
+        if isinstance(obj, list | tuple) and (pair := self._secret_pair(obj)) is not None:
+            return pair if isinstance(obj, list) else tuple(pair)
         if isinstance(obj, list):
             return [self.redact(v, card_context=card_context) for v in obj]
         if isinstance(obj, tuple):
@@ -145,18 +190,22 @@ class Redactor:
         out: dict[Any, Any] = {}
         for k, v in obj.items():
             if isinstance(k, str):
-                key, about_card = self._redact_key(k)
+                key, about = self._redact_key(k)
             else:
-                key, about_card = k, False
-            out[_free_key(out, key)] = self.redact(v, card_context=about_card)
+                key, about = k, _PLAIN
+            slot = _free_key(out, key)
+            out[slot] = self._mask(v) if about == _SECRET else self.redact(v, card_context=about == _CARD)
+        self._header_entry(obj, out)
         return out
 
-    def _redact_key(self, key: str) -> tuple[str, bool]:
-        """The redacted key and whether it names a card, cached: the same few keys ("args",
-        "result", "gen_ai.usage.input_tokens") come by on every span."""
+    def _redact_key(self, key: str) -> tuple[str, int]:
+        """The redacted key and what it says about its value (`_PLAIN`, `_CARD`, `_SECRET`),
+        cached: the same few keys ("args", "result", "gen_ai.usage.input_tokens") come by on
+        every span."""
         hit = self._keys.get(key)
         if hit is None:
-            hit = (self.redact_text(key), CARD_CONTEXT_RE.search(key) is not None)
+            about = _SECRET if is_secret_key(key) else _CARD if CARD_CONTEXT_RE.search(key) is not None else _PLAIN
+            hit = (self.redact_text(key), about)
             if len(self._keys) < _KEY_CACHE_SIZE:
                 self._keys[key] = hit
         return hit
@@ -179,6 +228,9 @@ class Redactor:
         if kind is dict:
             return self._plain_dict(obj)
         if kind is list or kind is tuple:
+            pair = self._secret_pair(obj)
+            if pair is not None:
+                return pair
             return [self._plain_redacted(v, True) for v in obj] if card_context else self._plain_list(obj)
         if kind is int:
             return CARD if card_context and obj > 0 and is_card_number(str(obj)) else obj
@@ -223,12 +275,14 @@ class Redactor:
             hit = keys.get(k) if type(k) is str else None
             if hit is None:
                 hit = self._redact_key(k if type(k) is str else _json_key(k))
-            key, about_card = hit
+            key, about = hit
             if renamed or key != k:
                 renamed = True
                 key = _free_key(out, key)
             vk = type(v)
-            if about_card:
+            if about == _SECRET:
+                out[key] = self._mask(self._plain_redacted(v, False))
+            elif about:
                 out[key] = self._plain_redacted(v, True)
             elif vk is str:
                 r = texts.get(v)
@@ -237,6 +291,8 @@ class Redactor:
                 out[key] = v
             else:
                 out[key] = self._plain_redacted(v, False)
+        if "value" in out:
+            self._header_entry(obj, out)
         return out
 
     def redact_plain(self, obj: Any) -> Any:

@@ -53,7 +53,7 @@ _API_KEY_RE = re.compile(
     r"|gh[pousr]_[A-Za-z0-9]{36,}"  # GitHub classic tokens
     r"|github_pat_[A-Za-z0-9_]{22,}"  # GitHub fine-grained tokens
     r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
-    r"|AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"  # Google API key
+    r"|AIza[0-9A-Za-z_\-]{33,40}(?![0-9A-Za-z_\-])"  # Google API key (35, with a tolerance)
     r")"
 )
 # A pattern of its own, with its own guards: one alternation scanning a document costs in
@@ -62,9 +62,11 @@ _VENDOR_KEY_RE = re.compile(
     r"(?:"
     r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}"  # Stripe secret and restricted keys
     r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab personal access token
-    r"|hf_[A-Za-z0-9]{34}(?![A-Za-z0-9])"  # Hugging Face user access token
-    r"|api_org_[A-Za-z0-9]{34}(?![A-Za-z0-9])"  # Hugging Face organisation token
-    r"|npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"  # npm access token
+    # The vendor lengths (34, 34, 36) with a tolerance: a token a few characters longer or
+    # shorter than the canonical format (a new format, a typo) is still caught.
+    r"|hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"  # Hugging Face user access token
+    r"|api_org_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"  # Hugging Face organisation token
+    r"|npm_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])"  # npm access token
     r"|SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"  # SendGrid API key
     r")"
 )

@@ -185,3 +185,14 @@ def test_a_full_queue_answers_429_with_retry_after(db: Path) -> None:
     finally:
         receiver.close()
     assert (status, headers.get("Retry-After")) == (429, "1")
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    (lambda span: span["attributes"].append({"key": "n", "value": {"intValue": "9" * 5000}}), "intValue"),
+    (lambda span: span.update(startTimeUnixNano="9000", endTimeUnixNano="10"), "endTimeUnixNano"),
+])
+def test_a_hostile_span_is_400_naming_the_field(served: _Served, change: Any, named: str) -> None:
+    document = _trace("add_then_multiply", _GOOD, "e" * 32)
+    change(document["resourceSpans"][0]["scopeSpans"][0]["spans"][0])
+    status, _, answer = _post(f"{served.url}/v1/traces", json.dumps(document).encode())
+    assert (status, named in json.loads(answer)["message"]) == (400, True), answer

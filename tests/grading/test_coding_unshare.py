@@ -52,6 +52,9 @@ def _jailed(code: str, tmp_path: Path, hidden: Path) -> subprocess.CompletedProc
 
 def test_the_unshare_jail_hides_locks_and_reads_only(no_bwrap, tmp_path):
     assert probe_jail().mode == "unshare"
+    shm = Path("/dev/shm") / f"aeh-jail-probe-{tmp_path.name}"
+    if shm.parent.is_dir():
+        shm.write_text("another run's")
     secret = tmp_path / "answers"
     secret.mkdir()
     (secret / "key.txt").write_text("the answer")
@@ -68,10 +71,15 @@ try:
 except OSError as exc:
     print("read-only", exc.errno)
 open("inside.txt", "w").write("ok")
+print("shm", sorted(os.listdir("/dev/shm")))
 print("pids", sorted(int(p) for p in os.listdir("/proc") if p.isdigit())[:3])
 """
-    proc = _jailed(code, tmp_path, secret)
+    try:
+        proc = _jailed(code, tmp_path, secret)
+    finally:
+        shm.unlink(missing_ok=True)
     assert proc.returncode == 0, proc.stderr
+    assert "shm []" in proc.stdout, proc.stdout  # a fresh /dev/shm
     out = proc.stdout
     assert "listing []" in out, out  # the hidden folder is empty inside
     assert "umount -1 -1" in out and "remount-rw -1" in out, out  # locked: nothing uncovers it

@@ -1,7 +1,8 @@
 """Fuzzing every JSON reader of a user's file: trajectory, OTLP, Terminal-Bench, τ-bench,
 baseline and review labels. Whatever the bytes — generated JSON with odd values, NaN and
-Infinity tokens, duplicate keys, deep nesting, cut documents, near-valid documents with fields of
-the wrong type, raw binary — each reader accepts the file or raises an `AehError` with a
+Infinity tokens, duplicate keys, deep nesting, cut documents, integers of 401 and 5,000 digits
+(also as OTLP `intValue`s), floats past their range, lone surrogates, span ids used twice, spans
+ending before they start, near-valid documents with fields of the wrong type, raw binary — each reader accepts the file or raises an `AehError` with a
 message: never a RecursionError, TypeError, KeyError, ValueError or anything else. In the slow
 lane (several hundred examples).
 """
@@ -59,11 +60,19 @@ def _mutate(text: str, how: int) -> str:
         return "[" * 400 + text + "]" * 400
     if how == 5:
         return text.replace("1", "Infinity", 1)
+    if how == 6:  # past Python's 4,300-digit conversion limit
+        return text.replace("1", "9" * 5000, 1)
+    if how == 7:  # 10**400: converts, but no 64-bit field holds it
+        return text.replace("1", "1" + "0" * 400, 1)
+    if how == 8:  # a float past its range
+        return text.replace("1", "1e400", 1)
+    if how == 9:  # a lone surrogate: half of a UTF-16 pair
+        return text.replace('"', '"\\ud800', 1)
     return text
 
 
 def texts(documents: st.SearchStrategy[Any]) -> st.SearchStrategy[str]:
-    return st.tuples(documents, st.integers(0, 6)).map(lambda d: _mutate(json.dumps(d[0], default=str), d[1]))
+    return st.tuples(documents, st.integers(0, 9)).map(lambda d: _mutate(json.dumps(d[0], default=str), d[1]))
 
 
 def files(documents: st.SearchStrategy[Any]) -> st.SearchStrategy[str | bytes]:
@@ -80,7 +89,10 @@ def _span() -> st.SearchStrategy[dict[str, Any]]:
             st.lists(st.fixed_dictionaries({"key": st.sampled_from(["aeh.task_id", "gen_ai.operation.name",
                                                                     "gen_ai.tool.name", "aeh.attempt", 5]),
                                             "value": st.one_of(st.fixed_dictionaries(
-                                                {"stringValue": st.one_of(st.just("t1"), scalars)}), values)}),
+                                                {"stringValue": st.one_of(st.just("t1"), scalars)}),
+                                                st.fixed_dictionaries({"intValue": st.one_of(st.sampled_from(
+                                                    ["9" * 5000, "12", "-5", "1" + "0" * 400, "x"]), scalars)}),
+                                                values)}),
                      max_size=4), values),
     })
 

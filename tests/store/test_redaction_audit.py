@@ -61,7 +61,34 @@ SHAPES: dict[str, tuple[str, str]] = {
 }
 # The shapes issue 25 found unredacted, from the per-shape table.
 SHAPES.update({name: (text, raw) for name, (text, raw, _) in ADDED_SHAPES.items() if name in ADDED})
+#: Values with no shape to find, under keys that name a secret (in dicts at any depth, header
+#: lists, `name`/`value` entries and JSON text held in a string): name -> the raw value.
+KEYED = {
+    "authorization": "Tq3Wm8pLxRvKdNyBzQcHfGj", "x_api_key": "7f3c9aE2b8d1F4c6a0e9B7d5",
+    "password": "hunter2hunter2", "proxy_authorization": "QmFzZWxpbmVQcm94eVZhbHVl",
+    "cookie": "sid=Zp4Rt8Wq2Lm6Vn", "set_cookie": "session=Hx5Jk9Pb3Cy7Dt", "client_secret": "Cs9Vb2Nm5Qw8Er1Ty",
+    "refresh_token": "Rt4Gh7Jk1Lz3Xc6Vb", "access_token": "At8Nm2Qw5Er9Ty3Ui", "private_key": "Pk6Lo0Ik4Uj8Yh2Tg",
+    "apikey": "Ak3Sd7Fg1Hj5Kl9Zx", "passwd": "correct horse battery", "secret": "Sx1Dc5Fv9Gb3Hn7Jm",
+    "json_api_key": "Jk2Wq6Er0Ty4Ui8Op", "json_password": "Jp5As9Df3Gh7Jk1Lz",
+}
+SUITE_PY_KEYED = f"""
+@tools.tool("read_headers", params=NoArgs)
+def read_headers(args: NoArgs, env: ToolEnv) -> dict:
+    \"\"\"The headers the vault was read with.\"\"\"
+    return {{"headers": {{"Authorization": {KEYED["authorization"]!r}, "X-Api-Key": {KEYED["x_api_key"]!r},
+                          "Accept": "application/json"}},
+            "password": {KEYED["password"]!r}, "password_policy": "min twelve characters", "tokens_in": 17,
+            "header_list": [["Cookie", {KEYED["cookie"]!r}], ["Set-Cookie", {KEYED["set_cookie"]!r}]],
+            "entries": [{{"name": "Proxy-Authorization", "value": {KEYED["proxy_authorization"]!r}}}],
+            "nested": {{"deep": {{"CLIENT_SECRET": {KEYED["client_secret"]!r},
+                                  "refresh-token": {KEYED["refresh_token"]!r},
+                                  "accessToken": {KEYED["access_token"]!r}, "private_key": {KEYED["private_key"]!r},
+                                  "apikey": {KEYED["apikey"]!r}, "passwd": {KEYED["passwd"]!r},
+                                  "secret": {KEYED["secret"]!r}, "token_count": 3, "max_tokens": 64}}}},
+            "body": {json.dumps(json.dumps({"api_key": KEYED["json_api_key"], "password": KEYED["json_password"]}))}}}
+"""
 RAW = {name: raw for name, (_, raw) in SHAPES.items()}
+RAW.update({f"keyed_{name}": raw for name, raw in KEYED.items()})
 SEEDED = "\n".join(text for name, (text, _) in SHAPES.items() if name != "dict_key")
 RUN_SECRET = RAW["run_secret"]
 
@@ -90,7 +117,7 @@ def _task(task_id: str, substring: str) -> str:
     return textwrap.dedent(f"""\
         id: {task_id}
         prompt: {prompt}
-        tools: [read_vault]
+        tools: [read_vault, read_headers]
         fixtures: [fixtures/vault.txt]
         graders:
           - kind: contains
@@ -101,7 +128,7 @@ def _task(task_id: str, substring: str) -> str:
 def _suite(root: Path) -> Path:
     (root / "tasks").mkdir(parents=True)
     (root / "fixtures").mkdir()
-    (root / "suite.py").write_text(SUITE_PY, encoding="utf-8")
+    (root / "suite.py").write_text(SUITE_PY + SUITE_PY_KEYED, encoding="utf-8")
     (root / "fixtures" / "vault.txt").write_text(SEEDED, encoding="utf-8")
     # `leak` fails (a review packet is flagged); `order` passes only when graded on the raw answer.
     (root / "tasks" / "leak.yaml").write_text(_task("leak", "a phrase the agent never writes"), encoding="utf-8")
@@ -111,7 +138,8 @@ def _suite(root: Path) -> Path:
 
 def agent(task: aeh.Task, tools: Any) -> str:
     vault = tools.read_vault()
-    return f"Order 7731 paid with card 4111 1111 1111 1111. Vault:\n{vault['text']}"
+    headers = tools.read_headers()
+    return f"Order 7731 paid with card 4111 1111 1111 1111. Vault:\n{vault['text']}\nHeaders: {json.dumps(headers)}"
 
 
 def _survivors(text: str) -> list[str]:
@@ -192,13 +220,16 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_the_seeds_are_where_the_audit_looks(audit: dict[str, Any]) -> None:
     vault = (audit["tmp"] / "vault_suite" / "fixtures" / "vault.txt").read_text(encoding="utf-8")
-    assert _survivors(vault + RAW["dict_key"]) == sorted(RAW)  # the audit would see every raw value
+    suite_py = (audit["tmp"] / "vault_suite" / "suite.py").read_text(encoding="utf-8")
+    assert _survivors(vault + RAW["dict_key"] + suite_py) == sorted(RAW)  # the audit would see every raw value
 
 
 def test_store_holds_no_raw_secret(audit: dict[str, Any]) -> None:
     text = _db_text(audit["db"])
     assert _survivors(text) == []
     assert "[REDACTED:private_key]" in text and "[REDACTED:jwt]" in text and "[REDACTED:password]" in text
+    # Ordinary fields beside the secret-named ones keep their values.
+    assert "min twelve characters" in text and '"tokens_in": 17' in text and '"max_tokens": 64' in text
 
 
 def test_logs_hold_no_raw_secret(audit: dict[str, Any]) -> None:
