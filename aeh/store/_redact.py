@@ -38,6 +38,9 @@ _KEY_CACHE_SIZE = 4096
 # remembered. Longer text is rarely seen twice, so it is not kept.
 _TEXT_CACHE_SIZE = 8192
 _TEXT_CACHE_MAX_LEN = 256
+# `Redactor._clean` checks at most this many dicts and lists of one payload in place (a cycle
+# would otherwise loop for ever); a bigger payload takes the copying walk.
+_CLEAN_MAX_CONTAINERS = 100_000
 
 
 def _digits(s: str) -> int:
@@ -266,11 +269,16 @@ class Redactor:
         `obj` itself: no redacted copy is built, and no second walk looks for NaN.
 
         Most payloads are clean; a dirty one costs this check on top of the copying walk (a long
-        string's redaction is computed twice, the short ones come from the cache)."""
-        keys, texts, short_text, redact_key = self._keys, self._texts, self._short_text, self._redact_key
+        string's redaction is computed twice, the short ones come from the cache). A payload of
+        more than `_CLEAN_MAX_CONTAINERS` dicts and lists (or one that contains itself) is left
+        to the walk, which reports a cycle as it always did."""
+        texts, short_text = self._texts, self._short_text
         stack = [obj]
         pop, extend = stack.pop, stack.extend
+        containers = _CLEAN_MAX_CONTAINERS
         while stack:
+            if containers < 0:
+                return False
             value = pop()
             kind = type(value)
             if kind is str:
@@ -280,21 +288,30 @@ class Redactor:
                 if hit is not value and hit != value:
                     return False
             elif kind is dict:
-                for key in value:
-                    if type(key) is not str:
-                        return False
-                    named = keys.get(key)
-                    if named is None:
-                        named = redact_key(key)
-                    if named[1] or named[0] != key:
-                        return False
+                containers -= 1
+                if not self._clean_keys(value):
+                    return False
                 extend(value.values())
             elif kind is list or kind is tuple:
+                containers -= 1
                 extend(value)
             elif kind is float:
                 if value - value != 0.0:  # NaN or an infinity: JSON text of its own (`_json`)
                     return False
             elif not (kind is int or kind is bool or value is None):
+                return False
+        return True
+
+    def _clean_keys(self, value: dict[Any, Any]) -> bool:
+        """True when every key of `value` is an exact str that redaction keeps and names no card."""
+        keys, redact_key = self._keys, self._redact_key
+        for key in value:
+            if type(key) is not str:
+                return False
+            named = keys.get(key)
+            if named is None:
+                named = redact_key(key)
+            if named[1] or named[0] != key:
                 return False
         return True
 

@@ -64,3 +64,13 @@ def test_a_configured_secret_makes_a_payload_dirty() -> None:
                                   "".join(chr(33 + (i * 7919) % 90) for i in range(2 * PACK_AT))])
 def test_packing_the_bytes_stores_what_packing_the_text_stored(text: str) -> None:
     assert pack_bytes(text.encode()) == pack(text)
+
+
+def test_a_payload_that_contains_itself_fails_as_the_walk_does() -> None:
+    cyclic: list[Any] = ["x"]
+    cyclic.append(cyclic)
+    assert not Redactor()._clean(cyclic)  # no endless check
+    with pytest.raises(RecursionError):
+        Redactor().redact_plain(cyclic)
+    with pytest.raises(RecursionError):
+        Redactor().dumps(cyclic)
