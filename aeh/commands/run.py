@@ -41,7 +41,6 @@ def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use (pandas, polars and the engine stay out of `aeh --help`)
     from aeh.analysis import format_run_table
     from aeh.api import run_async, run_sync
-    from aeh.dryrun import dry_run
     from aeh.logs import RunLogger
 
     if is_fixture_form(args):  # that harness's exit codes, not aeh's (docs/coding.md)
@@ -51,6 +50,8 @@ def main(args: argparse.Namespace) -> int:
     if args.dry_run:
         if args.suite is None:
             raise ConfigError("--dry-run needs --suite")
+        from aeh.dryrun import dry_run  # heavy: loaded on first use (its HTTP client)
+
         print(dry_run(args.suite, adapter=args.adapter or "mock", model=args.model, attempts=args.attempts or 5,
                       price_table=args.price_table, fault_profile=args.fault_profile,
                       fault_rate=args.fault_rate, fault_mode=args.fault_mode))

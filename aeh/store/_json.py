@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "dumps_bytes", "finite_plain_bytes"]
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
@@ -37,15 +37,53 @@ def dumps(obj: Any, default: Callable[[Any], Any] | None = None) -> str:
     return raw.decode()
 
 
+def dumps_bytes(obj: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+    """`dumps(obj, default)` as UTF-8 bytes, without decoding orjson's output only to encode it
+    again (the store compresses long values from their bytes)."""
+    try:
+        raw = orjson.dumps(obj, default=default, option=_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return _standard(obj, default).encode()
+    if b"null" in raw and _has_non_finite(obj):
+        return _standard(obj, default).encode()
+    return raw
+
+
+def finite_plain_bytes(obj: Any) -> bytes:
+    """`dumps_bytes(obj)` for a value known to hold only plain JSON types and no NaN or infinity
+    (`Redactor._clean`): no search for a non-finite float."""
+    try:
+        return orjson.dumps(obj, option=_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):  # an int beyond 64 bits
+        return _standard(obj, None).encode()
+
+
 def _standard(obj: Any, default: Callable[[Any], Any] | None) -> str:
     return json.dumps(obj, default=default, ensure_ascii=False, separators=(",", ":"))
 
 
 def _has_non_finite(obj: Any) -> bool:
-    if isinstance(obj, float):
-        return not math.isfinite(obj)
-    if isinstance(obj, dict):
-        return any(_has_non_finite(v) for v in obj.values())
-    if isinstance(obj, list | tuple):
-        return any(_has_non_finite(v) for v in obj)
+    """True when a float in `obj` (at any depth) is NaN or infinite.
+
+    Run on every payload whose JSON holds a `null` (most tool spans: `"error":null`), so it walks
+    without recursion and tests the exact types first; subclasses as `isinstance` sees them.
+    """
+    stack = [obj]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        value = pop()
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if kind is dict:
+            extend(value.values())
+        elif kind is list or kind is tuple:
+            extend(value)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return True
+        elif isinstance(value, dict):
+            push(list(value.values()))
+        elif isinstance(value, list | tuple):
+            push(list(value))
     return False

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 import zlib
 
-__all__ = ["ATTRIBUTES_SQL", "PACK_AT", "pack", "packed_span_attributes", "register_unpack", "unpack"]
+__all__ = ["ATTRIBUTES_SQL", "PACK_AT", "pack", "pack_bytes", "packed_span_attributes", "register_unpack", "unpack"]
 
 PACK_AT = 512
 """Encoded size in bytes from which attributes are compressed."""
@@ -37,9 +37,22 @@ def pack(text: str) -> str | bytes:
     raw = text.encode()
     if len(raw) < PACK_AT:
         return text
-    deflate = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS, _MEM_LEVEL)
-    packed = deflate.compress(raw) + deflate.flush()
+    packed = _deflate(raw)
     return packed if len(packed) < len(raw) else text
+
+
+def pack_bytes(raw: bytes) -> str | bytes:
+    """`pack(raw.decode())` from the UTF-8 bytes the JSON encoder wrote: no decode and re-encode
+    of a value that is compressed."""
+    if len(raw) < PACK_AT:
+        return raw.decode()
+    packed = _deflate(raw)
+    return packed if len(packed) < len(raw) else raw.decode()
+
+
+def _deflate(raw: bytes) -> bytes:
+    deflate = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS, _MEM_LEVEL)
+    return deflate.compress(raw) + deflate.flush()
 
 
 def unpack(value: str | bytes) -> str:

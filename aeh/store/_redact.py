@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from aeh.models import Span
 from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
-from aeh.store._json import dumps
+from aeh.store._json import dumps, dumps_bytes, finite_plain_bytes
 from aeh.store._secret_keys import is_secret_key, masked_already, redact_secret_json
 from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
 
@@ -48,6 +48,9 @@ _TEXT_CACHE_MAX_LEN = 256
 _PLAIN, _CARD, _SECRET = 0, 1, 2
 #: The fields of a `{"name": …, "value": …}` header entry that name it.
 _NAME_FIELDS = ("name", "key", "header")
+# `Redactor._clean` checks at most this many dicts and lists of one payload in place (a cycle
+# would otherwise loop for ever); a bigger payload takes the copying walk.
+_CLEAN_MAX_CONTAINERS = 100_000
 
 
 def _digits(s: str) -> int:
@@ -301,7 +304,77 @@ class Redactor:
 
     def dumps(self, obj: Any) -> str:
         """Compact JSON text of `obj`, redacted: `json.dumps(self.redact_plain(obj))`'s values."""
-        return dumps(self._plain_redacted(obj, False)) if self.enabled else dumps(obj, json_default)
+        if not self.enabled:
+            return dumps(obj, json_default)
+        if self._clean(obj):
+            return finite_plain_bytes(obj).decode()
+        return dumps(self._plain_redacted(obj, False))
+
+    def dumps_bytes(self, obj: Any) -> bytes:
+        """`self.dumps(obj)` as UTF-8 bytes (what the store compresses)."""
+        if not self.enabled:
+            return dumps_bytes(obj, json_default)
+        if self._clean(obj):
+            return finite_plain_bytes(obj)
+        return dumps_bytes(self._plain_redacted(obj, False))
+
+    def _clean(self, obj: Any) -> bool:
+        """True when `obj` is plain JSON already and redaction would change none of it: exact
+        dicts with str keys, lists, tuples, str, int, bool, None and finite floats, no key that
+        is redacted or names a card, no string that is redacted. Its JSON is then written from
+        `obj` itself: no redacted copy is built, and no second walk looks for NaN.
+
+        Most payloads are clean; a dirty one costs this check on top of the copying walk (a long
+        string's redaction is computed twice, the short ones come from the cache). A payload of
+        more than `_CLEAN_MAX_CONTAINERS` dicts and lists (or one that contains itself) is left
+        to the walk, which reports a cycle as it always did."""
+        texts, short_text = self._texts, self._short_text
+        stack = [obj]
+        pop, extend = stack.pop, stack.extend
+        containers = _CLEAN_MAX_CONTAINERS
+        while stack:
+            if containers < 0:
+                return False
+            value = pop()
+            kind = type(value)
+            if kind is str:
+                hit = texts.get(value)
+                if hit is None:
+                    hit = short_text(value)
+                if hit is not value and hit != value:
+                    return False
+            elif kind is dict:
+                containers -= 1
+                if not self._clean_keys(value):
+                    return False
+                if "value" in value and any(isinstance(value.get(f), str) and is_secret_key(value[f])
+                                            for f in _NAME_FIELDS):
+                    return False  # a header entry naming a secret: its value is masked
+                extend(value.values())
+            elif kind is list or kind is tuple:
+                containers -= 1
+                if len(value) == 2 and type(value[0]) is str and is_secret_key(value[0]):
+                    return False  # a header pair naming a secret: its value is masked
+                extend(value)
+            elif kind is float:
+                if value - value != 0.0:  # NaN or an infinity: JSON text of its own (`_json`)
+                    return False
+            elif not (kind is int or kind is bool or value is None):
+                return False
+        return True
+
+    def _clean_keys(self, value: dict[Any, Any]) -> bool:
+        """True when every key of `value` is an exact str that redaction keeps and names no card."""
+        keys, redact_key = self._keys, self._redact_key
+        for key in value:
+            if type(key) is not str:
+                return False
+            named = keys.get(key)
+            if named is None:
+                named = redact_key(key)
+            if named[1] or named[0] != key:
+                return False
+        return True
 
     def redact_span(self, span: Span) -> Span:
         """A copy of `span` with its attributes redacted; the original (graders read it) is untouched."""

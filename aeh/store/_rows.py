@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aeh._lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
-from aeh.store._packed import pack
+from aeh.store._packed import pack_bytes
 from aeh.store._redact import Redactor
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
@@ -135,7 +135,8 @@ def span_row(s: Span, redactor: Redactor, attributes: dict[str, Any] | None = No
     """`s` as a row; `attributes` stored in place of its own (the compact form of its input)."""
     return (
         s.run_id, s.task_id, s.attempt, s.span_id, s.parent_span_id, s.category, s.name,
-        s.start_ts, s.end_ts, s.status, pack(to_json(s.attributes if attributes is None else attributes, redactor)),
+        s.start_ts, s.end_ts, s.status,
+        pack_bytes(redactor.dumps_bytes(s.attributes if attributes is None else attributes)),
     )  # fmt: skip
 
 
