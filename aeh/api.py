@@ -10,9 +10,10 @@ from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.engine import check_resumable, resume_mismatches, stored_options
-from aeh.engine.runplan import build_run_options, check_against_suite
+from aeh.engine.runplan import check_against_suite, wire_run
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
-from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
+from aeh.engine.scheduler import RunProgress, execute_run
+from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError
 from aeh.grading import require_preflight
 from aeh.importers import write_run_cards
@@ -81,17 +82,17 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     loaded, spec = _load(spec, stored)
     prices = load_price_table(spec.price_table)
     # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
-    run_options = build_run_options(spec)
+    wiring = wire_run(spec)
     adapter = _adapter(spec, stored)
     if stored is not None:
         _refuse_other_settings(stored[0], loaded, adapter, problems)
-        run_options.resume = stored[0]
-    check_against_suite(loaded, run_options)
+        wiring.resume = stored[0]
+    check_against_suite(loaded, spec, wiring)
     require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
-    await _prepare(adapter, run_options)
+    await _prepare(adapter, wiring)
     if spec.executor == "ray":
-        run_options.executor = _ray_executor(spec, adapter, run_options, prices)
-    run_id = await _execute(spec, loaded, adapter, run_options, prices)
+        wiring.executor = _ray_executor(spec, adapter, wiring, prices)
+    run_id = await _execute(spec, loaded, adapter, wiring, prices)
     return _result_table(run_id, spec, stored)
 
 
@@ -155,7 +156,7 @@ def _refuse_other_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, 
                           + " — resume with the stored ones (leave these options out), or start a new run")
 
 
-async def _prepare(adapter: Adapter, run_options: RunOptions) -> None:
+async def _prepare(adapter: Adapter, wiring: RunWiring) -> None:
     """The adapter's own checks and set-up, before the first attempt."""
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
@@ -164,24 +165,24 @@ async def _prepare(adapter: Adapter, run_options: RunOptions) -> None:
     if callable(warm_up):
         await warm_up()  # client set-up is the harness's time, not the first attempt's
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
-        run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
+        wiring.facts["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
 
 
-async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_options: RunOptions,
+async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, wiring: RunWiring,
                    prices: PriceTable) -> str:
     """Run it into the store (a run creates the store; one opened here from a path is closed here)."""
     suite_secrets = list(getattr(suite, "secrets", lambda: [])()) + list(spec.secrets or [])
     logger = _progress_for(spec.progress, spec.log_level)
     with using_store(spec.db, secrets=suite_secrets, redact=spec.redact, must_exist=False) as store:
         # One redactor for every sink: the store's, whether `db` was a path or a Store.
-        run_options.config["redaction"] = redaction_record(store.redactor)
+        wiring.facts["redaction"] = redaction_record(store.redactor)
         if isinstance(logger, RunLogger):
             logger.redactor = store.redactor
         span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in spec.sinks or []]
         span_sinks += [logger] if isinstance(logger, RunLogger) and logger.wants_spans else []
-        if isinstance(run_options.executor, RayExecutor):
-            run_options.executor.sinks = span_sinks
-        info = await execute_run(suite, adapter, store, prices, run_options, sinks=span_sinks, progress=logger)
+        if isinstance(wiring.executor, RayExecutor):
+            wiring.executor.sinks = span_sinks
+        info = await execute_run(suite, adapter, store, prices, spec, wiring, sinks=span_sinks, progress=logger)
         return info.run_id
 
 
@@ -204,7 +205,7 @@ def _already_finished(stored: tuple[RunInfo, int], db: StoreLike) -> RunResult:
     return resumed(run_table(info.run_id, db), count, already_finished=True)
 
 
-def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, prices: PriceTable) -> RayExecutor:
+def _ray_executor(spec: RunSpec, adapter: Adapter, wiring: RunWiring, prices: PriceTable) -> RayExecutor:
     """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
     suite = spec.suite
     if not isinstance(suite, str | Path):
@@ -218,8 +219,8 @@ def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, pric
     suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
     worker = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=spec.model,
                         adapter_options=dict(spec.adapter_options or {}),
-                        run_options=spec.for_worker(run_options.fault_profile), prices=price_fields(prices),
-                        concurrency=run_options.concurrency)
+                        run_options=spec.for_worker(wiring.fault_profile), prices=price_fields(prices),
+                        concurrency=spec.concurrency)
     return RayExecutor(worker, address=spec.ray_address, workers=spec.ray_workers)
 
 

@@ -222,6 +222,11 @@ class RunSpec(BaseModel):
         kept = {k: v for k, v in self.stored().items() if option_meta(k)["worker"]}
         return {**kept, "fault_profile": fault_profile}
 
+    @property
+    def keeps_workspaces(self) -> bool:
+        """Attempt workspaces outlive the run: asked for, or kept for retention to count."""
+        return self.keep_workspaces or self.workspace_retention is not None
+
     def retained_work_dir(self) -> Path | None:
         """Where kept workspaces live: retention counts runs there, so they share one folder."""
         if self.work_dir:
