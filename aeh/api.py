@@ -9,6 +9,7 @@ from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
+from aeh.adapters.options import route_adapter_keywords
 from aeh.engine import check_resumable, resume_mismatches, stored_options
 from aeh.engine.runplan import check_against_suite, wire_run
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
@@ -67,12 +68,18 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
     shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
 
+    An adapter's own options (its options model, `aeh.adapters.options`) are keywords too:
+    `aeh.run("coding", adapter="command", solver="reference")` is
+    `adapter_options={"solver": "reference"}`, and the run options the adapter implies (the
+    command adapter's workspace retention) apply as they do for `aeh run --adapter command`.
+
     `fail_under=RATE`: `.fail_under` (`rate`, `threshold`, `met`) says whether the suite success rate
     reached RATE (the CLI exits 1 when it did not).
 
     Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
-    spec = RunSpec.build(*args, caller="aeh.run", **options)
+    adapter_name = options.get("adapter", args[1] if len(args) > 1 else None)
+    spec = RunSpec.build(*args, caller="aeh.run", **route_adapter_keywords(adapter_name, options))
     if spec.executor == "ray":
         require_ray()
     stored = _stored_run(spec.resume, spec.db) if spec.resume is not None else None

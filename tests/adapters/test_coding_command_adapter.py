@@ -72,11 +72,11 @@ def test_prompt_and_workspace_reach_the_solver(suite, tmp_path, db):
     out = tmp_path / "seen.json"
     solver = (f"python3 -c \"import json, os; json.dump({{'prompt': os.environ['AEH_PROMPT'], 'cwd': os.getcwd(), "
               f"'files': sorted(os.listdir('.'))}}, open('{out}', 'w'))\"")
-    run_coding(suite, db, solver)
+    run_coding(suite, db, solver, workspace_retention=0)
     seen = json.loads(out.read_text())
     assert "dedup.py" in seen["prompt"]
     assert seen["files"] == ["PROMPT.md", "dedup.py", "tests_public"]
-    assert (Path(seen["cwd"]) / "PROMPT.md").exists() is False  # the workspace is gone: no retention asked
+    assert (Path(seen["cwd"]) / "PROMPT.md").exists() is False  # the workspace is gone: retention 0 keeps none
 
 
 USAGE = "printf '%s' '{usage}' > \"$AEH_USAGE_FILE\""
@@ -154,9 +154,9 @@ def test_bad_adapter_options_are_config_errors(suite):
     assert main(["run", "--suite", "smoke", "--solver", "noop"]) == 2
     with pytest.raises(ConfigError):
         from aeh.cli import build_parser
-        from aeh.commands._coding_options import run_options
+        from aeh.commands.run import _spec_options
 
-        run_options(build_parser().parse_args(["run", "--suite", "x", "--adapter", "command"]))
+        _spec_options(build_parser().parse_args(["run", "--suite", "x", "--adapter", "command"]))
 
 
 def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
