@@ -29,6 +29,7 @@ __all__ = [
     "InvariantVerdict",
     "PlanStep",
     "RunInfo",
+    "RunWarning",
     "Span",
     "SpanCategory",
     "Task",
@@ -333,6 +334,22 @@ class Attempt(BaseModel):
     @property
     def clean_success(self) -> bool:
         return self.success and all(r.passed for r in self.invariant_results)
+
+
+class RunWarning(str):
+    """A warning's text with its `kind`: a stable name to match or filter on (`w.kind ==
+    "unfinished"`), so no reader depends on the wording, which may change. It is a `str`, so
+    everything that shows warnings shows it unchanged."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str) -> RunWarning:
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # copy and pickle keep the kind
+        return str(self), self.kind
 
 
 class RunInfo(BaseModel):
