@@ -122,9 +122,9 @@ def _load(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[EvalSuite,
     suite = spec.suite
     if stored is not None and suite is None:
         reloaded = reload_run_suite(stored[0], flag="--suite")
-        suite = stored[0].config.get("suite_spec")
+        suite = stored[0].config.suite.location
         if suite is None:
-            raise ConfigError(f"run {stored[0].run_id} did not record its suite (no config.suite_spec) — "
+            raise ConfigError(f"run {stored[0].run_id} did not record its suite (no config.suite.location) — "
                               "pass the suite it ran: `aeh run --resume ID --suite NAME_OR_DIR`")
     if suite is None:
         raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")

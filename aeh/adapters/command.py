@@ -42,7 +42,7 @@ from aeh.adapters._solver_failure import environment_failure, workspace_fingerpr
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
 from aeh.grading import Sandbox, probe_sandbox
-from aeh.models import AgentOutcome, Task
+from aeh.models import AgentOutcome, RunConfig, Task
 from aeh.store import Redactor
 
 __all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
@@ -110,7 +110,7 @@ class CommandAdapter:
                 **self.final_config(),
                 "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
-    def continue_run(self, config: dict[str, Any], *, distributed: bool = False) -> None:
+    def continue_run(self, config: RunConfig, *, distributed: bool = False) -> None:
         """Before the run: a resumed run keeps the currency its usage files set. Workers elsewhere
         (Ray) could not agree on the first report, so there the currency must be given."""
         if self.fixed_currency is not None or self.builtin:
@@ -118,8 +118,8 @@ class CommandAdapter:
         if distributed:
             raise AdapterError("with --executor ray the command adapter needs --currency USD or --currency EUR: "
                                "workers on other machines cannot agree on the currency the first usage file reports")
-        if config.get("cost_currency_source") == "the usage files" and config.get("cost_currency") in CURRENCIES:
-            self._reported_currency = str(config["cost_currency"])
+        if config.facts.get("cost_currency_source") == "the usage files" and config.cost_currency in CURRENCIES:
+            self._reported_currency = config.cost_currency
 
     def final_config(self) -> dict[str, Any]:
         """What the run learns while it goes and records when it ends: its currency, when it

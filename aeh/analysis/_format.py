@@ -66,7 +66,7 @@ def evaluation_cost_text(result: RunResult) -> str | None:
 def format_run_table(result: RunResult) -> str:
     """The per-task table, the suite line, harness errors and the run id."""
     a, table = result, result.table
-    cur = str(a.run.config.get("cost_currency") or "USD")
+    cur = a.run.config.currency
     lines = [f"⚠ {w}" for w in a.warnings] + ([""] if a.warnings else [])
     lines.append(f"{'task':<34} {'n':>3} {'k':>3} {'rate':>5}  {'wilson 95%':<13} {'clean':>5} "
                  f"{'h.err':>5} {'cost/attempt':>12} {'cost/succ':>10} {'p50 s':>6}  failures")

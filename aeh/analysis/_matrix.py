@@ -60,7 +60,7 @@ def _groups(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set(), "currencies": set()})
         g["runs"].append(info.run_id)
         if not _costs_nothing(info):  # a built-in solver's zero is zero in any currency
-            g["currencies"].add(str((info.config or {}).get("cost_currency") or "USD"))
+            g["currencies"].add(info.config.currency)
         g["frames"].append(frame)
         g["suites"].add(info.suite_hash)
     priced = {c for g in groups.values() for c in g["currencies"]}
@@ -73,11 +73,11 @@ def _groups(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def _costs_nothing(info: RunInfo) -> bool:
     """A run of a built-in solver (noop, reference): no model, no cost, in no currency."""
-    return str((info.config or {}).get("cost_provenance", "")).startswith("none")
+    return str(info.config.facts.get("cost_provenance", "")).startswith("none")
 
 
-def _label(info: Any) -> tuple[str, str]:
-    cfg = info.config or {}
+def _label(info: RunInfo) -> tuple[str, str]:
+    cfg = info.config.facts  # the command adapter's solver label and role
     label = cfg.get("solver_label") or info.model or info.adapter
     return str(label), str(cfg.get("solver_role") or "solver")
 

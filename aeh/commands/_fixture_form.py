@@ -192,28 +192,28 @@ def run_fixtures(args: argparse.Namespace) -> int:
 
 def run_notes(table: RunResult) -> list[str]:
     """Lines printed after a coding run: the grading sandbox, never silently off; kept workspaces."""
-    config = table.run.config
-    mode = config.get("grading_sandbox")
+    facts = table.run.config.facts  # the coding suite's and the command adapter's
+    mode = facts.get("grading_sandbox")
     if mode is None:
         return []
     lines = [f"grading sandbox: {mode}" + ("" if mode == "unshare" else
                                             "  (WARNING: graded code ran with the network available)")]
     from aeh.importers import hidden_set_lines  # heavy: loaded on first use
 
-    lines += hidden_set_lines(config)
-    confinement = config.get("solver_confinement")
+    lines += hidden_set_lines(facts)
+    confinement = facts.get("solver_confinement")
     if confinement and not confinement.startswith("none"):
         lines.append(f"solver confinement: {confinement}" + ("" if confinement == "bwrap" else
                      "  (WARNING: the solver could read the suite, its reference/ and hidden tests)"))
-    if config.get("workspace_root"):
-        lines.append(f"workspaces kept in {config['workspace_root']}")
-    return lines + _ceiling_note(table, config)
+    if table.run.config.workspace_root:
+        lines.append(f"workspaces kept in {table.run.config.workspace_root}")
+    return lines + _ceiling_note(table, facts)
 
 
-def _ceiling_note(table: RunResult, config: dict[str, Any]) -> list[str]:
+def _ceiling_note(table: RunResult, facts: dict[str, Any]) -> list[str]:
     """The reference solution must solve everything: anything less is the suite's or the
     environment's fault, and is said so rather than left as a low score."""
-    if config.get("solver_role") != "ceiling" or not len(table):
+    if facts.get("solver_role") != "ceiling" or not len(table):
         return []
     total = table.attempts_total
     solved = int(table["successes"].sum())

@@ -4,7 +4,7 @@ Each field carries its type, default, bounds and help text, and (through `option
 that sets it, whether a stored run keeps it, whether Ray workers apply it, and what `resume`
 does with it. Everything else is derived: the `aeh run` flags (`aeh.commands._spec_flags`),
 the keyword arguments of `aeh.run` / `aeh.run_async` and their signature, the option list in
-their docstring, the spec stored on the run (`config["run_spec"]`), and the values a resumed,
+their docstring, the spec stored on the run (`RunConfig.spec`), and the values a resumed,
 replayed or Ray-executed run is rebuilt from.
 
 Why a `__signature__` built from the model rather than `**kwargs: Unpack[RunOptionsDict]`: a
@@ -205,7 +205,7 @@ class RunSpec(BaseModel):
         return {name: getattr(self, name) for name in self.model_fields_set}
 
     def stored(self) -> dict[str, Any]:
-        """The options a run keeps (`config["run_spec"]`): JSON values only, no secrets."""
+        """The options a run keeps (`RunConfig.spec`): JSON values only, no secrets."""
         out: dict[str, Any] = {}
         for name in RunSpec.model_fields:
             value = getattr(self, name)

@@ -32,7 +32,8 @@ from aeh.engine.wiring import RunWiring
 from aeh.errors import StoreError, StoreWriteError
 from aeh.grading.judge import Judge, PooledJudge
 from aeh.llm import endpoint_of
-from aeh.models import Attempt, RunInfo, Span, Task
+from aeh.models import Attempt, LiveChecks, RunConfig, RunInfo, Span, Task
+from aeh.models import HarnessHealth as StoredHealth
 from aeh.pricing import PriceTable
 from aeh.store import MAX_BACKLOG, AttemptWriter, executing, host_name, outside_shard, parse_shard, plan_run_id
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
@@ -107,15 +108,15 @@ async def execute_run(
     if callable(continue_run):
         continue_run(info.config, distributed=wiring.executor is not None)
     # A shard runs only its part of the plan: the rest is skipped as if stored, so resuming a
-    # shard (its config keeps "shard") runs exactly its own missing pairs.
-    shard = info.config.get("shard")
-    outside = outside_shard(info.config["tasks"], info.attempts, shard) if shard else set()
+    # shard (its provenance keeps the shard) runs exactly its own missing pairs.
+    shard = info.config.provenance.shard
+    outside = outside_shard(info.config.tasks or [], info.attempts, shard) if shard else set()
     info.owner_pid, info.owner_host, info.heartbeat_at = os.getpid(), host_name(), _now()
     work_dir = spec.retained_work_dir()
     clean_stale_workspaces(work_dir)  # those of runs killed before they could clean up
     work_root = make_work_root(info.run_id, work_dir)
     if spec.keeps_workspaces:
-        info.config["workspace_root"] = str(work_root)  # `aeh trace` points at the kept workspace
+        info.config.workspace_root = str(work_root)  # `aeh trace` points at the kept workspace
     with executing(info.run_id):  # readers in this process see it running from the first write
         try:
             if wiring.resume is not None:
@@ -144,7 +145,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
     skip = done | outside
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
     health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
-    earlier = (dict(info.config.get("live_checks") or {}), info.config.get("harness_health"))
+    earlier = (info.config.live_checks, info.config.health)
     status = "failed"
     try:
         if wiring.executor is not None:
@@ -209,16 +210,19 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
 
 
 def _store_checks(info: RunInfo, fidelity: RunFidelity, health: HarnessHealth,
-                  earlier: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+                  earlier: tuple[LiveChecks | None, StoredHealth | None]) -> None:
     """Put the run's live checks and harness health into its config; a resumed run adds its
     evaluation spend, never-answered attempts and stalls to `earlier` (the stored part's checks
     and health, as they were when this part started)."""
     before, before_health = earlier
     checks = fidelity.summary()
-    checks["evaluation_spend"] = merged_spend(before.get("evaluation_spend"), checks["evaluation_spend"])
-    checks["first_reply_exhausted"] += before.get("first_reply_exhausted") or 0
-    info.config["live_checks"] = checks
-    info.config["harness_health"] = _merged_health(before_health, health.summary())
+    if before is not None:
+        checks["evaluation_spend"] = merged_spend(before.evaluation_spend or None, checks["evaluation_spend"])
+        checks["first_reply_exhausted"] += before.first_reply_exhausted
+    info.config.live_checks = LiveChecks.model_validate(checks)
+    now = health.summary()
+    merged = _merged_health(before_health.model_dump() if before_health is not None else None, now)
+    info.config.health = StoredHealth.model_validate(merged)
 
 
 def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +267,7 @@ def _learned(adapter: Adapter, info: RunInfo) -> None:
     solver's usage files report), so a resumed run continues with it."""
     final = getattr(adapter, "final_config", None)
     if callable(final):
-        info.config.update(final())
+        info.config.add(final())
 
 
 def run_resources(spec: RunSpec) -> dict[str, Any]:
@@ -272,16 +276,16 @@ def run_resources(spec: RunSpec) -> dict[str, Any]:
     return {"grading_sandbox": spec.grading_sandbox}
 
 
-def run_config(spec: RunSpec, wiring: RunWiring) -> dict[str, Any]:
-    """What a new run records of its options and wiring (before the suite's and adapter's facts)."""
-    config: dict[str, Any] = {**(spec.config or {}), "run_spec": spec.stored()}
-    if spec.max_connections is not None:
-        config["max_connections"] = spec.max_connections
+def run_config(spec: RunSpec, wiring: RunWiring) -> RunConfig:
+    """What a new run records of its options and wiring (before the suite's and adapter's facts):
+    the caller's `config` facts, then the typed parts."""
+    config = RunConfig(spec=spec.stored())
+    config.add(dict(spec.config or {}))
     if spec.shard is not None:
-        config["shard"] = "{}/{}".format(*parse_shard(spec.shard))
-    if spec.judge_all and wiring.judge is not None:
-        config["judge_all"] = True
-    return {**config, **wiring.facts}
+        config.provenance.shard = "{}/{}".format(*parse_shard(spec.shard))
+    config.judge_all = bool(spec.judge_all and wiring.judge is not None)
+    config.add(wiring.facts)
+    return config
 
 
 def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, spec: RunSpec, wiring: RunWiring,
@@ -302,8 +306,16 @@ def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, spec: 
         judge_model=spec.judge_model if wiring.judge is not None else None,
         tier2_prompt_version=wiring.tier2_prompt_version,
         fault_profile=wiring.fault_profile, parent_run_id=spec.parent_run_id,
-        config={**run_config(spec, wiring), **suite_config, "tasks": [t.id for t in tasks]},
+        config=_with_suite(run_config(spec, wiring), suite_config, suite, tasks),
     )
+
+
+def _with_suite(config: RunConfig, suite_config: dict[str, Any], suite: EvalSuite, tasks: list[Task]) -> RunConfig:
+    """The run's config with the suite's and adapter's facts, its plan and the suite's hash."""
+    config.add(suite_config)
+    config.tasks = [t.id for t in tasks]
+    config.suite = config.suite.model_copy(update={"hash": suite_hash(suite)})
+    return config
 
 
 def _shard_run_id(suite: EvalSuite, adapter: Adapter, spec: RunSpec, tasks: list[Task], seed: int) -> str:
@@ -316,7 +328,7 @@ def _shard_run_id(suite: EvalSuite, adapter: Adapter, spec: RunSpec, tasks: list
 
 def _resumed(stored: RunInfo, tasks: list[Task], store: RunStore) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
     """The stored run to continue, its tasks, and the (task, attempt) pairs already stored."""
-    wanted = stored.config.get("tasks")
+    wanted = stored.config.tasks
     if wanted is not None:
         tasks = [t for t in tasks if t.id in set(wanted)]
     frame = store.attempts_frame(stored.run_id, columns=["task_id", "attempt"])

@@ -140,7 +140,7 @@ class LiveTraces:
                         await grade(pairs)
         finally:
             release_work_root(work_root, keep=False)
-        info.config["tasks"] = sorted({task for task, _ in self.graded})
+        info.config.tasks = sorted({task for task, _ in self.graded})
 
     async def _serve(self, grade: Callable[[list[_Pair]], Any]) -> None:
         while not self.stopping.is_set():
@@ -244,9 +244,11 @@ def serve_otlp(suite: str | Path | EvalSuite, db: StoreLike = None, *, host: str
                 ready(*receiver.address)
             info = run_sync(_execute(loaded, live, store))
             numbered = dict(zip(live.graded, live.trajectories, strict=True))
-            config = {**info.config, "trajectories": len(live.trajectories), "otlp_reports": live.reports,
-                      "recorded_over_budget": over_budget_summary(numbered, live.tasks, live.prices)}
-            store.update_run(info.run_id, attempts=1 + max((n for _, n in live.graded), default=0), config=config)
+            recorded = info.config
+            recorded.add({"trajectories": len(live.trajectories), "otlp_reports": live.reports,
+                          "recorded_over_budget": over_budget_summary(numbered, live.tasks, live.prices)})
+            store.update_run(info.run_id, attempts=1 + max((n for _, n in live.graded), default=0),
+                             config=recorded)
     finally:
         receiver.close()
     return info.run_id

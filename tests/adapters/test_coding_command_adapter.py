@@ -62,7 +62,7 @@ def test_output_is_capped_kept_as_a_span_and_a_transcript(suite, tmp_path, db):
     span = _spans(db, table.run_id, "solver:command")[0]
     assert span["stdout_bytes"] > OUTPUT_CAP_BYTES and span["truncated"] is True
     assert len(span["stdout"]) == OUTPUT_CAP_BYTES and span["stderr"] == "err-line"
-    root = Path(table.run.config["workspace_root"])
+    root = Path(table.run.config.workspace_root)
     transcript = (root / "csv_dedup" / "0.transcript.txt").read_text()
     assert "err-line" in transcript and "(truncated)" in transcript
     assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in transcript  # redacted like the spans
@@ -105,7 +105,7 @@ def test_usage_ingestion_and_pricing(suite, db, usage, prices, cost, provenance)
         assert attempt["cost_usd"] == pytest.approx(cost)
     span = _spans(db, table.run_id, "solver:usage")[0]
     assert provenance in span["cost_provenance"] and span["cost_provenance"].startswith("solver-reported")
-    assert table.run.config["cost_provenance"] == "solver-reported"
+    assert table.run.config.facts["cost_provenance"] == "solver-reported"
     assert table.run.model == "priced"
 
 
@@ -172,7 +172,7 @@ def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
         out_closed = _spans(db, closed.run_id, "solver:command")[0]
         assert out_open["stdout"].strip() == "reached" and out_open["network"] == "allowed"
         assert out_closed["stdout"].strip() == "denied" and out_closed["network"] == "denied"
-        assert closed.run.config["solver_sandbox"] == "unshare"
+        assert closed.run.config.facts["solver_sandbox"] == "unshare"
 
 
 def test_a_usage_file_past_its_size_limit_is_refused_unread(suite, db):

@@ -11,6 +11,7 @@ import pytest
 from aeh.commands._fixture_form import run_notes
 from aeh.grading._jail import Jail, _masks, repository_dirs
 from aeh.grading._verdict import MAX_VERDICT_BYTES, VerdictPipe, read_verdict
+from aeh.models import RunConfig
 
 SETS = ("tests_public", "tests_hidden")
 EXPECTED = {"tests_public": 2, "tests_hidden": 1}
@@ -109,7 +110,7 @@ def test_a_worktree_hides_its_shared_git_dir(tmp_path):
 @pytest.mark.parametrize(("mode", "warned"), [("bwrap", False), ("unavailable", True),
                                               ("disabled", True), ("none (built-in solver)", None)])
 def test_run_notes_say_when_a_solver_was_unconfined(mode, warned):
-    run = type("R", (), {"config": {"grading_sandbox": "unshare", "solver_confinement": mode}})
+    run = type("R", (), {"config": RunConfig(facts={"grading_sandbox": "unshare", "solver_confinement": mode})})
     table = type("T", (), {"run": run})
     lines = [line for line in run_notes(table) if line.startswith("solver confinement")]
     if warned is None:
