@@ -17,20 +17,14 @@ from aeh.analysis._dimensions import (
     within_task_sd,
 )
 from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
-from aeh.analysis._format import (
-    BUCKET_ABBREVIATIONS,
-    BUCKET_LEGEND,
-    evaluation_cost_text,
-    format_run_table,
-    judge_verdicts_text,
-    suite_interval_text,
-)
 from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
 from aeh.analysis._matrix import format_matrix, matrix
 from aeh.analysis._power import power
 from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
 from aeh.analysis._recovery import recovery_by_fault
 from aeh.analysis._results import (
+    BUCKET_ABBREVIATIONS,
+    BUCKET_LEGEND,
     AgreementResult,
     CompareResult,
     CompareVerdict,
@@ -43,7 +37,11 @@ from aeh.analysis._results import (
     RunResult,
     ScoresResult,
     SuiteRate,
+    evaluation_cost_text,
+    format_run_table,
+    judge_verdicts_text,
     resumed,
+    suite_interval_text,
     with_fail_under,
 )
 from aeh.analysis._run_table import HARNESS_ERROR_LIMIT

@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._format import BUCKET_ABBREVIATIONS
-from aeh.analysis._results import RunResult
+from aeh.analysis._results import BUCKET_ABBREVIATIONS, RunResult
 from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine import health_warnings, over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from

@@ -32,7 +32,7 @@ from aeh.errors import ConfigError
 from aeh.suite.contract import EvalSuite
 
 if TYPE_CHECKING:
-    from aeh.engine.scheduler import RunProgress
+    from aeh.engine.wiring import RunProgress
 
     ProgressOption: TypeAlias = RunProgress | bool | None
 else:

@@ -12,9 +12,8 @@ import datetime as dt
 import os
 import random
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aeh._version import __version__
 from aeh.engine._health import HarnessHealth
@@ -28,7 +27,7 @@ from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
 from aeh.engine.run_id import new_run_id
 from aeh.engine.runspec import RunSpec
-from aeh.engine.wiring import RunWiring
+from aeh.engine.wiring import RunExecutor, RunProgress, RunWiring
 from aeh.errors import StoreError, StoreWriteError
 from aeh.grading.judge import Judge, PooledJudge
 from aeh.llm import endpoint_of
@@ -48,31 +47,6 @@ __all__ = ["RunExecutor", "RunProgress", "build_attempt_setup", "execute_run", "
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-class RunProgress:
-    """Observer of a run's progress; the logger implements it. All methods are optional."""
-
-    def run_started(self, info: RunInfo, tasks: list[Task]) -> None: ...
-
-    def attempt_finished(self, attempt: Attempt) -> None: ...
-
-    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
-        """All of a task's attempts are done: their verdicts, buckets, costs and timings
-        (tool calls, grader evidence and outputs are left out; read them from the store)."""
-
-    def run_finished(self, info: RunInfo) -> None: ...
-
-
-class RunExecutor(Protocol):
-    """Runs a run's pending attempts elsewhere (e.g. on Ray workers) and hands each result back.
-
-    `deliver(attempt, spans)` is called in this process, on its event loop, once per attempt;
-    it writes the attempt to the store, so this process stays the store's only writer.
-    """
-
-    async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
-                  deliver: Callable[[Attempt, list[Span]], None]) -> None: ...
 
 
 async def execute_run(

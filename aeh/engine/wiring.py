@@ -10,16 +10,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.store import HEARTBEAT_S
 
 if TYPE_CHECKING:
-    from aeh.engine.scheduler import RunExecutor
     from aeh.grading.judge import Judge
-    from aeh.models import RunInfo
 
-__all__ = ["RunWiring"]
+__all__ = ["RunExecutor", "RunProgress", "RunWiring"]
+
+
+class RunProgress:
+    """Observer of a run's progress; the logger implements it. All methods are optional."""
+
+    def run_started(self, info: RunInfo, tasks: list[Task]) -> None: ...
+
+    def attempt_finished(self, attempt: Attempt) -> None: ...
+
+    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
+        """All of a task's attempts are done: their verdicts, buckets, costs and timings
+        (tool calls, grader evidence and outputs are left out; read them from the store)."""
+
+    def run_finished(self, info: RunInfo) -> None: ...
+
+
+class RunExecutor(Protocol):
+    """Runs a run's pending attempts elsewhere (e.g. on Ray workers) and hands each result back.
+
+    `deliver(attempt, spans)` is called in this process, on its event loop, once per attempt;
+    it writes the attempt to the store, so this process stays the store's only writer.
+    """
+
+    async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
+                  deliver: Callable[[Attempt, list[Span]], None]) -> None: ...
 
 
 @dataclass
