@@ -13,10 +13,10 @@ from aeh.adapters.options import route_adapter_keywords
 from aeh.engine import check_resumable, resume_mismatches, stored_options
 from aeh.engine.runplan import check_against_suite, wire_run
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
-from aeh.engine.scheduler import RunProgress, execute_run
+from aeh.engine.scheduler import RunProgress, execute_run, run_resources
 from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError
-from aeh.grading import require_preflight
+from aeh.grading import require_confinement, require_preflight
 from aeh.importers import write_run_cards
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
@@ -96,6 +96,7 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
         wiring.resume = stored[0]
     check_against_suite(loaded, spec, wiring)
     require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
+    require_confinement(loaded, run_resources(spec))  # so does graded code with no jail to run in
     await _prepare(adapter, wiring)
     if spec.executor == "ray":
         wiring.executor = _ray_executor(spec, adapter, wiring, prices)
@@ -132,8 +133,11 @@ def _load(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[EvalSuite,
     config = dict(spec.config or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", suite_location(suite))  # gate, score, replay find it from any folder
-    config.setdefault("adapter_options", {k: v for k, v in (spec.adapter_options or {}).items() if k != "api_key"})
-    return loaded, spec.model_copy(update={"suite": suite, "config": config})
+    adapter_options = dict(spec.adapter_options or {})
+    if not spec.solver_confinement and spec.adapter == "command":  # the adapter's own switch, kept on resume
+        adapter_options["confine_solver"] = False
+    config.setdefault("adapter_options", {k: v for k, v in adapter_options.items() if k != "api_key"})
+    return loaded, spec.model_copy(update={"suite": suite, "config": config, "adapter_options": adapter_options})
 
 
 def _adapter(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> Adapter:

@@ -19,6 +19,7 @@ class CommandOptions(AdapterOptions):
     """What the command adapter runs and how (`aeh run --adapter command --solver CMD …`)."""
 
     group: ClassVar[str | None] = "coding suites (--adapter command)"
+    run_options: ClassVar[tuple[str, ...]] = ("solver_confinement",)
 
     solver: str = adapter_option(
         "noop", "shell command run in each attempt's workspace (prompt in $AEH_PROMPT), or noop (the floor) / "
@@ -36,8 +37,8 @@ class CommandOptions(AdapterOptions):
     sandbox_solver: bool = adapter_option(False, "deny the solver the network (local solvers)",
                                           flag="--sandbox-solver")
     confine_solver: bool = adapter_option(
-        True, "let the solver read the whole machine (recorded as solver_confinement: disabled)",
-        flag="--no-solver-confinement", negate=True)
+        True, "False lets the solver read the whole machine (recorded as solver_confinement: disabled); "
+        "on the command line the run option --no-solver-confinement sets it")
     timeout_s: float | None = adapter_option(None, "seconds before the solver's process group is killed",
                                              flag="--solver-timeout", metavar="SECONDS", parse=float)
     output_cap_bytes: int = adapter_option(OUTPUT_CAP_BYTES, "bytes of the solver's output a span keeps", ge=0)

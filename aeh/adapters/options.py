@@ -61,6 +61,8 @@ class AdapterOptions(BaseModel):
 
     group: ClassVar[str | None] = None
     """The `aeh run --help` heading the adapter's flags are listed under."""
+    run_options: ClassVar[tuple[str, ...]] = ()
+    """Run options only this adapter reads: given with another adapter, the command line refuses them."""
 
     @classmethod
     def run_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -201,10 +201,13 @@ def run_notes(table: RunResult) -> list[str]:
     from aeh.importers import hidden_set_lines  # heavy: loaded on first use
 
     lines += hidden_set_lines(facts)
-    confinement = facts.get("solver_confinement")
-    if confinement and not confinement.startswith("none"):
-        lines.append(f"solver confinement: {confinement}" + ("" if confinement == "bwrap" else
-                     "  (WARNING: the solver could read the suite, its reference/ and hidden tests)"))
+    from aeh.grading import CONFINED, unconfined_lines
+
+    for key in ("solver_confinement", "grading_confinement"):
+        mode = facts.get(key)
+        if mode and not str(mode).startswith("none") and mode in CONFINED:
+            lines.append(f"{key.replace('_', ' ')}: {mode}")
+    lines += unconfined_lines(facts)
     if table.run.config.workspace_root:
         lines.append(f"workspaces kept in {table.run.config.workspace_root}")
     return lines + _ceiling_note(table, facts)

@@ -85,14 +85,16 @@ def adapter_flag_values(args: argparse.Namespace) -> dict[str, Any]:
     for adapter, model in options_models().items():
         flagged = {name: flag_meta(model, name) for name in model.model_fields if flag_meta(model, name).get("flag")}
         given = {name: getattr(args, name) for name in flagged if getattr(args, name, None) is not None}
+        theirs = [n for n in getattr(model, "run_options", ()) if getattr(args, n, None) not in (None, []) and
+                  getattr(args, n) != RunSpec.model_fields[n].default]
         if args.adapter == adapter:
             missing = [m["flag"] for name, m in flagged.items() if m["required_flag"] and name not in given]
             if missing:
                 raise ConfigError(f"--adapter {adapter} needs {' and '.join(missing)} — see `aeh run --help` "
                                   f"({getattr(model, 'group', None) or adapter})")
             out.update(given)
-        elif given:
-            flags = ", ".join(flagged[name]["flag"] for name in given)
+        elif given or theirs:
+            flags = ", ".join([flagged[name]["flag"] for name in given] + [option_meta(n)["flag"] for n in theirs])
             raise ConfigError(f"{flags} belong(s) to --adapter {adapter}: add --adapter {adapter}, or leave them out")
     return out
 

@@ -246,8 +246,9 @@ def _learned(adapter: Adapter, info: RunInfo) -> None:
 
 def run_resources(spec: RunSpec) -> dict[str, Any]:
     """Run-level values graders and adapters see in `resources`: graded code runs with the
-    network denied unless turned off (recorded on the run either way)."""
-    return {"grading_sandbox": spec.grading_sandbox}
+    network denied and jailed unless turned off (recorded on the run either way; a run where no
+    jail works refuses to start)."""
+    return {"grading_sandbox": spec.grading_sandbox, "grading_confinement": spec.grading_confinement}
 
 
 def run_config(spec: RunSpec, wiring: RunWiring) -> RunConfig:

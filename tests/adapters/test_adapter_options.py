@@ -22,7 +22,7 @@ from tests.coding_support import mini_suite
 def _stored_spec(db: Path) -> dict:
     with sqlite3.connect(db) as conn:
         (config,) = conn.execute("SELECT config FROM runs").fetchone()
-    return json.loads(config)["run_spec"]
+    return json.loads(config)["spec"]
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +47,15 @@ def test_the_api_and_the_command_line_store_the_same_spec(suite, tmp_path, capsy
 
 def test_adapter_options_come_from_the_model_as_flags_and_keywords():
     args = build_parser().parse_args(["run", "--suite", "s", "--adapter", "command", "--solver", "true",
-                                      "--no-solver-confinement", "--price-in", "1", "--price-out", "2",
-                                      "--currency", "eur"])
+                                      "--sandbox-solver", "--price-in", "1", "--price-out", "2",
+                                      "--currency", "eur", "--solver-timeout", "3"])
     options = _spec_options(args)
-    assert options["adapter_options"] == {"solver": "true", "confine_solver": False, "price_in": 1.0,
-                                          "price_out": 2.0, "currency": "EUR"}
+    assert options["adapter_options"] == {"solver": "true", "sandbox_solver": True, "price_in": 1.0,
+                                          "price_out": 2.0, "currency": "EUR", "timeout_s": 3.0}
     adapter = CommandAdapter(**options["adapter_options"])
-    assert adapter.confine_solver is False and adapter.fixed_currency == "EUR"
+    assert adapter.sandbox_solver is True and adapter.fixed_currency == "EUR" and adapter.timeout_s == 3.0
+    # keywords of aeh.run: the same model
+    assert CommandAdapter(solver="true", confine_solver=False).confine_solver is False
 
 
 def test_an_adapters_flags_with_another_adapter_or_without_its_required_flag_are_refused():
