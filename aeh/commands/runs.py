@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from aeh.errors import ExitCode
-from aeh.models import RunConfig
+
+if TYPE_CHECKING:
+    from aeh.models import RunConfig
 
 NAME = "runs"
 HELP = "list stored runs"
