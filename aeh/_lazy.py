@@ -5,23 +5,37 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_getattr", "lazy_module", "moved_getattr"]
+__all__ = ["by_module", "lazy_getattr", "lazy_module", "moved_getattr"]
 
 
-def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False) -> Callable[[str], object]:
+def by_module(declared: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """The name → module table of a declaration written module → names (each name once)."""
+    table: dict[str, str] = {}
+    for module, names in declared.items():
+        for name in names:
+            if name in table:
+                raise ValueError(f"{name!r} is declared in both {table[name]} and {module}")
+            table[name] = module
+    return table
+
+
+def lazy_getattr(package: str, table: Mapping[str, str], *, cache: bool = False,
+                 moved: Mapping[str, str] | None = None) -> Callable[[str], object]:
     """The `__getattr__` of `package`: a name in `table` (name → module) is imported from its
     module when first asked for; with `cache`, it is then bound in the package, so later lookups
-    skip this function."""
+    skip this function. A name in `moved` (name → its home now) still resolves, with the
+    DeprecationWarning `moved_getattr` gives."""
     namespace = sys.modules[package].__dict__
+    moved = moved or {}
 
     def __getattr__(name: str) -> object:
         module = table.get(name)
         if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            return _moved(package, name, moved, stacklevel=3)
         value = getattr(importlib.import_module(module), name)
         if cache:
             namespace[name] = value
@@ -36,14 +50,18 @@ def moved_getattr(module: str, table: Mapping[str, str]) -> Callable[[str], obje
     Nothing is cached, so every use warns (Python shows each place once)."""
 
     def __getattr__(name: str) -> object:
-        home = table.get(name)
-        if home is None:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        warnings.warn(f"{module}.{name} is deprecated: import {name} from {home} ({module} keeps it for one more "
-                      "release)", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(home), name)
+        return _moved(module, name, table, stacklevel=3)
 
     return __getattr__
+
+
+def _moved(module: str, name: str, table: Mapping[str, str], *, stacklevel: int) -> object:
+    home = table.get(name)
+    if home is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(f"{module}.{name} is deprecated: import {name} from {home} ({module} keeps it for one more "
+                  "release)", DeprecationWarning, stacklevel=stacklevel)
+    return getattr(importlib.import_module(home), name)
 
 
 class _LazyModule:

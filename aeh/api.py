@@ -9,10 +9,12 @@ from aeh._progress import BarProgress, interactive
 from aeh._sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
+from aeh.adapters.options import route_adapter_keywords
 from aeh.engine import check_resumable, resume_mismatches, stored_options
-from aeh.engine.runplan import build_run_options, check_against_suite
+from aeh.engine.runplan import check_against_suite, wire_run
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
-from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
+from aeh.engine.scheduler import RunProgress, execute_run, run_resources
+from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError
 from aeh.grading import require_confinement, require_preflight
 from aeh.importers import write_run_cards
@@ -66,12 +68,18 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
     shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
 
+    An adapter's own options (its options model, `aeh.adapters.options`) are keywords too:
+    `aeh.run("coding", adapter="command", solver="reference")` is
+    `adapter_options={"solver": "reference"}`, and the run options the adapter implies (the
+    command adapter's workspace retention) apply as they do for `aeh run --adapter command`.
+
     `fail_under=RATE`: `.fail_under` (`rate`, `threshold`, `met`) says whether the suite success rate
     reached RATE (the CLI exits 1 when it did not).
 
     Options (name=default [CLI flag]: meaning), all declared in `aeh.engine.runspec.RunSpec`:
     """
-    spec = RunSpec.build(*args, caller="aeh.run", **options)
+    adapter_name = options.get("adapter", args[1] if len(args) > 1 else None)
+    spec = RunSpec.build(*args, caller="aeh.run", **route_adapter_keywords(adapter_name, options))
     if spec.executor == "ray":
         require_ray()
     stored = _stored_run(spec.resume, spec.db) if spec.resume is not None else None
@@ -81,18 +89,18 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     loaded, spec = _load(spec, stored)
     prices = load_price_table(spec.price_table)
     # Every option is checked before any adapter starts or the store exists: a typo leaves nothing behind.
-    run_options = build_run_options(spec)
+    wiring = wire_run(spec)
     adapter = _adapter(spec, stored)
     if stored is not None:
         _refuse_other_settings(stored[0], loaded, adapter, problems)
-        run_options.resume = stored[0]
-    check_against_suite(loaded, run_options)
+        wiring.resume = stored[0]
+    check_against_suite(loaded, spec, wiring)
     require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
-    require_confinement(loaded, run_options.resources)  # so does graded code with no jail to run in
-    await _prepare(adapter, run_options)
+    require_confinement(loaded, run_resources(spec))  # so does graded code with no jail to run in
+    await _prepare(adapter, wiring)
     if spec.executor == "ray":
-        run_options.executor = _ray_executor(spec, adapter, run_options, prices)
-    run_id = await _execute(spec, loaded, adapter, run_options, prices)
+        wiring.executor = _ray_executor(spec, adapter, wiring, prices)
+    run_id = await _execute(spec, loaded, adapter, wiring, prices)
     return _result_table(run_id, spec, stored)
 
 
@@ -115,9 +123,9 @@ def _load(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[EvalSuite,
     suite = spec.suite
     if stored is not None and suite is None:
         reloaded = reload_run_suite(stored[0], flag="--suite")
-        suite = stored[0].config.get("suite_spec")
+        suite = stored[0].config.suite.location
         if suite is None:
-            raise ConfigError(f"run {stored[0].run_id} did not record its suite (no config.suite_spec) — "
+            raise ConfigError(f"run {stored[0].run_id} did not record its suite (no config.suite.location) — "
                               "pass the suite it ran: `aeh run --resume ID --suite NAME_OR_DIR`")
     if suite is None:
         raise ConfigError("aeh.run needs a suite (a shipped name, entry point or directory), or resume=RUN_ID")
@@ -159,7 +167,7 @@ def _refuse_other_settings(stored: RunInfo, suite: EvalSuite, adapter: Adapter, 
                           + " — resume with the stored ones (leave these options out), or start a new run")
 
 
-async def _prepare(adapter: Adapter, run_options: RunOptions) -> None:
+async def _prepare(adapter: Adapter, wiring: RunWiring) -> None:
     """The adapter's own checks and set-up, before the first attempt."""
     preflight = getattr(adapter, "preflight", None)
     if callable(preflight):
@@ -168,24 +176,24 @@ async def _prepare(adapter: Adapter, run_options: RunOptions) -> None:
     if callable(warm_up):
         await warm_up()  # client set-up is the harness's time, not the first attempt's
     if getattr(getattr(adapter, "options", None), "probe_tools", False):
-        run_options.config["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
+        wiring.facts["tools_probe"] = await adapter.probe_tools()  # type: ignore[attr-defined]
 
 
-async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, run_options: RunOptions,
+async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, wiring: RunWiring,
                    prices: PriceTable) -> str:
     """Run it into the store (a run creates the store; one opened here from a path is closed here)."""
     suite_secrets = list(getattr(suite, "secrets", lambda: [])()) + list(spec.secrets or [])
     logger = _progress_for(spec.progress, spec.log_level)
     with using_store(spec.db, secrets=suite_secrets, redact=spec.redact, must_exist=False) as store:
         # One redactor for every sink: the store's, whether `db` was a path or a Store.
-        run_options.config["redaction"] = redaction_record(store.redactor)
+        wiring.facts["redaction"] = redaction_record(store.redactor)
         if isinstance(logger, RunLogger):
             logger.redactor = store.redactor
         span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in spec.sinks or []]
         span_sinks += [logger] if isinstance(logger, RunLogger) and logger.wants_spans else []
-        if isinstance(run_options.executor, RayExecutor):
-            run_options.executor.sinks = span_sinks
-        info = await execute_run(suite, adapter, store, prices, run_options, sinks=span_sinks, progress=logger)
+        if isinstance(wiring.executor, RayExecutor):
+            wiring.executor.sinks = span_sinks
+        info = await execute_run(suite, adapter, store, prices, spec, wiring, sinks=span_sinks, progress=logger)
         return info.run_id
 
 
@@ -208,7 +216,7 @@ def _already_finished(stored: tuple[RunInfo, int], db: StoreLike) -> RunResult:
     return resumed(run_table(info.run_id, db), count, already_finished=True)
 
 
-def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, prices: PriceTable) -> RayExecutor:
+def _ray_executor(spec: RunSpec, adapter: Adapter, wiring: RunWiring, prices: PriceTable) -> RayExecutor:
     """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
     suite = spec.suite
     if not isinstance(suite, str | Path):
@@ -222,8 +230,8 @@ def _ray_executor(spec: RunSpec, adapter: Adapter, run_options: RunOptions, pric
     suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
     worker = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=spec.model,
                         adapter_options=dict(spec.adapter_options or {}),
-                        run_options=spec.for_worker(run_options.fault_profile), prices=price_fields(prices),
-                        concurrency=run_options.concurrency)
+                        run_options=spec.for_worker(wiring.fault_profile), prices=price_fields(prices),
+                        concurrency=spec.concurrency)
     return RayExecutor(worker, address=spec.ray_address, workers=spec.ray_workers)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.adapters import DECLINE_TOOL, make_adapter
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import plan_run
 from aeh.grading import preflight_problems
 from aeh.pricing import load_price_table
 from aeh.suite.contract import EvalSuite
@@ -58,8 +58,8 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
             fault_rate: float | None = None, fault_mode: str | None = None) -> str:
     """Resolve everything a run would use and return a printable plan with estimates."""
     loaded = load_suite(suite)
-    options = build_run_options(attempts=attempts, fault_profile=fault_profile, fault_rate=fault_rate,
-                                fault_mode=fault_mode)
+    _spec, wiring = plan_run(attempts=attempts, fault_profile=fault_profile, fault_rate=fault_rate,
+                             fault_mode=fault_mode)
     agent = make_adapter(adapter, model=model) if adapter != "replay" else None
     model_name = agent.model if agent is not None else model
     prices = load_price_table(price_table)
@@ -69,7 +69,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
         f"dry run — suite {loaded.name} (hash {suite_hash(loaded)}), {len(loaded.tasks())} tasks valid",
         f"adapter {adapter}, model {model_name or '-'}, attempts {attempts} per task",
         f"price table {prices.version} ({prices.date})",
-        "faults: " + (_describe_faults(options.fault_profile) if options.fault_profile else "none"),
+        "faults: " + (_describe_faults(wiring.fault_profile) if wiring.fault_profile else "none"),
         *_preflight_lines(loaded),
         "",
         f"{'task':<34} {'turns':>5} {'tokens in':>10} {'tokens out':>10} {'est. cost':>10}",

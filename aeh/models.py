@@ -28,7 +28,16 @@ __all__ = [
     "InjectedFault",
     "InvariantVerdict",
     "PlanStep",
+    "HarnessHealth",
+    "LEGACY_CONFIG_KEYS",
+    "LiveChecks",
+    "Provenance",
+    "RedactionRecord",
+    "RunConfig",
     "RunInfo",
+    "RunWarning",
+    "SuiteRef",
+    "nest_legacy_config",
     "Span",
     "SpanCategory",
     "Task",
@@ -335,6 +344,173 @@ class Attempt(BaseModel):
         return self.success and all(r.passed for r in self.invariant_results)
 
 
+class RunWarning(str):
+    """A warning's text with its `kind`: a stable name to match or filter on (`w.kind ==
+    "unfinished"`), so no reader depends on the wording, which may change. It is a `str`, so
+    everything that shows warnings shows it unchanged."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str) -> RunWarning:
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # copy and pickle keep the kind
+        return str(self), self.kind
+
+
+#: Where each key of the flat run config aeh stored before migration 7 went: a typed part of
+#: `RunConfig` (a dotted path), or `None` for a key dropped as a copy (the adapter options and
+#: the connection limit are the stored spec's). Keys not listed are the suite's, adapter's or
+#: caller's own facts (`RunConfig.facts`).
+LEGACY_CONFIG_KEYS: dict[str, str | None] = {
+    "run_spec": "spec", "suite_spec": "suite.location", "tasks": "tasks", "harness_health": "health",
+    "redaction": "redaction", "shard": "provenance.shard", "merged_from": "provenance.merged_from",
+    "live_checks": "live_checks", "judge_all": "judge_all", "workspace_root": "workspace_root",
+    "tools_probe": "tools_probe", "scoring": "scoring", "task_weights": "task_weights",
+    "cost_currency": "cost_currency", "suite_kind": "suite_kind",
+    "adapter_options": None, "max_connections": None,
+}
+
+
+def nest_legacy_config(flat: dict[str, Any]) -> dict[str, Any]:
+    """The typed shape (`RunConfig`) of a run config stored flat (aeh before store migration 7)."""
+    out: dict[str, Any] = {"facts": {}}
+    for key, value in flat.items():
+        if key not in LEGACY_CONFIG_KEYS:
+            out["facts"][key] = value
+            continue
+        path = LEGACY_CONFIG_KEYS[key]
+        if path is None or value is None:
+            continue
+        head, _, leaf = path.partition(".")
+        if leaf:
+            out.setdefault(head, {})[leaf] = value
+        else:
+            out[head] = value
+    return out
+
+
+class SuiteRef(BaseModel):
+    """Which suite a run ran: where to load it again (gate, score, replay, resume find it from any
+    folder) and the hash of the definition it ran."""
+
+    location: str | None = None
+    hash: str | None = None
+
+
+class RedactionRecord(BaseModel):
+    """How a run's stored text was redacted: on or off, and salted fingerprints of its
+    configured secrets, never the secrets themselves."""
+
+    enabled: bool = True
+    salt: str | None = None
+    secret_fingerprints: list[str] = Field(default_factory=list)
+
+
+class HarnessHealth(BaseModel):
+    """The harness's own event-loop stalls during a run: machine load is not the agent's time."""
+
+    stalled: bool = False
+    max_loop_lag_s: float | None = None
+    stall_s: float = 0.0
+    stalls: int = 0
+    stall_threshold_s: float | None = None
+    run_s: float | None = None
+    extended_tool_timeouts: int = 0
+    stall_tool_timeouts: int = 0
+    worker_queue_max_s: float | None = None
+    load_average_start: float | None = None
+    load_average_max: float | None = None
+
+
+class LiveChecks(BaseModel):
+    """What the run observed of its endpoint and judge while it went (aeh.engine.fidelity): the
+    counts its warnings are made from. Newer keys are kept as they are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    attempts: int = 0
+    model_turns: int = 0
+    tool_calls: int = 0
+    faults_planned_rate: float | None = None
+    faults_injected: int = 0
+    judge_verdicts: dict[str, Any] = Field(default_factory=dict)
+    time_s: dict[str, float] = Field(default_factory=dict)
+    evaluation_spend: dict[str, Any] = Field(default_factory=dict)
+    first_reply_exhausted: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Provenance(BaseModel):
+    """Where a run's attempts came from beyond one process: the shard it ran, the stores merged in."""
+
+    shard: str | None = None
+    """`i/n`: this run is shard i of n of its plan (every shard shares the run id)."""
+    merged_from: list[dict[str, Any]] = Field(default_factory=list)
+    """One entry per store `aeh merge` took attempts from."""
+
+
+class RunConfig(BaseModel):
+    """What a run records beyond its columns, in typed parts; `facts` holds what the suite, the
+    adapter or the caller add of their own (a coding suite's sandbox and hidden-set hashes, the
+    command adapter's solver, an importer's source)."""
+
+    model_config = ConfigDict(validate_assignment=True)
+
+    spec: dict[str, Any] = Field(default_factory=dict)
+    """The run's options as stored (`RunSpec.stored()`): what resume, replay and Ray rebuild from."""
+    suite: SuiteRef = Field(default_factory=SuiteRef)
+    tasks: list[str] | None = None
+    """The task ids the run planned (resume and merge read the plan from it)."""
+    health: HarnessHealth | None = None
+    redaction: RedactionRecord | None = None
+    provenance: Provenance = Field(default_factory=Provenance)
+    live_checks: LiveChecks | None = None
+    judge_all: bool = False
+    workspace_root: str | None = None
+    """Where the attempts' kept workspaces are (`aeh trace` points at them)."""
+    tools_probe: dict[str, Any] | None = None
+    scoring: str | None = None
+    """The scoring profile the run is scored with (None: the default)."""
+    task_weights: dict[str, float] = Field(default_factory=dict)
+    cost_currency: str | None = None
+    """The one currency the run keeps its costs in (None: USD)."""
+    suite_kind: str | None = None
+    facts: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat(cls, data: Any) -> Any:
+        # A flat mapping (a store before migration 7, or a caller's `config={...}`) is nested here.
+        if isinstance(data, dict) and not set(data) <= set(cls.model_fields):
+            own = {k: v for k, v in data.items() if k in cls.model_fields and k not in LEGACY_CONFIG_KEYS}
+            nested = nest_legacy_config({k: v for k, v in data.items() if k not in own})
+            facts = {**dict(own.pop("facts", None) or {}), **nested.pop("facts")}
+            return {**nested, **own, "facts": facts}
+        return data
+
+    @property
+    def currency(self) -> str:
+        return self.cost_currency or "USD"
+
+    def add(self, values: dict[str, Any]) -> None:
+        """Take these facts (flat, as a suite, adapter or caller gives them): a typed part's name
+        (or its name before migration 7, `LEGACY_CONFIG_KEYS`) sets that part, the rest go to `facts`."""
+        fields = type(self).model_fields
+        flat = {("__" + k if k in fields and k not in LEGACY_CONFIG_KEYS else k): v for k, v in values.items()}
+        nested = nest_legacy_config({k: v for k, v in flat.items() if not k.startswith("__")})
+        nested.update({k[2:]: v for k, v in flat.items() if k.startswith("__")})
+        self.facts.update(nested.pop("facts", {}))
+        for key, value in nested.items():
+            part = getattr(self, key)
+            if isinstance(part, BaseModel) and isinstance(value, dict):
+                setattr(self, key, part.model_copy(update=value))
+            else:
+                setattr(self, key, value)
+
+
 class RunInfo(BaseModel):
     """Everything needed to know what a run measured and to compare it honestly."""
 
@@ -358,7 +534,7 @@ class RunInfo(BaseModel):
     """Set for replays and imports: the run this one was derived from."""
     status: Literal["running", "finished", "interrupted", "failed", "stale"] = "running"
     """`stale` is never stored: readers show it for a `running` run whose process is gone."""
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: RunConfig = Field(default_factory=RunConfig)
     owner_pid: int | None = None
     """The process executing the run (None for imports and runs stored before aeh recorded it)."""
     owner_host: str | None = None

@@ -46,6 +46,9 @@ def run_coding(suite: Path | str, db: Path, solver: str, *, attempts: int = 1, c
     # Most tests play a correct solver by copying the fixture's reference, which a confined
     # solver cannot read: confinement is opted into by the tests about it.
     adapter_options = {"solver": solver, "confine_solver": False, **options.pop("adapter_options", {})}
+    # The command adapter keeps the newest runs' workspaces (its retention default): beside the
+    # test's store, not in the shared temporary folder.
+    options.setdefault("work_dir", Path(db).parent / "workspaces")
     return aeh.run(suite, adapter="command", attempts=attempts, concurrency=concurrency, seed=seed, db=db,
                    adapter_options=adapter_options, progress=False, **options)
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 #: What a suite, example or plugin may import from aeh: the public API, the plugin surface, and
 #: the optional integrations (their own extras keep them out of `aeh.plugins`).
@@ -38,3 +40,39 @@ def test_shipped_suites_examples_and_test_plugins_import_only_the_plugin_surface
              if "build" not in p.relative_to(ROOT).parts]
     offenders = {str(p.relative_to(ROOT)): bad for p in files if (bad := _outside_the_surface(p))}
     assert offenders == {}
+
+
+def test_importing_the_plugin_surface_loads_only_its_table() -> None:
+    """Every name is lazy: `import aeh.plugins` loads neither pydantic nor any aeh package."""
+    code = ("import sys, aeh.plugins; print(sorted(m for m in sys.modules if m.split('.')[0] in ('aeh', 'pydantic')"
+            " and m not in ('aeh', 'aeh.plugins', 'aeh._lazy', 'aeh.errors', 'aeh._install')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_type_checkers_imports_declare_the_same_names_as_the_table() -> None:
+    """`aeh/plugins.py` names each export twice (its TYPE_CHECKING import for the type checker, the
+    `_NAMES` table at run time); both must agree, and every name must resolve from its module."""
+    import aeh.plugins
+
+    tree = ast.parse((ROOT / "aeh" / "plugins.py").read_text(encoding="utf-8"))
+    guarded = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    typed = {(n.module, a.name) for n in guarded.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    table = {(module, name) for module, names in aeh.plugins._NAMES.items() for name in names}
+    assert typed == table
+    assert all(getattr(aeh.plugins, name) is not None for name in aeh.plugins.__all__)
+
+
+def test_the_registries_are_reached_through_functions_and_the_old_names_warn() -> None:
+    import aeh.plugins
+    from aeh.adapters import adapters
+
+    assert not any(name in aeh.plugins.__all__ for name in aeh.plugins._MOVED)
+    listed = aeh.plugins.installed("adapters")
+    assert set(listed) == {"adapters"} and listed["adapters"]["mock"] == "builtin"
+    listed["adapters"]["mock"] = "changed"
+    assert aeh.plugins.installed("adapters")["adapters"]["mock"] == "builtin"
+    with pytest.raises(ValueError, match="unknown plugin kind 'adapter'"):
+        aeh.plugins.installed("adapter")
+    with pytest.warns(DeprecationWarning, match=r"aeh\.plugins\.adapters is deprecated: import adapters from aeh\.adapters"):
+        assert aeh.plugins.adapters is adapters

@@ -28,13 +28,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
 from aeh.adapters._http_chat import HttpChatClient
 from aeh.adapters._tool_result import tool_result_content
+from aeh.adapters.options import AdapterOptions
 from aeh.engine.context import AttemptContext
-from aeh.errors import AdapterError, ConfigError
+from aeh.errors import AdapterError
 from aeh.llm import (
     DEFAULT_BASE_URL,
     DEFAULT_TIMEOUT_S,
@@ -133,10 +134,8 @@ def is_refusal(text: str | None) -> bool:
     return bool(text) and REFUSAL_PATTERN.match(text) is not None  # type: ignore[arg-type]
 
 
-class ChatOptions(BaseModel):
-    """Options shared by the live adapters (all optional except a model)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ChatOptions(AdapterOptions):
+    """Options shared by the live adapters (all optional except a model); `parse` is AdapterOptions'."""
 
     base_url: str | None = None
     """An OpenAI-compatible endpoint; default $OPENAI_BASE_URL, else api.openai.com."""
@@ -175,22 +174,6 @@ class ChatOptions(BaseModel):
     def _flag(cls, value: Any) -> Any:
         # A flag given on the command line is a string; anything but a yes is no.
         return value.lower() in ("1", "true", "yes") if isinstance(value, str) else value
-
-    @classmethod
-    def parse(cls, adapter: str, options: dict[str, Any]) -> ChatOptions:
-        """The options of `adapter` (e.g. "react"); a ConfigError names each unknown or invalid one."""
-        known = set(cls.model_fields)
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise ConfigError(
-                f"unknown {adapter} adapter option(s): {', '.join(unknown)} — known: {', '.join(sorted(known))}"
-            )
-        try:
-            return cls(**{k: v for k, v in options.items() if v is not None})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(part) for part in e['loc'])}={e['input']!r}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ConfigError(f"bad {adapter} adapter option: {problems}") from None
 
 
 class LiveChatAdapter:

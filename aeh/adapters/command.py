@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from aeh._files import load_json_file
+from aeh.adapters._command_options import OUTPUT_CAP_BYTES, CommandOptions
 from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
 from aeh.grading import Sandbox, no_jail_message, probe_sandbox
-from aeh.models import AgentOutcome, Task
+from aeh.models import AgentOutcome, RunConfig, Task
 from aeh.store import Redactor
 
 __all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
@@ -50,7 +51,6 @@ __all__ = ["BUILTIN_SOLVERS", "CommandAdapter", "OUTPUT_CAP_BYTES"]
 BUILTIN_SOLVERS = ("noop", "reference")
 #: The currencies a usage file may report a cost in: the key it uses for each.
 CURRENCIES = {"USD": "cost_usd", "EUR": "cost_eur"}
-OUTPUT_CAP_BYTES = 64 * 1024
 ROLES = {"noop": "floor", "reference": "ceiling"}
 
 
@@ -59,11 +59,12 @@ class CommandAdapter:
 
     name = "command"
 
-    def __init__(self, model: str | None = None, *, solver: str = "noop", label: str | None = None,
-                 price_in: float | None = None, price_out: float | None = None,
-                 sandbox_solver: bool = False, timeout_s: float | None = None,
-                 output_cap_bytes: int = OUTPUT_CAP_BYTES, confine_solver: bool = True,
-                 currency: str | None = None) -> None:
+    options_model = CommandOptions
+
+    def __init__(self, model: str | None = None, **options: Any) -> None:
+        self.options: CommandOptions = CommandOptions.parse(self.name, options)
+        solver, label, currency = self.options.solver, self.options.label, self.options.currency
+        price_in, price_out = self.options.price_in, self.options.price_out
         if not isinstance(solver, str) or not solver.strip():
             raise AdapterError("the command adapter needs --solver CMD (or noop / reference)")
         if (price_in is None) != (price_out is None):
@@ -82,11 +83,11 @@ class CommandAdapter:
         self.role = ROLES.get(self.builtin or "", "solver")
         self.price_in = None if price_in is None else float(price_in)
         self.price_out = None if price_out is None else float(price_out)
-        self.sandbox_solver = bool(sandbox_solver)
-        self.timeout_s = None if timeout_s is None else float(timeout_s)
-        self.output_cap = int(output_cap_bytes)
+        self.sandbox_solver = self.options.sandbox_solver
+        self.timeout_s = self.options.timeout_s
+        self.output_cap = self.options.output_cap_bytes
         self._sandbox: Sandbox | None = None
-        self.confine_solver = bool(confine_solver)
+        self.confine_solver = self.options.confine_solver
         self._jail = solver_jail(self.confine_solver and not self.builtin)
         # Only the ceiling copies the fixture's reference: it alone is handed the answer key.
         self.uses_answer_key = self.builtin == "reference"
@@ -116,7 +117,7 @@ class CommandAdapter:
                 **self.final_config(),
                 "solver_confinement": confinement_mode(self._jail, self.builtin is not None)}
 
-    def continue_run(self, config: dict[str, Any], *, distributed: bool = False) -> None:
+    def continue_run(self, config: RunConfig, *, distributed: bool = False) -> None:
         """Before the run: a resumed run keeps the currency its usage files set. Workers elsewhere
         (Ray) could not agree on the first report, so there the currency must be given."""
         if self.fixed_currency is not None or self.builtin:
@@ -124,8 +125,8 @@ class CommandAdapter:
         if distributed:
             raise AdapterError("with --executor ray the command adapter needs --currency USD or --currency EUR: "
                                "workers on other machines cannot agree on the currency the first usage file reports")
-        if config.get("cost_currency_source") == "the usage files" and config.get("cost_currency") in CURRENCIES:
-            self._reported_currency = str(config["cost_currency"])
+        if config.facts.get("cost_currency_source") == "the usage files" and config.cost_currency in CURRENCIES:
+            self._reported_currency = config.cost_currency
 
     def final_config(self) -> dict[str, Any]:
         """What the run learns while it goes and records when it ends: its currency, when it

@@ -29,20 +29,14 @@ if TYPE_CHECKING:
         within_task_sd,
     )
     from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
-    from aeh.analysis._format import (
-        BUCKET_ABBREVIATIONS,
-        BUCKET_LEGEND,
-        evaluation_cost_text,
-        format_run_table,
-        judge_verdicts_text,
-        suite_interval_text,
-    )
     from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
     from aeh.analysis._matrix import format_matrix, matrix
     from aeh.analysis._power import power
     from aeh.analysis._read import attempts, load_run, pass_k, run_table, runs
     from aeh.analysis._recovery import recovery_by_fault
     from aeh.analysis._results import (
+        BUCKET_ABBREVIATIONS,
+        BUCKET_LEGEND,
         AgreementResult,
         CompareResult,
         CompareVerdict,
@@ -55,7 +49,11 @@ if TYPE_CHECKING:
         RunResult,
         ScoresResult,
         SuiteRate,
+        evaluation_cost_text,
+        format_run_table,
+        judge_verdicts_text,
         resumed,
+        suite_interval_text,
         with_fail_under,
     )
     from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
@@ -95,12 +93,12 @@ _LAZY = {
     "DRIFTING": "aeh.analysis._drift",
     "NOT_ENOUGH_RUNS": "aeh.analysis._drift",
     "drift": "aeh.analysis._drift",
-    "BUCKET_ABBREVIATIONS": "aeh.analysis._format",
-    "BUCKET_LEGEND": "aeh.analysis._format",
-    "evaluation_cost_text": "aeh.analysis._format",
-    "format_run_table": "aeh.analysis._format",
-    "judge_verdicts_text": "aeh.analysis._format",
-    "suite_interval_text": "aeh.analysis._format",
+    "BUCKET_ABBREVIATIONS": "aeh.analysis._results",
+    "BUCKET_LEGEND": "aeh.analysis._results",
+    "evaluation_cost_text": "aeh.analysis._results",
+    "format_run_table": "aeh.analysis._results",
+    "judge_verdicts_text": "aeh.analysis._results",
+    "suite_interval_text": "aeh.analysis._results",
     "JudgedRunSummary": "aeh.analysis._judged",
     "judge_run": "aeh.analysis._judged",
     "judge_run_async": "aeh.analysis._judged",

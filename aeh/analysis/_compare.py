@@ -22,6 +22,7 @@ from aeh.analysis._validity import (
     suite_refusals,
 )
 from aeh.errors import ConfigError
+from aeh.models import RunWarning
 from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import Store, StoreLike, using_store
 
@@ -32,11 +33,16 @@ TEST_METHOD = ("Boschloo's exact test per task (two-sided; exact and uniformly m
                "Fisher's at n = 5–10; Fisher's exact test above 30 attempts per side), "
                "Benjamini–Hochberg q across tasks")
 
+#: run field → (the warning's kind, its text) when the two runs differ in it
 _WATCHED = {
-    "suite_hash": "suite definition changed (suite hash {a} → {b}): task pass rates may not be comparable",
-    "judge_model": "judge model changed ({a} → {b}): judge verdicts and tier-2 localizations may differ",
-    "tier2_prompt_version": "tier-2 prompt version changed ({a} → {b}): localizations may differ",
-    "price_table_version": "price table changed ({a} → {b}): cost differences may be repricing, not behaviour",
+    "suite_hash": ("suite_changed",
+                   "suite definition changed (suite hash {a} → {b}): task pass rates may not be comparable"),
+    "judge_model": ("judge_model_changed",
+                    "judge model changed ({a} → {b}): judge verdicts and tier-2 localizations may differ"),
+    "tier2_prompt_version": ("tier2_prompt_changed",
+                             "tier-2 prompt version changed ({a} → {b}): localizations may differ"),
+    "price_table_version": ("price_table_changed",
+                            "price table changed ({a} → {b}): cost differences may be repricing, not behaviour"),
 }
 
 
@@ -45,21 +51,22 @@ def run_currency(info: dict[str, Any]) -> str:
     return str((info.get("config") or {}).get("cost_currency") or "USD")
 
 
-def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[str]:
-    """Why a comparison may not be apples to apples."""
-    warnings = [msg.format(a=info_a.get(key), b=info_b.get(key))
-                for key, msg in _WATCHED.items() if info_a.get(key) != info_b.get(key)]
+def comparison_warnings(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[RunWarning]:
+    """Why a comparison may not be apples to apples (each warning with its `kind`)."""
+    warnings = [RunWarning(msg.format(a=info_a.get(key), b=info_b.get(key)), kind)
+                for key, (kind, msg) in _WATCHED.items() if info_a.get(key) != info_b.get(key)]
     cur_a, cur_b = run_currency(info_a), run_currency(info_b)
     if cur_a != cur_b:
-        warnings.append(f"costs are in different currencies ({cur_a} → {cur_b}): cost figures of the two runs "
-                        "are not comparable; rerun one with --currency " + cur_a)
+        warnings.append(RunWarning(f"costs are in different currencies ({cur_a} → {cur_b}): cost figures of the two "
+                                   "runs are not comparable; rerun one with --currency " + cur_a, "currency_differs"))
     for info, label in ((info_a, "A"), (info_b, "B")):
         if info.get("status") not in (None, "finished"):
-            warnings.append(f"run {label} ({info['run_id']}) is {info.get('status')}, not finished")
+            warnings.append(RunWarning(f"run {label} ({info['run_id']}) is {info.get('status')}, not finished",
+                                       "unfinished"))
     return warnings
 
 
-def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
+def _underpowered(counts: list[TaskCounts], fdr: float) -> RunWarning | None:
     """Say so when even the most extreme outcome (all pass in A, all fail in B) could not
     survive Benjamini–Hochberg for a lone task: then "no regression" means "could not tell"."""
     tested = [c for c in counts if c.n_a and c.n_b]
@@ -69,9 +76,10 @@ def _underpowered(counts: list[TaskCounts], fdr: float) -> str | None:
     if best * len(tested) < fdr:
         return None
     n = max(max(c.n_a, c.n_b) for c in tested)
-    return (f"underpowered: with at most {n} attempts per task and {len(tested)} tasks, the smallest "
-            f"possible p ({best:.4f}) cannot pass BH at FDR {fdr} for a single task — a lone regressed "
-            "task cannot be flagged and the suite-level test decides alone; plan attempts with aeh.power()")
+    return RunWarning(f"underpowered: with at most {n} attempts per task and {len(tested)} tasks, the smallest "
+                      f"possible p ({best:.4f}) cannot pass BH at FDR {fdr} for a single task — a lone regressed "
+                      "task cannot be flagged and the suite-level test decides alone; plan attempts with "
+                      "aeh.power()", "underpowered")
 
 
 def _counts(store: Store, run_id: str) -> RunResult:
@@ -212,10 +220,9 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
     refusals = _refusals(result_a, result_b, len(paired), allow_unfinished=allow_unfinished, overlap=overlap,
                          min_tasks=min_tasks)
     # where a refusal says it, with the fix, its warning would only repeat it
-    if any(r.check == "unfinished" for r in refusals):
-        warnings = [w for w in warnings if not w.endswith(", not finished")]
-    if any(r.check == "suite_differs" for r in refusals):
-        warnings = [w for w in warnings if not w.startswith("suite definition changed")]
+    repeated = {"unfinished": "unfinished", "suite_differs": "suite_changed"}
+    said = {repeated[r.check] for r in refusals if r.check in repeated}
+    warnings = [w for w in warnings if w.kind not in said]
     power_note = _underpowered(counts, fdr)
     if power_note:
         warnings.append(power_note)
@@ -246,7 +253,7 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         fdr=fdr,
         method=TEST_METHOD,
         verdict=verdict,
-        warnings=warnings,
+        warnings=list[str](warnings),
         regressed_tasks=task_rows.loc[task_rows.regressed, "task_id"].tolist(),
         improved_tasks=task_rows.loc[task_rows.improved, "task_id"].tolist(),
         newly_failing=[] if refusals else

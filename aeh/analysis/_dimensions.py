@@ -113,7 +113,7 @@ def _input(a: Attempt, task: Task | None, goldens: dict[str, GoldenTrace], optim
 
 def run_scoring(store: Store, run_id: str, scoring: str | None = None) -> ScoringProfile:
     """The profile `scoring` names, else the one the run was scored with (`config.scoring`), else aeh's."""
-    return scoring_profile(scoring or store.run_info(run_id).config.get("scoring") or DEFAULT_PROFILE)
+    return scoring_profile(scoring or store.run_info(run_id).config.scoring or DEFAULT_PROFILE)
 
 
 def _records(store: Store, run_id: str) -> list[Attempt]:
@@ -152,8 +152,9 @@ def score_run(run_id: str, db: StoreLike = None, *, suite: str | Path | EvalSuit
             store.write_dimension_scores(full, [
                 (r["task_id"], r["attempt"], r["dimension"], r["score"], json.dumps(r["evidence"])) for r in rows])
             config = store.run_info(full).config
-            if config.get("scoring", DEFAULT_PROFILE) != profile.name:
-                store.update_run(full, config={**config, "scoring": profile.name})
+            if (config.scoring or DEFAULT_PROFILE) != profile.name:
+                config.scoring = profile.name
+                store.update_run(full, config=config)
     frame = pd.DataFrame(rows, columns=["task_id", "attempt", "dimension", "score", "evidence", "success", "steps"])
     frame.attrs["run_id"] = full
     frame.attrs["scoring"] = profile.name
@@ -173,7 +174,7 @@ def scores(run_id: str, db: StoreLike = None, *, rescore: bool = False) -> Score
         else:
             frame = stored.to_pandas()
             frame["evidence"] = frame["evidence"].map(json.loads)
-        weights = store.run_info(full).config.get("task_weights") or {}
+        weights = store.run_info(full).config.task_weights
     tasks, suite = summarize(frame)
     return ScoresResult(table=frame, run_id=full, tasks=tasks, suite=suite, task_weights=dict(weights))
 
@@ -639,7 +640,7 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
-    weights = dict(info.config.get("task_weights") or {})
+    weights = dict(info.config.task_weights)
     return result.with_fields(cannot_judge=refusals, task_weights=weights, scoring=scoring,
                               weighted=_weighted_pairs(base, frame, weights), notes=_optimal_step_notes(base, tasks))
 

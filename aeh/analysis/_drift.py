@@ -13,7 +13,7 @@ from aeh.analysis._results import DriftResult
 from aeh.analysis._validity import CANNOT_JUDGE, Refusal, check_range, measurement, measurement_refusals
 from aeh.errors import ConfigError
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
-from aeh.models import RunInfo
+from aeh.models import RunInfo, RunWarning
 from aeh.stats import MIN_DRIFT_RUNS, drift_trend
 from aeh.store import Store, StoreLike, using_store
 
@@ -151,8 +151,8 @@ def drift(suite: str | None = None, *, runs: list[str] | None = None, window: in
             raise ConfigError(f"the runs mix {'; '.join(mixed)}: a trend across them measures the change "
                               "of setup, not drift — choose runs of one setup, or pass --allow-mixed")
         if mixed:
-            notes.insert(0, f"WARNING: the runs mix {'; '.join(mixed)}; the trend mixes a change of setup "
-                            "with drift")
+            notes.insert(0, RunWarning(f"WARNING: the runs mix {'; '.join(mixed)}; the trend mixes a change of "
+                                       "setup with drift", "mixed_setup"))
         frames, rows = [], []
         for index, info in enumerate(infos):
             table = run_table(info.run_id, store)

@@ -21,7 +21,7 @@ from aeh.engine import EvaluationSpend, merged_spend
 from aeh.grading.judge import JudgeClient
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS, score_judged
 from aeh.grading.scorers import DEFAULT_LOOP_N
-from aeh.models import Attempt, Span
+from aeh.models import Attempt, LiveChecks, Span
 from aeh.store import Store, StoreLike, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.trace import SpanRecorder
@@ -117,10 +117,11 @@ def _add_evaluation_spend(store: Store, run_id: str, spans: list[Span]) -> None:
     spend.add_spans(spans)
     if not spend.calls:
         return
-    config = dict(store.run_info(run_id).config)
-    checks = dict(config.get("live_checks") or {})
-    checks["evaluation_spend"] = merged_spend(checks.get("evaluation_spend"), spend.summary())
-    store.update_run(run_id, config={**config, "live_checks": checks})
+    config = store.run_info(run_id).config
+    checks = config.live_checks or LiveChecks()
+    checks.evaluation_spend = merged_spend(checks.evaluation_spend or None, spend.summary())
+    config.live_checks = checks
+    store.update_run(run_id, config=config)
 
 
 def judge_run(run_id: str, db: StoreLike = None, **options: Any) -> JudgedRunSummary:

@@ -60,7 +60,7 @@ def _groups(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         g = groups.setdefault(label, {"role": role, "runs": [], "frames": [], "suites": set(), "currencies": set()})
         g["runs"].append(info.run_id)
         if not _costs_nothing(info):  # a built-in solver's zero is zero in any currency
-            g["currencies"].add(str((info.config or {}).get("cost_currency") or "USD"))
+            g["currencies"].add(info.config.currency)
         g["frames"].append(frame)
         g["suites"].add(info.suite_hash)
     priced = {c for g in groups.values() for c in g["currencies"]}
@@ -73,11 +73,11 @@ def _groups(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def _costs_nothing(info: RunInfo) -> bool:
     """A run of a built-in solver (noop, reference): no model, no cost, in no currency."""
-    return str((info.config or {}).get("cost_provenance", "")).startswith("none")
+    return str(info.config.facts.get("cost_provenance", "")).startswith("none")
 
 
-def _label(info: Any) -> tuple[str, str]:
-    cfg = info.config or {}
+def _label(info: RunInfo) -> tuple[str, str]:
+    cfg = info.config.facts  # the command adapter's solver label and role
     label = cfg.get("solver_label") or info.model or info.adapter
     return str(label), str(cfg.get("solver_role") or "solver")
 
@@ -104,6 +104,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
         hidden = valid["hidden_ok"].fill_null(False)
         costs = frame["cost_usd"]
         currency = "/".join(sorted(g["currencies"]))
+        cost_unknown = True
         if len(g["currencies"]) > 1:
             # a sum of dollars and euros is neither
             total, per_solved = math.nan, math.nan
@@ -112,6 +113,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
             total = float(costs.sum())
             per_solved = total / solved if solved else math.nan
             note = "" if solved else "no task solved"
+            cost_unknown = False
         else:
             total, per_solved = math.nan, math.nan
             note = f"cost unknown for {costs.null_count()} of {frame.height} attempts"
@@ -128,6 +130,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
             "cost_note": note,
             "harness_errors": frame.height - n, "tamper_suspects": int(frame["tamper"].fill_null(False).sum()),
             "_tasks": set(valid["task_id"].to_list()), "_currency_free": g.get("currency_free", False),
+            "_cost_unknown": cost_unknown,
         })
     floor = next((r for r in rows if r["role"] == "floor"), None)
     ceiling = next((r for r in rows if r["role"] == "ceiling"), None)
@@ -154,7 +157,7 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
                 r["above_floor"] = float(mine["rate"].mean() or 0.0) - f_rate  # type: ignore[arg-type]
         if ceiling is not None:
             r["below_ceiling"] = ceiling["solve_rate"] - r["solve_rate"]
-        if r["cost_note"].startswith(("cost unknown", "cost in more than one currency")):
+        if r.pop("_cost_unknown"):
             warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
     charged = [r for r in rows if not r.pop("_currency_free")]
     if len({r["cost_currency"] for r in charged}) > 1:

@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from aeh.analysis._format import BUCKET_ABBREVIATIONS
-from aeh.analysis._results import RunResult
+from aeh.analysis._results import BUCKET_ABBREVIATIONS, RunResult
 from aeh.analysis._task_totals import AGENT_BUCKETS
 from aeh.engine import health_warnings, over_budget_warning
 from aeh.engine.fidelity import _planned_rate, warnings_from
@@ -39,22 +38,22 @@ def failure_summaries(frame: pd.DataFrame) -> list[str]:
     return summaries
 
 
-def _run_warnings(frame: pd.DataFrame, info: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _run_warnings(frame: pd.DataFrame, run: RunInfo) -> tuple[dict[str, Any], list[str]]:
     """The run's live checks (stored at run end) and its warnings; faults are re-derived from the
     attempt rows so runs stored before the checks existed still get the faults warning."""
-    checks = dict((info.get("config") or {}).get("live_checks") or {})
-    if (info.get("config") or {}).get("tools_probe"):
-        checks["tools_probe"] = info["config"]["tools_probe"]
-    if not checks and info.get("fault_profile"):
-        checks = {"faults_planned_rate": _planned_rate(info.get("fault_profile"))}
+    config = run.config
+    checks = config.live_checks.model_dump(mode="json", exclude_unset=True) if config.live_checks is not None else {}
+    if config.tools_probe:
+        checks["tools_probe"] = config.tools_probe
+    if not checks and run.fault_profile:
+        checks = {"faults_planned_rate": _planned_rate(run.fault_profile)}
     if len(frame) and "tool_calls" in frame.columns:
         checks["faults_injected"] = int(frame["injected_faults"].sum())
         checks["tool_calls"] = int(frame["tool_calls"].sum())
-    checks.setdefault("faults_planned_rate", _planned_rate(info.get("fault_profile")))
-    config = info.get("config") or {}
-    over = over_budget_warning(config)  # a graded recording ran over the suite's budget
-    return checks, (warnings_from(checks) + health_warnings(config.get("harness_health"))
-                    + ([over] if over else []))
+    checks.setdefault("faults_planned_rate", _planned_rate(run.fault_profile))
+    over = over_budget_warning(config.facts)  # a graded recording ran over the suite's budget
+    health = config.health.model_dump() if config.health is not None else None
+    return checks, (warnings_from(checks) + health_warnings(health) + ([over] if over else []))
 
 
 def _cause(error: str | None) -> str:
@@ -98,7 +97,6 @@ _ORDER = ["task_id", "n", "successes", "rate", "low", "high", "clean_successes",
 def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: RunInfo) -> RunResult:
     """The run's result from the per-task totals (`task_totals`) and the stored errors of the
     harness-error attempts: the per-task table, the suite summary and the run's warnings."""
-    info = run.model_dump(mode="json")
     frame = _with_intervals(tasks.to_pandas())
     rest = [c for c in frame.columns if c not in _ORDER]
     frame = frame[[c for c in _ORDER if c in frame.columns] + rest].reset_index(drop=True)
@@ -106,7 +104,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: Ru
     total_cost = float(frame["cost_usd"].sum()) if priced and len(frame) else None
     successes = int(frame["successes"].sum()) if len(frame) else 0
     frame["failures"] = failure_summaries(frame)
-    checks, warnings = _run_warnings(frame, info)
+    checks, warnings = _run_warnings(frame, run)
     return RunResult(
         table=frame, run=run, **_summary(frame, run.run_id),
         warnings=warnings,
@@ -116,7 +114,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: Ru
         tool_calls=checks.get("tool_calls"),
         judge_verdicts=checks.get("judge_verdicts"),
         time_split_s=checks.get("time_s"),
-        harness_health=run.config.get("harness_health"),
+        harness_health=run.config.health.model_dump() if run.config.health is not None else None,
         harness_error_causes=harness_error_causes(errors),
         priced=priced,
         total_cost_usd=total_cost,
@@ -125,7 +123,7 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: Ru
         price_table_version=run.price_table_version,
         price_table_date=run.price_table_date,
         # Imported runs say how the source's results were counted (e.g. null results as failures).
-        import_policy=run.config.get("import_policy"),
+        import_policy=run.config.facts.get("import_policy"),
     )
 
 

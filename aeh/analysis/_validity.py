@@ -12,8 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
-from aeh.errors import ConfigError, ExitCode
+from aeh.errors import HARNESS_ERROR_LIMIT, ConfigError, ExitCode
 from aeh.store import Store
 
 __all__ = ["CANNOT_JUDGE", "CANNOT_JUDGE_HEADLINE", "MIN_SHARED_TASKS", "CannotJudgeError", "Measurement", "Refusal",

@@ -23,11 +23,14 @@ import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeh.errors import AehError
 
-__all__ = ["EXIT_CONTRACT", "EXIT_NOT_SOLVED", "EXIT_SOLVED", "add_fixture_arguments", "is_fixture_form",
+if TYPE_CHECKING:
+    from aeh.analysis import RunResult
+
+__all__ = ["EXIT_CONTRACT", "EXIT_NOT_SOLVED", "EXIT_SOLVED", "add_fixture_arguments", "is_fixture_form", "run_notes",
            "run_fixtures"]
 
 EXIT_SOLVED = 0
@@ -143,7 +146,6 @@ def _run_folders(run_id: str, db: Any, runs_dir: Path) -> list[tuple[str, str, P
 
 def _run_one(args: argparse.Namespace, fixture: str) -> int:
     from aeh.api import run_async, run_sync  # heavy: loaded on first use (the engine)
-    from aeh.commands._coding_options import run_notes
 
     try:
         table = run_sync(run_async(db=args.db, **_options(args, fixture)))
@@ -186,3 +188,40 @@ def run_fixtures(args: argparse.Namespace) -> int:
     meaning = {EXIT_SOLVED: "solved", EXIT_CONTRACT: "harness or contract error", EXIT_NOT_SOLVED: "not solved"}
     print(f"exit {worst}: {meaning[worst]}")
     return worst
+
+
+def run_notes(table: RunResult) -> list[str]:
+    """Lines printed after a coding run: the grading sandbox, never silently off; kept workspaces."""
+    facts = table.run.config.facts  # the coding suite's and the command adapter's
+    mode = facts.get("grading_sandbox")
+    if mode is None:
+        return []
+    lines = [f"grading sandbox: {mode}" + ("" if mode == "unshare" else
+                                            "  (WARNING: graded code ran with the network available)")]
+    from aeh.importers import hidden_set_lines  # heavy: loaded on first use
+
+    lines += hidden_set_lines(facts)
+    from aeh.grading import CONFINED, unconfined_lines
+
+    for key in ("solver_confinement", "grading_confinement"):
+        mode = facts.get(key)
+        if mode and not str(mode).startswith("none") and mode in CONFINED:
+            lines.append(f"{key.replace('_', ' ')}: {mode}")
+    lines += unconfined_lines(facts)
+    if table.run.config.workspace_root:
+        lines.append(f"workspaces kept in {table.run.config.workspace_root}")
+    return lines + _ceiling_note(table, facts)
+
+
+def _ceiling_note(table: RunResult, facts: dict[str, Any]) -> list[str]:
+    """The reference solution must solve everything: anything less is the suite's or the
+    environment's fault, and is said so rather than left as a low score."""
+    if facts.get("solver_role") != "ceiling" or not len(table):
+        return []
+    total = table.attempts_total
+    solved = int(table["successes"].sum())
+    if solved == total:
+        return []
+    return [f"WARNING: the reference solution (the ceiling) solved {solved} of {total} attempts "
+            f"({table.harness_errors} harness errors): the fixtures or the grading environment "
+            "are broken, not an agent — `aeh tasks validate --suite SUITE` runs the fixture contract"]

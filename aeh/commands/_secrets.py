@@ -40,4 +40,4 @@ def stored_run_redactor(store: Store, run_id: str, secrets: Sequence[str] = ()) 
     from aeh.store import redactor_for_run  # heavy: loaded on first use (polars behind the store)
 
     config = store.run_info(run_id).config
-    return redactor_for_run(config).with_secrets([*_suite_secrets(config.get("suite_spec")), *secrets])
+    return redactor_for_run(config).with_secrets([*_suite_secrets(config.suite.location), *secrets])

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from aeh.engine.runspec import RunSpec, option_meta
 
-__all__ = ["add_spec_flags", "flag_names", "spec_values"]
+__all__ = ["add_adapter_flags", "adapter_flag_values", "add_spec_flags", "flag_names", "spec_values"]
 
 Parser = argparse.ArgumentParser | argparse._ArgumentGroup
 
@@ -51,6 +51,52 @@ def spec_values(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
         if value not in (None, []) and not unthrown:
             values[name] = value
     return values
+
+
+def add_adapter_flags(parser: argparse.ArgumentParser) -> None:
+    """Each flagged adapter's options as flags, under the adapter's help heading (with the run
+    options declared in that heading), from their declaration in the adapter's options model."""
+    from aeh.adapters.options import flag_meta, options_models
+
+    for adapter, model in options_models().items():
+        group = parser.add_argument_group(getattr(model, "group", None) or f"--adapter {adapter}")
+        for name, field in model.model_fields.items():
+            meta = flag_meta(model, name)
+            if not meta.get("flag"):
+                continue
+            kwargs: dict[str, Any] = {"dest": name, "help": field.description}
+            if meta["negate"]:
+                kwargs.update(action="store_false", default=None)
+            elif field.annotation is bool:
+                kwargs.update(action="store_true", default=None)
+            else:
+                kwargs.update(type=meta["parse"] or str, metavar=meta["metavar"], choices=meta["choices"])
+            group.add_argument(meta["flag"], **{k: v for k, v in kwargs.items() if v is not None or k == "default"})
+        add_spec_flags(group, flag_names(getattr(model, "group", None)))
+
+
+def adapter_flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The adapter options the flags give (for `args.adapter`); a ConfigError for an adapter's
+    flags given with another adapter, or a required flag left out."""
+    from aeh.adapters.options import flag_meta, options_models
+    from aeh.errors import ConfigError
+
+    out: dict[str, Any] = {}
+    for adapter, model in options_models().items():
+        flagged = {name: flag_meta(model, name) for name in model.model_fields if flag_meta(model, name).get("flag")}
+        given = {name: getattr(args, name) for name in flagged if getattr(args, name, None) is not None}
+        theirs = [n for n in getattr(model, "run_options", ()) if getattr(args, n, None) not in (None, []) and
+                  getattr(args, n) != RunSpec.model_fields[n].default]
+        if args.adapter == adapter:
+            missing = [m["flag"] for name, m in flagged.items() if m["required_flag"] and name not in given]
+            if missing:
+                raise ConfigError(f"--adapter {adapter} needs {' and '.join(missing)} — see `aeh run --help` "
+                                  f"({getattr(model, 'group', None) or adapter})")
+            out.update(given)
+        elif given or theirs:
+            flags = ", ".join([flagged[name]["flag"] for name in given] + [option_meta(n)["flag"] for n in theirs])
+            raise ConfigError(f"{flags} belong(s) to --adapter {adapter}: add --adapter {adapter}, or leave them out")
+    return out
 
 
 def _base(name: str) -> Any:

@@ -42,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
                   allow_mixed=args.allow_mixed, db=args.db, dimension_threshold=args.dimension_threshold,
                   dimensions=not args.no_dimensions, allow_unfinished=args.allow_unfinished)
     a = frame
-    for warning in (n for n in a.notes if n.startswith("WARNING")):
+    for warning in (n for n in a.notes if getattr(n, "kind", None) == "mixed_setup"):
         print(warning)
     print(f"{'#':>2} {'run id':<26} {'model':<16} {'suite rate':>10}  95% CI")
     for row in frame.table.itertuples(index=False):

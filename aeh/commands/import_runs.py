@@ -74,20 +74,20 @@ def summary_line(table: RunResult) -> str:
     from aeh.analysis import suite_interval_text  # heavy: loaded on first use (pandas)
 
     a = table
-    config = a.run.config
+    facts = a.run.config.facts  # what the importer recorded of its source
     errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
     if a.invalid_measurement:
         errors += f" ({a.harness_error_rate:.1%} > {HARNESS_ERROR_LIMIT:.0%}: not a valid measurement)"
     cost = f"cost ${a.total_cost_usd or 0:.4f}" if a.priced else unpriced_text(table)
     line = (f"{a.n_tasks} tasks, {a.attempts_total} attempts: suite rate {a.suite_rate:.3f} "
             f"{suite_interval_text(a)} ({a.suite_rate_method}); {errors}; {cost}")
-    if config.get("trajectory_format"):
-        line += f"; read as {config['trajectory_format']}"
-    source = config.get("source_accuracy")
+    if facts.get("trajectory_format"):
+        line += f"; read as {facts['trajectory_format']}"
+    source = facts.get("source_accuracy")
     if source:
         line += f"; source accuracy {source['mean']:.4f}"
-    if config.get("import_policy"):
-        line += f"; {config['import_policy']}"
+    if facts.get("import_policy"):
+        line += f"; {facts['import_policy']}"
     return line
 
 

@@ -37,6 +37,15 @@ def registries() -> list[tuple[str, str, dict[str, str]]]:
     ]
 
 
+def installed(kind: str | None = None) -> dict[str, dict[str, str]]:
+    """What is installed, by registry: {"adapters": {"mock": "builtin", "my_agent": "entry point
+    aeh.adapters:my_agent from my-dist"}, …}; with `kind` (one of KINDS), that registry alone.
+    A fresh dict each call: changing it changes no registry."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown plugin kind {kind!r}: expected one of {', '.join(KINDS)}")
+    return {name: dict(described) for name, _group, described in registries() if kind in (None, name)}
+
+
 def main(args: argparse.Namespace) -> int:
     for kind, group, described in registries():
         if args.kind and kind != args.kind:

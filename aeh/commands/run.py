@@ -9,8 +9,7 @@ from typing import Any
 
 import yaml
 
-from aeh.commands._coding_options import CODING_GROUP, add_run_arguments, run_notes, run_options
-from aeh.commands._fixture_form import add_fixture_arguments, is_fixture_form, run_fixtures
+from aeh.commands._fixture_form import add_fixture_arguments, is_fixture_form, run_fixtures, run_notes
 from aeh.errors import ConfigError, ExitCode
 
 NAME = "run"
@@ -22,7 +21,8 @@ def _csv(value: str) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
-    from aeh.commands._spec_flags import add_spec_flags, flag_names  # the spec loads pydantic: not for `aeh --help`
+    # the spec loads pydantic: not for `aeh --help`
+    from aeh.commands._spec_flags import add_adapter_flags, add_spec_flags, flag_names
 
     r = parser
     add_spec_flags(r, flag_names())  # every run option's flag, from its declaration in RunSpec
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
                    help="only these span categories (tools,model,grading,faults,scheduler,cost)")
     r.add_argument("--log-exclude", type=_csv, default=[], help="hide these span categories")
     r.add_argument("--log-format", default="pretty", help="pretty | jsonl")
-    add_run_arguments(r)  # coding suites: --solver, --label, --price-in/out, sandbox and retention flags
+    add_adapter_flags(r)  # each adapter's own options (the command adapter's --solver, --label, …)
     add_fixture_arguments(r)  # the coding harness's form: aeh run FIXTURE… --noop | --ref | --solver CMD
     add_db(r)
 
@@ -87,9 +87,12 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The run options the flags give, with the CLI's own forms turned into the library's:
     `--agent MODULE:FN` into the function, `--adapter-option K=V` into a dict."""
     from aeh.adapters.callable import load_agent  # heavy: loaded on first use
-    from aeh.commands._spec_flags import flag_names, spec_values
+    from aeh.adapters.options import options_models
+    from aeh.commands._spec_flags import adapter_flag_values, flag_names, spec_values
 
-    options = spec_values(args, flag_names()) | spec_values(args, flag_names(CODING_GROUP))
+    options = spec_values(args, flag_names())
+    for model in options_models().values():
+        options |= spec_values(args, flag_names(getattr(model, "group", None)))
     if args.agent:
         if args.adapter not in (None, "mock"):
             raise ConfigError("give either --agent MODULE:FN or --adapter, not both")
@@ -97,9 +100,8 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     elif args.model_free:
         raise ConfigError("--model-free describes a function agent: pass it together with --agent MODULE:FN")
     adapter_options = key_values(args.adapter_options or [], "--adapter-option")
-    coding_adapter_options, coding_options = run_options(args)
-    adapter_options.update(coding_adapter_options)
-    options.update(coding_options, adapter_options=adapter_options or None)
+    adapter_options.update(adapter_flag_values(args))
+    options.update(adapter_options=adapter_options or None)
     return options
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from aeh.errors import ExitCode
+
+if TYPE_CHECKING:
+    from aeh.models import RunConfig
 
 NAME = "runs"
 HELP = "list stored runs"
@@ -21,11 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     add_db(parser)
 
 
-def _stalled(config: dict[str, object]) -> str:
-    health = config.get("harness_health")
-    if not isinstance(health, dict) or not health.get("stalled"):
+def _stalled(config: RunConfig) -> str:
+    health = config.health
+    if health is None or not health.stalled:
         return ""
-    return f" STALLED ({health.get('stall_s', 0)} s of harness stall: timings doubtful)"
+    return f" STALLED ({health.stall_s} s of harness stall: timings doubtful)"
 
 
 def main(args: argparse.Namespace) -> int:

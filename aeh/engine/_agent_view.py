@@ -16,13 +16,10 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aeh.models import GoldenTrace, Span, Task
 from aeh.trace import SpanSink
-
-if TYPE_CHECKING:
-    from aeh.engine.adapter import Adapter
 
 __all__ = ["AGENT_METADATA_KEY", "GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task",
            "private_paths", "routed", "uses_answer_key"]
@@ -46,7 +43,9 @@ class AnswerKey:
     resources: dict[str, Any] = field(default_factory=dict)
 
 
-def uses_answer_key(adapter: Adapter) -> bool:
+def uses_answer_key(adapter: object) -> bool:
+    """True for an adapter that says it plays the answer key (the command adapter's `reference`).
+    Any object: naming the `Adapter` contract here would close an import circle through context."""
     return getattr(adapter, "uses_answer_key", False) is True
 
 

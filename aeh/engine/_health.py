@@ -161,7 +161,7 @@ class HarnessHealth:
         return self.total_stall_s >= max(1.0, share) or self.extended_timeouts > 0 or self.stall_timeouts > 0
 
     def summary(self) -> dict[str, Any]:
-        """What the run stores as `config["harness_health"]`."""
+        """What the run stores as `RunConfig.health`."""
         end = load_average()
         return {
             "stalled": self.stalled(),

@@ -83,9 +83,9 @@ def over_budget_summary(numbered: dict[tuple[str, int], Trajectory], tasks: dict
     return {"trajectories": over, "of": len(numbered), "limits": limits}
 
 
-def over_budget_warning(config: dict[str, Any]) -> str | None:
-    """The warning line for a run whose recordings exceeded a budget, or None."""
-    summary = config.get("recorded_over_budget") or {}
+def over_budget_warning(facts: dict[str, Any]) -> str | None:
+    """The warning line for a run whose recordings exceeded a budget (its `RunConfig.facts`), or None."""
+    summary = facts.get("recorded_over_budget") or {}
     if not summary.get("trajectories"):
         return None
     limits = ", ".join(f"{k} {n}×" for k, n in sorted(summary.get("limits", {}).items()))

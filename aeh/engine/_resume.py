@@ -35,10 +35,10 @@ def stored_options(info: RunInfo) -> dict[str, Any]:
     none), overlaid with what the run itself drew or resolved — the seed, the task list, the
     fault profile with any rate and mode folded in — which a resumed run must reuse."""
     config = info.config
-    return {**(config.get("run_spec") or {}), "attempts": info.attempts, "seed": info.seed,
-            "tasks": config.get("tasks"), "judge_model": info.judge_model, "judge_all": bool(config.get("judge_all")),
+    return {**config.spec, "attempts": info.attempts, "seed": info.seed,
+            "tasks": config.tasks, "judge_model": info.judge_model, "judge_all": config.judge_all,
             "fault_profile": info.fault_profile, "fault_rate": None, "fault_mode": None,
-            "adapter": info.adapter, "model": info.model, "adapter_options": config.get("adapter_options") or {}}
+            "adapter": info.adapter, "model": info.model, "adapter_options": config.spec.get("adapter_options") or {}}
 
 
 def resume_mismatches(info: RunInfo, suite: EvalSuite, adapter: Adapter) -> list[str]:

@@ -3,7 +3,7 @@ localization, judged dimensions), kept beside — never inside — the agent's c
 
 Every judge exchange is a `grading` span carrying `gen_ai.usage.*` tokens and `cost_usd`
 (None when the judge model is missing from the price table). `EvaluationSpend` adds them up as
-attempts finish; the run stores the total as `config["live_checks"]["evaluation_spend"]`, and
+attempts finish; the run stores the total as `RunConfig.live_checks.evaluation_spend`, and
 `aeh score --judge-model` adds its judged-dimension spend to the same figure.
 """
 

@@ -90,10 +90,6 @@ class BudgetTracker:
         """The attempt's latency: the recorded time of a replayed recording, else `elapsed_s`."""
         return self.recorded_s if self.recorded_s is not None else self.elapsed_s
 
-    @property
-    def wall_s(self) -> float:
-        return time.monotonic() - self.started
-
     def restart_clock(self) -> None:
         """Start the agent's clock now (workspace preparation is not the agent's time)."""
         self.started = time.monotonic()

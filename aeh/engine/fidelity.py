@@ -1,7 +1,7 @@
 """Is this run measuring the agent? Per-run checks of what a live run actually did.
 
 Collected as attempts finish (`RunFidelity.add`) and stored on the run as
-`config["live_checks"]`; `aeh.run_table` turns them into `attrs["warnings"]`, which the CLI run
+`RunConfig.live_checks`; `aeh.run_table` turns them into `attrs["warnings"]`, which the CLI run
 table prints and the report shows in its header. The checks:
 
 - **the endpoint**: a run where no model request got a reply (a dead or unreachable endpoint:

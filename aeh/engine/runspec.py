@@ -4,7 +4,7 @@ Each field carries its type, default, bounds and help text, and (through `option
 that sets it, whether a stored run keeps it, whether Ray workers apply it, and what `resume`
 does with it. Everything else is derived: the `aeh run` flags (`aeh.commands._spec_flags`),
 the keyword arguments of `aeh.run` / `aeh.run_async` and their signature, the option list in
-their docstring, the spec stored on the run (`config["run_spec"]`), and the values a resumed,
+their docstring, the spec stored on the run (`RunConfig.spec`), and the values a resumed,
 replayed or Ray-executed run is rebuilt from.
 
 Why a `__signature__` built from the model rather than `**kwargs: Unpack[RunOptionsDict]`: a
@@ -32,7 +32,7 @@ from aeh.errors import ConfigError
 from aeh.suite.contract import EvalSuite
 
 if TYPE_CHECKING:
-    from aeh.engine.scheduler import RunProgress
+    from aeh.engine.wiring import RunProgress
 
     ProgressOption: TypeAlias = RunProgress | bool | None
 else:
@@ -213,7 +213,7 @@ class RunSpec(BaseModel):
         return {name: getattr(self, name) for name in self.model_fields_set}
 
     def stored(self) -> dict[str, Any]:
-        """The options a run keeps (`config["run_spec"]`): JSON values only, no secrets."""
+        """The options a run keeps (`RunConfig.spec`): JSON values only, no secrets."""
         out: dict[str, Any] = {}
         for name in RunSpec.model_fields:
             value = getattr(self, name)
@@ -229,6 +229,11 @@ class RunSpec(BaseModel):
         fault profile as resolved here (a file path may not exist on another node)."""
         kept = {k: v for k, v in self.stored().items() if option_meta(k)["worker"]}
         return {**kept, "fault_profile": fault_profile}
+
+    @property
+    def keeps_workspaces(self) -> bool:
+        """Attempt workspaces outlive the run: asked for, or kept for retention to count."""
+        return self.keep_workspaces or self.workspace_retention is not None
 
     def retained_work_dir(self) -> Path | None:
         """Where kept workspaces live: retention counts runs there, so they share one folder."""

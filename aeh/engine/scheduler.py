@@ -12,10 +12,8 @@ import datetime as dt
 import os
 import random
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aeh._version import __version__
 from aeh.engine._health import HarnessHealth
@@ -28,12 +26,15 @@ from aeh.engine.attempt import AttemptSetup, run_attempt
 from aeh.engine.connections import ConnectionLimits
 from aeh.engine.fidelity import RunFidelity
 from aeh.engine.run_id import new_run_id
+from aeh.engine.runspec import RunSpec
+from aeh.engine.wiring import RunExecutor, RunProgress, RunWiring
 from aeh.errors import StoreError, StoreWriteError
 from aeh.grading.judge import Judge, PooledJudge
 from aeh.llm import endpoint_of
-from aeh.models import Attempt, RunInfo, Span, Task
+from aeh.models import Attempt, LiveChecks, RunConfig, RunInfo, Span, Task
+from aeh.models import HarnessHealth as StoredHealth
 from aeh.pricing import PriceTable
-from aeh.store import HEARTBEAT_S, MAX_BACKLOG, AttemptWriter, executing, host_name, outside_shard, plan_run_id
+from aeh.store import MAX_BACKLOG, AttemptWriter, executing, host_name, outside_shard, parse_shard, plan_run_id
 from aeh.suite.contract import EvalSuite, suite_lifespan, suite_root
 from aeh.suite.loader import suite_hash
 from aeh.trace import SpanSink
@@ -41,71 +42,11 @@ from aeh.trace import SpanSink
 if TYPE_CHECKING:
     from aeh.store import RunStore
 
-__all__ = ["RunExecutor", "RunOptions", "RunProgress", "build_attempt_setup", "execute_run", "new_run_id"]
+__all__ = ["RunExecutor", "RunProgress", "build_attempt_setup", "execute_run", "new_run_id", "run_config"]
 
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-class RunProgress:
-    """Observer of a run's progress; the logger implements it. All methods are optional."""
-
-    def run_started(self, info: RunInfo, tasks: list[Task]) -> None: ...
-
-    def attempt_finished(self, attempt: Attempt) -> None: ...
-
-    def task_finished(self, task_id: str, attempts: list[Attempt]) -> None:
-        """All of a task's attempts are done: their verdicts, buckets, costs and timings
-        (tool calls, grader evidence and outputs are left out; read them from the store)."""
-
-    def run_finished(self, info: RunInfo) -> None: ...
-
-
-class RunExecutor(Protocol):
-    """Runs a run's pending attempts elsewhere (e.g. on Ray workers) and hands each result back.
-
-    `deliver(attempt, spans)` is called in this process, on its event loop, once per attempt;
-    it writes the attempt to the store, so this process stays the store's only writer.
-    """
-
-    async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
-                  deliver: Callable[[Attempt, list[Span]], None]) -> None: ...
-
-
-@dataclass
-class RunOptions:
-    attempts: int = 5
-    concurrency: int = 4
-    seed: int | None = None
-    run_id: str | None = None
-    keep_workspaces: bool = False
-    work_dir: Path | None = None
-    fault_profile: dict[str, Any] | None = None
-    fault_factory: Callable[..., Any] | None = None
-    judge: Judge | None = None
-    judge_model: str | None = None
-    tier2_prompt_version: str | None = None
-    after_failure: list[Any] = field(default_factory=list)
-    after_grading: list[Any] = field(default_factory=list)
-    parent_run_id: str | None = None
-    config: dict[str, Any] = field(default_factory=dict)
-    task_ids: list[str] | None = None
-    max_connections: int | None = None
-    """Model requests in flight per endpoint (None: bounded only by `concurrency`)."""
-    judge_max_connections: int | None = 2
-    """Judge requests in flight to a judge endpoint the agent does not use."""
-    resources: dict[str, Any] = field(default_factory=dict)
-    """Run-level values graders and adapters see in `resources` (e.g. grading_sandbox)."""
-    workspace_retention: int | None = None
-    """With keep_workspaces: keep only the newest N runs' workspaces under work_dir."""
-    resume: RunInfo | None = None
-    """A stored, unfinished run to continue: only its missing (task, attempt) pairs run, with its
-    seed, so the result equals an uninterrupted run. Checked against the suite by the caller."""
-    heartbeat_s: float = HEARTBEAT_S
-    """How often the stored run's heartbeat is refreshed while it executes."""
-    executor: RunExecutor | None = None
-    """Where attempts run: None in this process; a `RunExecutor` (aeh.integrations.ray) elsewhere."""
 
 
 async def execute_run(
@@ -113,41 +54,46 @@ async def execute_run(
     adapter: Adapter,
     store: RunStore,
     prices: PriceTable,
-    options: RunOptions,
+    spec: RunSpec,
+    wiring: RunWiring | None = None,
     *,
     sinks: list[SpanSink] | None = None,
     progress: RunProgress | None = None,
 ) -> RunInfo:
     """Execute every (task, attempt) of a validated suite; returns the stored run's info.
 
-    With `options.resume`, continue that stored run instead: pairs already stored are skipped.
-    A store that stops taking writes ends the run with a StoreWriteError saying how to resume.
+    The options are the frozen `spec`; `wiring` (judge, hooks, faults, executor) is what
+    `wire_run(spec)` builds, or none of it. With `wiring.resume`, continue that stored run
+    instead: pairs already stored are skipped. A store that stops taking writes ends the run
+    with a StoreWriteError saying how to resume.
     """
+    wiring = wiring if wiring is not None else RunWiring()
     tasks = suite.tasks()
     done: set[tuple[str, int]] = set()
-    if options.resume is not None:
-        info, tasks, done = _resumed(options.resume, tasks, store)
+    if wiring.resume is not None:
+        info, tasks, done = _resumed(wiring.resume, tasks, store)
     else:
-        if options.task_ids:
-            wanted = set(options.task_ids)
+        if spec.tasks:
+            wanted = set(spec.tasks)
             tasks = [t for t in tasks if t.id in wanted]
-        seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
-        info = _new_run_info(suite, adapter, prices, options, tasks, seed)
+        seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(2**31)
+        info = _new_run_info(suite, adapter, prices, spec, wiring, tasks, seed)
     continue_run = getattr(adapter, "continue_run", None)  # an adapter that keeps what the run learned
     if callable(continue_run):
-        continue_run(info.config, distributed=options.executor is not None)
+        continue_run(info.config, distributed=wiring.executor is not None)
     # A shard runs only its part of the plan: the rest is skipped as if stored, so resuming a
-    # shard (its config keeps "shard") runs exactly its own missing pairs.
-    shard = info.config.get("shard")
-    outside = outside_shard(info.config["tasks"], info.attempts, shard) if shard else set()
+    # shard (its provenance keeps the shard) runs exactly its own missing pairs.
+    shard = info.config.provenance.shard
+    outside = outside_shard(info.config.tasks or [], info.attempts, shard) if shard else set()
     info.owner_pid, info.owner_host, info.heartbeat_at = os.getpid(), host_name(), _now()
-    clean_stale_workspaces(options.work_dir)  # those of runs killed before they could clean up
-    work_root = make_work_root(info.run_id, options.work_dir)
-    if options.keep_workspaces:
-        info.config["workspace_root"] = str(work_root)  # `aeh trace` points at the kept workspace
+    work_dir = spec.retained_work_dir()
+    clean_stale_workspaces(work_dir)  # those of runs killed before they could clean up
+    work_root = make_work_root(info.run_id, work_dir)
+    if spec.keeps_workspaces:
+        info.config.workspace_root = str(work_root)  # `aeh trace` points at the kept workspace
     with executing(info.run_id):  # readers in this process see it running from the first write
         try:
-            if options.resume is not None:
+            if wiring.resume is not None:
                 store.update_run(info.run_id, status="running", finished_at=None, config=info.config,
                                  owner_pid=info.owner_pid, owner_host=info.owner_host,
                                  heartbeat_at=info.heartbeat_at)
@@ -156,37 +102,37 @@ async def execute_run(
         except BaseException:
             release_work_root(work_root, keep=False)
             raise
-        return await _execute(suite, adapter, store, prices, options, info, tasks, done, work_root,
+        return await _execute(suite, adapter, store, prices, spec, wiring, info, tasks, done, work_root,
                               outside=outside, sinks=sinks, progress=progress)
 
 
-async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: PriceTable, options: RunOptions,
-                   info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
+async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: PriceTable, spec: RunSpec,
+                   wiring: RunWiring, info: RunInfo, tasks: list[Task], done: set[tuple[str, int]], work_root: Path, *,
                    outside: set[tuple[str, int]], sinks: list[SpanSink] | None,
                    progress: RunProgress | None) -> RunInfo:
     seed = info.seed
-    heartbeat = Heartbeat(store, info.run_id, options.heartbeat_s).start()
+    heartbeat = Heartbeat(store, info.run_id, wiring.heartbeat_s).start()
     progress = progress or RunProgress()
     progress.run_started(info, tasks)
     writer = AttemptWriter(store)
-    fidelity = RunFidelity(options.fault_profile)
+    fidelity = RunFidelity(wiring.fault_profile)
     skip = done | outside
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
     health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
-    earlier = (dict(info.config.get("live_checks") or {}), info.config.get("harness_health"))
+    earlier = (info.config.live_checks, info.config.health)
     status = "failed"
     try:
-        if options.executor is not None:
+        if wiring.executor is not None:
             # Workers build their own setup from the suite spec and adapter name; this process only
             # collects their results and writes them.
-            await options.executor.run(info, _pending(tasks, info.attempts, skip), collector.add)
+            await wiring.executor.run(info, _pending(tasks, info.attempts, skip), collector.add)
         else:
             lifespan = suite_lifespan(suite)
             async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
-                setup = build_attempt_setup(suite, adapter, prices, options, run_id=info.run_id, seed=seed,
+                setup = build_attempt_setup(suite, adapter, prices, spec, wiring, run_id=info.run_id, seed=seed,
                                             work_root=work_root, resources=dict(resources or {}), sinks=sinks)
                 setup.health = health
-                await _run_local(setup, _pending(tasks, info.attempts, skip), options, collector)
+                await _run_local(setup, _pending(tasks, info.attempts, skip), spec.concurrency, collector)
         await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
             _store_checks(info, fidelity, health, earlier)
@@ -225,29 +171,32 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
             if status == "finished":
                 raise
             # Already failing: the run reads back as stale (its owner is gone) and stays resumable.
-        for owner in (adapter, options.judge):  # their HTTP clients pool loopback connections
+        for owner in (adapter, wiring.judge):  # their HTTP clients pool loopback connections
             aclose = getattr(owner, "aclose", None)
             if aclose is not None:
                 with contextlib.suppress(Exception):
                     await aclose()
-        release_work_root(work_root, keep=options.keep_workspaces)
-        if options.keep_workspaces and options.workspace_retention is not None:
-            prune_workspaces(work_root.parent, options.workspace_retention)
+        release_work_root(work_root, keep=spec.keeps_workspaces)
+        if spec.keeps_workspaces and spec.workspace_retention is not None:
+            prune_workspaces(work_root.parent, spec.workspace_retention)
     progress.run_finished(info)
     return info
 
 
 def _store_checks(info: RunInfo, fidelity: RunFidelity, health: HarnessHealth,
-                  earlier: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+                  earlier: tuple[LiveChecks | None, StoredHealth | None]) -> None:
     """Put the run's live checks and harness health into its config; a resumed run adds its
     evaluation spend, never-answered attempts and stalls to `earlier` (the stored part's checks
     and health, as they were when this part started)."""
     before, before_health = earlier
     checks = fidelity.summary()
-    checks["evaluation_spend"] = merged_spend(before.get("evaluation_spend"), checks["evaluation_spend"])
-    checks["first_reply_exhausted"] += before.get("first_reply_exhausted") or 0
-    info.config["live_checks"] = checks
-    info.config["harness_health"] = _merged_health(before_health, health.summary())
+    if before is not None:
+        checks["evaluation_spend"] = merged_spend(before.evaluation_spend or None, checks["evaluation_spend"])
+        checks["first_reply_exhausted"] += before.first_reply_exhausted
+    info.config.live_checks = LiveChecks.model_validate(checks)
+    now = health.summary()
+    merged = _merged_health(before_health.model_dump() if before_health is not None else None, now)
+    info.config.health = StoredHealth.model_validate(merged)
 
 
 def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
@@ -264,26 +213,26 @@ def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[s
     return out
 
 
-def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions, *,
-                        run_id: str, seed: int, work_root: Path, resources: dict[str, Any],
+def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, spec: RunSpec, wiring: RunWiring,
+                        *, run_id: str, seed: int, work_root: Path, resources: dict[str, Any],
                         sinks: list[SpanSink] | None = None) -> AttemptSetup:
     """What every attempt of a run shares, built the same way in this process and on a Ray worker.
 
-    `resources` are those the suite's lifespan yielded; the run's own (`options.resources`) come first.
+    `resources` are those the suite's lifespan yielded; the run's own (`run_resources`) come first.
     """
-    connections = ConnectionLimits(options.max_connections)
-    _attach_judge_limits(options.judge, adapter, connections, options.judge_max_connections)
+    connections = ConnectionLimits(spec.max_connections)
+    _attach_judge_limits(wiring.judge, adapter, connections, spec.judge_max_connections)
     return AttemptSetup(
         run_id=run_id, run_seed=seed, adapter=adapter,
         registry=suite.tool_registry(), invariants=suite.invariants(),
         goldens=suite.golden_traces(), prices=prices, work_root=work_root,
-        suite_root=suite_root(suite), resources={**options.resources, **resources},
+        suite_root=suite_root(suite), resources={**run_resources(spec), **resources},
         secrets=list(getattr(suite, "secrets", lambda: [])()), sinks=list(sinks or []),
-        fault_factory=options.fault_factory, judge=options.judge, connections=connections,
-        after_failure=list(options.after_failure),
-        after_grading=list(options.after_grading),
+        fault_factory=wiring.fault_factory, judge=wiring.judge, connections=connections,
+        after_failure=list(wiring.after_failure),
+        after_grading=list(wiring.after_grading),
         prepare=getattr(suite, "prepare_workspace", None),
-        eager_workspaces=options.keep_workspaces,
+        eager_workspaces=spec.keeps_workspaces,
     )
 
 
@@ -292,41 +241,69 @@ def _learned(adapter: Adapter, info: RunInfo) -> None:
     solver's usage files report), so a resumed run continues with it."""
     final = getattr(adapter, "final_config", None)
     if callable(final):
-        info.config.update(final())
+        info.config.add(final())
 
 
-def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, options: RunOptions,
+def run_resources(spec: RunSpec) -> dict[str, Any]:
+    """Run-level values graders and adapters see in `resources`: graded code runs with the
+    network denied and jailed unless turned off (recorded on the run either way; a run where no
+    jail works refuses to start)."""
+    return {"grading_sandbox": spec.grading_sandbox, "grading_confinement": spec.grading_confinement}
+
+
+def run_config(spec: RunSpec, wiring: RunWiring) -> RunConfig:
+    """What a new run records of its options and wiring (before the suite's and adapter's facts):
+    the caller's `config` facts, then the typed parts."""
+    config = RunConfig(spec=spec.stored())
+    config.add(dict(spec.config or {}))
+    if spec.shard is not None:
+        config.provenance.shard = "{}/{}".format(*parse_shard(spec.shard))
+    config.judge_all = bool(spec.judge_all and wiring.judge is not None)
+    config.add(wiring.facts)
+    return config
+
+
+def _new_run_info(suite: EvalSuite, adapter: Adapter, prices: PriceTable, spec: RunSpec, wiring: RunWiring,
                   tasks: list[Task], seed: int) -> RunInfo:
-    run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
-    suite_config = run_config(options.resources) if callable(run_config) else {}
+    suite_run_config = getattr(suite, "run_config", None)  # suite facts a run records (coding: sandbox, hashes)
+    suite_config = suite_run_config(run_resources(spec)) if callable(suite_run_config) else {}
     adapter_config = getattr(adapter, "run_config", None)  # e.g. the command adapter's solver label
     suite_config.update(adapter_config() if callable(adapter_config) else {})
     weights = {t.id: t.weight for t in tasks if t.weight is not None}
     if weights:  # the weighted overall trajectory score reads them from the run
         suite_config["task_weights"] = weights
     return RunInfo(
-        run_id=options.run_id or _shard_run_id(suite, adapter, options, tasks, seed), created_at=_now(),
+        run_id=spec.run_id or _shard_run_id(suite, adapter, spec, tasks, seed), created_at=_now(),
         aeh_version=__version__,
         suite=suite.name, suite_hash=suite_hash(suite), adapter=adapter.name, model=adapter.model,
-        seed=seed, attempts=options.attempts, concurrency=options.concurrency,
+        seed=seed, attempts=spec.attempts, concurrency=spec.concurrency,
         price_table_version=prices.version, price_table_date=prices.date,
-        judge_model=options.judge_model, tier2_prompt_version=options.tier2_prompt_version,
-        fault_profile=options.fault_profile, parent_run_id=options.parent_run_id,
-        config={**options.config, **suite_config, "tasks": [t.id for t in tasks]},
+        judge_model=spec.judge_model if wiring.judge is not None else None,
+        tier2_prompt_version=wiring.tier2_prompt_version,
+        fault_profile=wiring.fault_profile, parent_run_id=spec.parent_run_id,
+        config=_with_suite(run_config(spec, wiring), suite_config, suite, tasks),
     )
 
 
-def _shard_run_id(suite: EvalSuite, adapter: Adapter, options: RunOptions, tasks: list[Task], seed: int) -> str:
+def _with_suite(config: RunConfig, suite_config: dict[str, Any], suite: EvalSuite, tasks: list[Task]) -> RunConfig:
+    """The run's config with the suite's and adapter's facts, its plan and the suite's hash."""
+    config.add(suite_config)
+    config.tasks = [t.id for t in tasks]
+    config.suite = config.suite.model_copy(update={"hash": suite_hash(suite)})
+    return config
+
+
+def _shard_run_id(suite: EvalSuite, adapter: Adapter, spec: RunSpec, tasks: list[Task], seed: int) -> str:
     """A fresh id, or for a shard the id every shard of the same plan derives (so they merge)."""
-    if not options.config.get("shard"):
+    if not spec.shard:
         return new_run_id()
-    return plan_run_id(suite.name, suite_hash(suite), seed, options.attempts, [t.id for t in tasks],
+    return plan_run_id(suite.name, suite_hash(suite), seed, spec.attempts, [t.id for t in tasks],
                        adapter.name, adapter.model)
 
 
 def _resumed(stored: RunInfo, tasks: list[Task], store: RunStore) -> tuple[RunInfo, list[Task], set[tuple[str, int]]]:
     """The stored run to continue, its tasks, and the (task, attempt) pairs already stored."""
-    wanted = stored.config.get("tasks")
+    wanted = stored.config.tasks
     if wanted is not None:
         tasks = [t for t in tasks if t.id in set(wanted)]
     frame = store.attempts_frame(stored.run_id, columns=["task_id", "attempt"])
@@ -403,7 +380,7 @@ def _from_summary(summary: tuple[Any, ...]) -> Attempt:
     return Attempt(**dict(zip(_SUMMARY_FIELDS, summary, strict=True)))
 
 
-async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], options: RunOptions,
+async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], concurrency: int,
                      collector: _Collector) -> None:
     queue = iter(pending)
 
@@ -418,7 +395,7 @@ async def _run_local(setup: AttemptSetup, pending: list[tuple[Task, int]], optio
             if collector.writer.backlog >= MAX_BACKLOG:  # a loop that never waits starves the writer
                 await collector.writer.catch_up()
 
-    jobs = [asyncio.ensure_future(worker()) for _ in range(min(max(1, options.concurrency), len(pending)))]
+    jobs = [asyncio.ensure_future(worker()) for _ in range(min(max(1, concurrency), len(pending)))]
     try:
         await asyncio.gather(*jobs)
     except BaseException:

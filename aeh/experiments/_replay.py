@@ -12,6 +12,7 @@ from typing import Any
 from aeh.adapters.replay import ReplayAdapter
 from aeh.api import run_async, run_sync
 from aeh.errors import ConfigError
+from aeh.models import RedactionRecord
 from aeh.store import default_db, open_store, secret_fingerprints
 from aeh.suite import EvalSuite, reload_run_suite, suite_location
 from aeh.suite.loader import load_suite
@@ -23,7 +24,7 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str
                            concurrency: int | None = None, **options: Any) -> str:
     """Replay stored run `run_id` into a new run (parent_run_id = run_id); returns its id.
 
-    The suite is `suite`, else the original run's `config["suite_spec"]`. Same seed, attempts,
+    The suite is `suite`, else the original run's `config.suite.location`. Same seed, attempts,
     tasks and fault profile as the original. Extra `options` go to `aeh.api.run_async`.
     """
     path = str(db or default_db())
@@ -40,18 +41,18 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str
             f"run {info.run_id} is {info.status}, not finished — replay needs every attempt; finish it "
             f"first with `aeh run --resume {info.run_id}`, then replay it"
         )
-    spec = suite if suite is not None else info.config.get("suite_spec")
+    spec = suite if suite is not None else info.config.suite.location
     if spec is None:
         reader.close()
         raise ConfigError(
-            f"run {info.run_id} did not record which suite it ran (no config.suite_spec) — "
+            f"run {info.run_id} did not record which suite it ran (no config.suite.location) — "
             "pass the suite: `aeh replay --run-id ID --suite NAME_OR_DIR`"
         )
     try:
         # The stored suite must be the one measured; a given one may differ: that is the experiment.
         found = reload_run_suite(info, suite, check_given=False)
         loaded = found if found is not None else load_suite(spec)
-        _carry_redaction(info.run_id, info.config.get("redaction"), loaded, options)
+        _carry_redaction(info.run_id, info.config.redaction, loaded, options)
     except BaseException:
         reader.close()
         raise
@@ -64,7 +65,7 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str
         table = await run_async(
             loaded, adapter, attempts=info.attempts,
             concurrency=concurrency or info.concurrency, seed=info.seed, db=path,
-            parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.get("tasks"),
+            parent_run_id=info.run_id, tasks=options.pop("tasks", None) or info.config.tasks,
             fault_profile=info.fault_profile, config=config, **options,
         )
     finally:
@@ -72,16 +73,16 @@ async def replay_run_async(run_id: str, db: str | Path | None = None, suite: str
     return table.run_id
 
 
-def _carry_redaction(run_id: str, record: object, suite: EvalSuite, options: dict[str, Any]) -> None:
+def _carry_redaction(run_id: str, record: RedactionRecord | None, suite: EvalSuite, options: dict[str, Any]) -> None:
     """Give the replay the original run's redaction: on or off as it was, and every configured
     secret it was redacted with. The replay re-runs the suite's tools, whose outputs hold those
     secrets again; a secret the caller did not pass again is an error, not a raw store."""
-    if not isinstance(record, dict):
+    if record is None:
         return
-    options.setdefault("redact", record.get("enabled") is not False)
-    recorded = set(record.get("secret_fingerprints") or [])
+    options.setdefault("redact", record.enabled)
+    recorded = set(record.secret_fingerprints)
     given = list(getattr(suite, "secrets", lambda: [])()) + list(options.get("secrets") or [])
-    missing = recorded - set(secret_fingerprints(given, str(record.get("salt", ""))))
+    missing = recorded - set(secret_fingerprints(given, str(record.salt or "")))
     if missing and options["redact"]:
         raise ConfigError(
             f"run {run_id} was redacted with {len(missing)} configured secret(s) this replay was not "

@@ -111,10 +111,10 @@ def is_tiered_hook(hook: Any) -> bool:
 
 
 class JudgeOptions(Protocol):
-    """The run options `configure_judge` fills in (`aeh.engine.scheduler.RunOptions` is one)."""
+    """What `configure_judge` fills in (`aeh.engine.wiring.RunWiring` is one); the judge model
+    itself is the run's option (`RunSpec.judge_model`)."""
 
     judge: Judge | None
-    judge_model: str | None
     tier2_prompt_version: str | None
     after_failure: list[FailureHook]
 
@@ -144,7 +144,6 @@ def configure_judge(options: JudgeOptions, judge_model: str, *, base_url: str | 
     judge = JudgeClient(judge_model, base_url=base_url, api_key=api_key, timeout_s=timeout_s,
                         retries=retries)
     options.judge = judge
-    options.judge_model = judge_model
     options.tier2_prompt_version = TIER2_PROMPT_VERSION
     kept = [h for h in options.after_failure if not is_tiered_hook(h)]
     options.after_failure = kept + default_after_failure_hooks(judge)

@@ -80,7 +80,8 @@ def write_run(db: StoreLike, info: RunInfo, batch: Sequence[tuple[Attempt, Seque
     """Create the run and write every attempt in one transaction; close the store if we opened it."""
     store = open_store(db, must_exist=False)  # an import creates the store, as a run does
     try:
-        info.config.setdefault("redaction", redaction_record(store.redactor))
+        if info.config.redaction is None:
+            info.config.redaction = redaction_record(store.redactor)
         store.create_run(info)
         try:
             store.write_attempts(batch)

@@ -11,12 +11,13 @@ __all__ = ["hidden_set_lines"]
 _LISTED = 8
 
 
-def hidden_set_lines(config: dict[str, Any]) -> list[str]:
-    """The lines a coding run prints about the hidden sets that graded it."""
-    per_task: dict[str, str] = dict(config.get("hidden_sha256_per_task") or {})
+def hidden_set_lines(facts: dict[str, Any]) -> list[str]:
+    """The lines a coding run prints about the hidden sets that graded it (from the suite's facts,
+    `RunConfig.facts`)."""
+    per_task: dict[str, str] = dict(facts.get("hidden_sha256_per_task") or {})
     if not per_task:
-        return [f"hidden sets sha256 (digest of the run's fixtures): {config['hidden_sha256']}"] \
-            if config.get("hidden_sha256") else []
+        return [f"hidden sets sha256 (digest of the run's fixtures): {facts['hidden_sha256']}"] \
+            if facts.get("hidden_sha256") else []
     if len(per_task) == 1:
         (task, digest), = per_task.items()
         return [f"hidden set sha256 ({task}/tests_hidden): {digest}"]
@@ -25,5 +26,5 @@ def hidden_set_lines(config: dict[str, Any]) -> list[str]:
     if len(per_task) > _LISTED:
         lines.append(f"  … {len(per_task) - _LISTED} more: each attempt's run card names its fixture's")
     lines.append(f"hidden sets digest (sha256 over the {len(per_task)} fixtures' hashes, not a hidden set's): "
-                 f"{config.get('hidden_sha256')}")
+                 f"{facts.get('hidden_sha256')}")
     return lines

@@ -99,7 +99,7 @@ class NullPolicy(BaseModel):
         return f"null is_resolved as {self.label} ({kind}; {where or 'no null results'})"
 
     def record(self, null_modes: Iterable[str]) -> dict[str, Any]:
-        """The structured policy stored in `run.config["null_policy"]`."""
+        """The structured policy stored in `run.config.facts["null_policy"]`."""
         counts = Counter(null_modes)
         return {"null_as": self.label, "null_counts": dict(sorted(counts.items())),
                 "null_buckets": {mode: self.outcome(mode)[1].value for mode in sorted(counts)}}

@@ -17,7 +17,7 @@ into a trajectory graded by the suite (`aeh.importers._trajectory`). The task id
 configurable attribute (default `aeh.task_id`), looked up on the spans, then the resource.
 
 Round trip: the run records the task and attempt attributes it was imported with
-(`config["otel_attributes"]`); its export sets them on every span beside `aeh.task_id` and
+(`RunConfig.facts["otel_attributes"]`); its export sets them on every span beside `aeh.task_id` and
 `aeh.attempt` and names them on the resource (`aeh.task_attribute`, `aeh.attempt_attribute`), so
 the same `--task-attribute` reads the exported file back.
 """
@@ -106,9 +106,10 @@ def attribute_config(task_attribute: str, attempt_attribute: str) -> dict[str, A
     return {"otel_attributes": {"task": task_attribute, "attempt": attempt_attribute}}
 
 
-def imported_attributes(config: dict[str, Any]) -> tuple[str, str]:
-    """(task attribute, attempt attribute) a run was imported with; aeh's own for any other run."""
-    recorded = config.get("otel_attributes")
+def imported_attributes(facts: dict[str, Any]) -> tuple[str, str]:
+    """(task attribute, attempt attribute) a run was imported with (its `RunConfig.facts`); aeh's
+    own for any other run."""
+    recorded = facts.get("otel_attributes")
     names: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     return (str(names.get("task") or DEFAULT_TASK_ATTRIBUTE), str(names.get("attempt") or DEFAULT_ATTEMPT_ATTRIBUTE))
 
@@ -150,7 +151,7 @@ def run_to_otlp(run_id: str, db: StoreLike = None) -> dict[str, Any]:
         rows = store.spans_frame(full).to_dicts()
     spans = [Span(**{**r, "attributes": json.loads(r["attributes"]) if isinstance(r["attributes"], str)
                      else (r["attributes"] or {})}) for r in rows]
-    task_attribute, attempt_attribute = imported_attributes(info.config)
+    task_attribute, attempt_attribute = imported_attributes(info.config.facts)
     out = []
     for s in spans:
         start = int(s.start_ts * 1e9)

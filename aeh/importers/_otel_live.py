@@ -24,8 +24,10 @@ from aeh._sync import run_sync
 from aeh.adapters import TrajectoryAdapter
 from aeh.engine import make_work_root, over_budget_summary, release_work_root
 from aeh.engine.attempt import run_attempt
-from aeh.engine.runplan import build_run_options
-from aeh.engine.scheduler import RunOptions, build_attempt_setup, execute_run
+from aeh.engine.runplan import plan_run
+from aeh.engine.runspec import RunSpec
+from aeh.engine.scheduler import build_attempt_setup, execute_run
+from aeh.engine.wiring import RunWiring
 from aeh.errors import ValidationError
 from aeh.importers._otel import _attrs, _flat, _kv, attribute_config, otlp_to_trajectories
 from aeh.importers._otel_shape import otlp_problems
@@ -72,7 +74,7 @@ class LiveTraces:
         self._last_request = time.monotonic()
         # Set by `serve_otlp` before the run starts: what `run` builds its attempt setup from.
         self.prices: PriceTable | None = None
-        self.options: RunOptions | None = None
+        self.plan: tuple[RunSpec, RunWiring] | None = None
         self.close_intake: Callable[[], None] = lambda: None
 
     # -- the HTTP side ---------------------------------------------------------------------------
@@ -112,12 +114,13 @@ class LiveTraces:
     async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
                   deliver: Callable[[Attempt, list[Span]], None]) -> None:
         """Grade traces as they complete until the stop, then every trace still queued or open."""
-        assert self.prices is not None and self.options is not None, "serve_otlp sets them"
-        work_root = make_work_root(f"{info.run_id}-otlp", self.options.work_dir)
+        assert self.prices is not None and self.plan is not None, "serve_otlp sets them"
+        spec, wiring = self.plan
+        work_root = make_work_root(f"{info.run_id}-otlp", spec.retained_work_dir())
         lifespan = suite_lifespan(self.suite)
         try:
             async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
-                setup = build_attempt_setup(self.suite, self.adapter, self.prices, self.options, run_id=info.run_id,
+                setup = build_attempt_setup(self.suite, self.adapter, self.prices, spec, wiring, run_id=info.run_id,
                                             seed=info.seed, work_root=work_root, resources=dict(resources or {}),
                                             sinks=[self.adapter])
 
@@ -141,7 +144,7 @@ class LiveTraces:
                         await grade(pairs)
         finally:
             release_work_root(work_root, keep=False)
-        info.config["tasks"] = sorted({task for task, _ in self.graded})
+        info.config.tasks = sorted({task for task, _ in self.graded})
 
     async def _serve(self, grade: Callable[[list[_Pair]], Any]) -> None:
         while not self.stopping.is_set():
@@ -232,26 +235,30 @@ def serve_otlp(suite: str | Path | EvalSuite, db: StoreLike = None, *, host: str
                               **attribute_config(task_attribute, attempt_attribute),
                               **({"price_table": str(price_table)} if price_table is not None else {}),
                               **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {})}
-    live.options = build_run_options(attempts=1, concurrency=1, seed=0, run_id=run_id, config=config)
-    live.options.executor = live
+    spec, wiring = plan_run(attempts=1, concurrency=1, seed=0, run_id=run_id, config=config)
+    wiring.executor = live
+    live.plan = spec, wiring
     live.close_intake = receiver.close
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
     try:
         with using_store(db, secrets=suite_secrets, must_exist=False) as store:
-            live.options.config.setdefault("redaction", redaction_record(store.redactor))
+            wiring.facts["redaction"] = redaction_record(store.redactor)
             receiver.start()
             if ready is not None:
                 ready(*receiver.address)
             info = run_sync(_execute(loaded, live, store))
             numbered = dict(zip(live.graded, live.trajectories, strict=True))
-            config = {**info.config, "trajectories": len(live.trajectories), "otlp_reports": live.reports,
-                      "recorded_over_budget": over_budget_summary(numbered, live.tasks, live.prices)}
-            store.update_run(info.run_id, attempts=1 + max((n for _, n in live.graded), default=0), config=config)
+            recorded = info.config
+            recorded.add({"trajectories": len(live.trajectories), "otlp_reports": live.reports,
+                          "recorded_over_budget": over_budget_summary(numbered, live.tasks, live.prices)})
+            store.update_run(info.run_id, attempts=1 + max((n for _, n in live.graded), default=0),
+                             config=recorded)
     finally:
         receiver.close()
     return info.run_id
 
 
 async def _execute(suite: EvalSuite, live: LiveTraces, store: RunStore) -> RunInfo:
-    assert live.prices is not None and live.options is not None
-    return await execute_run(suite, live.adapter, store, live.prices, live.options, sinks=[live.adapter])
+    assert live.prices is not None and live.plan is not None
+    spec, wiring = live.plan
+    return await execute_run(suite, live.adapter, store, live.prices, spec, wiring, sinks=[live.adapter])

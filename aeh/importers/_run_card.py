@@ -44,16 +44,17 @@ _FIXTURE_SOLVERS = {"noop": "--noop", "reference": "--ref"}
 def reproduce_command(info: RunInfo, attempt: Attempt) -> str:
     """The `aeh run` command that runs this attempt again (as the last attempt of a new run), in
     the form the run was started with: `aeh run FIXTURE --noop …` for the coding harness's form."""
-    config = info.config
-    options = dict(config.get("adapter_options") or {})
-    fixture_form = config.get("command_form") == "fixture"
+    facts = info.config.facts  # the suite's, adapter's and caller's own
+    options = dict(info.config.spec.get("adapter_options") or {})
+    fixture_form = facts.get("command_form") == "fixture"
+    suite = info.config.suite.location or info.suite
     if fixture_form:
-        parts = ["aeh", "run", str(config.get("suite_spec") or info.suite)]
+        parts = ["aeh", "run", suite]
         solver = str(options.get("solver", ""))
         parts += [_FIXTURE_SOLVERS[solver]] if solver in _FIXTURE_SOLVERS else ["--solver", solver]
         options.pop("solver", None)
     else:
-        parts = ["aeh", "run", "--suite", str(config.get("suite_spec") or info.suite), "--adapter", info.adapter]
+        parts = ["aeh", "run", "--suite", suite, "--adapter", info.adapter]
     for key, flag in _FLAGS.items():
         if options.get(key) is not None:
             parts += [flag, str(options[key])]
@@ -61,9 +62,9 @@ def reproduce_command(info: RunInfo, attempt: Attempt) -> str:
         parts.append("--sandbox-solver")
     if options.get("confine_solver") is False:
         parts.append("--no-solver-confinement")
-    if config.get("grading_sandbox") == "disabled":
+    if facts.get("grading_sandbox") == "disabled":
         parts.append("--no-grading-sandbox")
-    if config.get("grading_confinement") == "disabled":
+    if facts.get("grading_confinement") == "disabled":
         parts.append("--no-grading-confinement")
     if fixture_form:  # one fixture, one attempt: the seed alone runs it again
         parts += ["--seed", str(info.seed)]
@@ -76,7 +77,7 @@ def attempt_card(info: RunInfo, attempt: Attempt) -> dict[str, Any]:
     """The `results.json` document of one attempt."""
     grader = next((g for g in attempt.grader_results if g.kind == "hidden_tests"), None)
     evidence: dict[str, Any] = dict(grader.evidence) if grader is not None else {}
-    config = info.config
+    facts = info.config.facts  # the coding suite's and the command adapter's
     return {
         # `seed` is the run seed, the one the reproduce command passes; the attempt's own is derived from it
         "run_id": info.run_id, "task_id": attempt.task_id, "attempt": attempt.attempt, "seed": info.seed,
@@ -88,22 +89,22 @@ def attempt_card(info: RunInfo, attempt: Attempt) -> dict[str, Any]:
                   "failing": list(evidence.get("failing") or [])},
         # the one hidden set that graded this attempt: this fixture's tests_hidden/ (never the suite's digest)
         "hidden_sha256": evidence.get("hidden_sha256")
-        or (config.get("hidden_sha256_per_task") or {}).get(attempt.task_id),
+        or (facts.get("hidden_sha256_per_task") or {}).get(attempt.task_id),
         "tamper_suspect": bool(evidence.get("tamper_suspect")),
         "tamper_evidence": list(evidence.get("tamper_evidence") or []),
         "tamper_files": list(evidence.get("tamper_files") or []),
-        "sandbox": {"grading_sandbox": evidence.get("grading_sandbox") or config.get("grading_sandbox"),
+        "sandbox": {"grading_sandbox": evidence.get("grading_sandbox") or facts.get("grading_sandbox"),
                     "grading_isolation": evidence.get("grading_isolation"),
-                    "grading_confinement": config.get("grading_confinement"),
-                    "solver_confinement": config.get("solver_confinement"),
-                    "solver_sandbox": config.get("solver_sandbox")},
+                    "grading_confinement": facts.get("grading_confinement"),
+                    "solver_confinement": facts.get("solver_confinement"),
+                    "solver_sandbox": facts.get("solver_sandbox")},
         # one line per jail the run went without: the measurement is not a confined one
-        "unconfined": unconfined_lines(config),
-        "solver": {"command": config.get("solver"), "label": config.get("solver_label"),
-                   "role": config.get("solver_role")},
+        "unconfined": unconfined_lines(facts),
+        "solver": {"command": facts.get("solver"), "label": facts.get("solver_label"),
+                   "role": facts.get("solver_role")},
         "usage": {"tokens_in": attempt.tokens_in, "tokens_out": attempt.tokens_out, "cost": attempt.cost_usd,
-                  "currency": config.get("cost_currency") or "USD",
-                  "provenance": config.get("cost_provenance")},
+                  "currency": info.config.currency,
+                  "provenance": facts.get("cost_provenance")},
         "latency_s": attempt.latency_s,
         "workspace": evidence.get("workspace"), "transcript": evidence.get("transcript"),
         "aeh_version": info.aeh_version, "suite": info.suite, "suite_hash": info.suite_hash,

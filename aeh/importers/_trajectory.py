@@ -14,7 +14,7 @@ from typing import Any, Literal
 from aeh._sync import run_sync
 from aeh.adapters import TrajectoryAdapter, number_attempts
 from aeh.engine import over_budget_summary
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import plan_run
 from aeh.engine.scheduler import execute_run
 from aeh.errors import Problem, ValidationError
 from aeh.pricing import load_price_table
@@ -61,12 +61,13 @@ async def grade_trajectories_async(suite: str | Path | EvalSuite, trajectories: 
                   "recorded_over_budget": over_budget_summary(numbered, tasks, prices),
                   **({"price_table": str(price_table)} if price_table is not None else {}),
                   **({"suite_spec": suite_location(suite)} if isinstance(suite, str | Path) else {}), **(config or {})}
-    options = build_run_options(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
-                                run_id=run_id, config=run_config)
+    spec, wiring = plan_run(attempts=attempts, concurrency=concurrency, seed=0, tasks=task_ids,
+                            run_id=run_id, config=run_config)
     suite_secrets = list(getattr(loaded, "secrets", lambda: [])()) + list(secrets)
     with using_store(db, secrets=suite_secrets, must_exist=False) as store:
-        options.config.setdefault("redaction", redaction_record(store.redactor))
-        info = await execute_run(loaded, adapter, store, prices, options, sinks=[adapter])
+        if "redaction" not in run_config:
+            wiring.facts["redaction"] = redaction_record(store.redactor)
+        info = await execute_run(loaded, adapter, store, prices, spec, wiring, sinks=[adapter])
     return info.run_id
 
 

@@ -38,7 +38,7 @@ from aeh._optional import require_extra
 from aeh.adapters import make_adapter
 from aeh.engine import make_work_root, release_work_root
 from aeh.engine.attempt import AttemptSetup, run_attempt
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import plan_run
 from aeh.engine.scheduler import build_attempt_setup
 from aeh.errors import AehError
 from aeh.models import Attempt, RunInfo, Span, Task
@@ -76,10 +76,11 @@ class WorkerSpec:
     model: str | None
     adapter_options: dict[str, Any]
     run_options: dict[str, Any]
-    """Keyword arguments of `build_run_options`: the run's stored spec as workers apply it (`RunSpec.for_worker`)."""
+    """Keyword arguments of `RunSpec.build`: the run's stored spec as workers apply it (`RunSpec.for_worker`)."""
     prices: dict[str, Any]
     """The driver's price table as fields (`price_fields`): a table object holds a lock."""
-    concurrency: int = 4
+    concurrency: int
+    """Attempts in flight per worker: the run's `RunSpec.concurrency` (its default is declared there)."""
 
 
 class AttemptWorker:
@@ -100,12 +101,12 @@ class AttemptWorker:
     async def _start(self, spec: WorkerSpec, run_id: str, seed: int) -> AttemptSetup:
         suite = load_suite(spec.suite)
         adapter = make_adapter(spec.adapter, model=spec.model, **spec.adapter_options)
-        options = build_run_options(**spec.run_options)
-        work_root = make_work_root(run_id, options.work_dir)
-        self._stack.callback(release_work_root, work_root, options.keep_workspaces)
+        run_spec, wiring = plan_run(**spec.run_options)
+        work_root = make_work_root(run_id, run_spec.retained_work_dir())
+        self._stack.callback(release_work_root, work_root, run_spec.keeps_workspaces)
         lifespan = suite_lifespan(suite)
         resources = await self._stack.enter_async_context(lifespan) if lifespan is not None else {}
-        for owner in (adapter, options.judge):  # their HTTP clients pool connections on this loop
+        for owner in (adapter, wiring.judge):  # their HTTP clients pool connections on this loop
             aclose = getattr(owner, "aclose", None)
             if aclose is not None:
                 self._stack.push_async_callback(aclose)
@@ -114,7 +115,7 @@ class AttemptWorker:
             await warm_up()
         self._tasks = {t.id: t for t in suite.tasks()}
         self._concurrency = max(1, spec.concurrency)
-        return build_attempt_setup(suite, adapter, PriceTable(**spec.prices), options, run_id=run_id,
+        return build_attempt_setup(suite, adapter, PriceTable(**spec.prices), run_spec, wiring, run_id=run_id,
                                    seed=seed, work_root=work_root, resources=dict(resources or {}))
 
     async def run(self, run: tuple[WorkerSpec, str, int], pairs: list[tuple[str, int]]) -> list[Result]:
@@ -220,7 +221,7 @@ def stop_workers() -> None:
 
 @dataclass
 class RayExecutor:
-    """Runs a run's pending attempts on Ray actors (`RunOptions.executor`)."""
+    """Runs a run's pending attempts on Ray actors (`RunWiring.executor`)."""
 
     spec: WorkerSpec
     address: str | None = None

@@ -21,7 +21,7 @@ __all__ = ["coding_runs", "is_coding_run", "matrix_chart", "matrix_html", "publi
 
 
 def is_coding_run(run: RunInfo) -> bool:
-    return run.config.get("suite_kind") == "coding_fixtures"
+    return run.config.suite_kind == "coding_fixtures"
 
 
 def coding_runs(db: StoreLike) -> list[str]:
@@ -30,10 +30,9 @@ def coding_runs(db: StoreLike) -> list[str]:
     chosen: dict[str, str] = {}
     with open_store(db, must_exist=True) as store:
         for info in store.runs():  # newest first
-            cfg = info.config or {}
-            if cfg.get("suite_kind") != "coding_fixtures" or info.status != "finished":
+            if not is_coding_run(info) or info.status != "finished":
                 continue
-            chosen.setdefault(str(cfg.get("solver_label") or info.model), info.run_id)
+            chosen.setdefault(str(info.config.facts.get("solver_label") or info.model), info.run_id)
     return list(chosen.values())
 
 
@@ -73,7 +72,7 @@ def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> An
     """HTML: the run's grading facts and the per-task public-vs-hidden table."""
     from IPython.display import HTML
 
-    cfg = run.config
+    cfg = run.config.facts  # the coding suite's and the command adapter's
     frame = public_hidden_frame(run_id, db)
     mode = cfg.get("grading_sandbox", "?")
     warn = "" if mode == "unshare" else " <b>(graded code had the network)</b>"

@@ -94,7 +94,7 @@ def run_header(table: RunResult) -> Any:
             f"({a.harness_error_rate:.1%}) were harness errors, above the {HARNESS_ERROR_LIMIT:.0%} limit. "
             "Fix the harness and re-run before reading these numbers.</div>")
     if run.status in ("interrupted", "stale", "failed"):
-        planned = run.attempts * len(run.config.get("tasks") or [])
+        planned = run.attempts * len(run.config.tasks or [])
         # A partial run's rates cover only the attempts that finished: say so before any number.
         parts.append(
             f'<div class="aeh-banner warn" id="unfinished-run-banner" style="padding:10px 14px;'

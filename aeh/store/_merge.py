@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.errors import ConfigError
+from aeh.models import Provenance, RunConfig
 from aeh.store._plan import parse_shard, plan_pairs, shard_number
 from aeh.store._store import Store
 
@@ -105,9 +106,13 @@ def _choose_run(runs: dict[str, dict[str, dict[str, Any]]], run_id: str | None) 
     return ids[0]
 
 
+def _config(row: dict[str, Any]) -> RunConfig:
+    """A stored row's config, typed (a flat one from an older shard store is nested)."""
+    return RunConfig.model_validate(json.loads(row.get("config") or "{}"))
+
+
 def _plan(row: dict[str, Any]) -> dict[str, Any]:
-    config = json.loads(row.get("config") or "{}")
-    return {**{k: row[k] for k in _SAME}, "tasks": sorted(config.get("tasks") or [])}
+    return {**{k: row[k] for k in _SAME}, "tasks": sorted(_config(row).tasks or [])}
 
 
 def _check_same_plan(run_id: str, members: dict[str, dict[str, Any]]) -> None:
@@ -165,20 +170,21 @@ def _copy(conn: sqlite3.Connection, run_id: str, sources: list[sqlite3.Connectio
 def _finish(conn: sqlite3.Connection, run_id: str, members: dict[str, dict[str, Any]],
             pairs: set[tuple[str, int]]) -> MergeResult:
     rows = list(members.values())
-    config = json.loads(rows[0].get("config") or "{}")
-    plan = plan_pairs(config.get("tasks") or [], int(rows[0]["attempts"]))
+    config = _config(rows[0])
+    plan = plan_pairs(config.tasks or [], int(rows[0]["attempts"]))
     missing = [p for p in plan if p not in pairs]
-    counts = {parse_shard(s)[1] for r in rows if (s := json.loads(r.get("config") or "{}").get("shard"))}
+    counts = {parse_shard(s)[1] for r in rows if (s := _config(r).provenance.shard)}
     shards = sorted({f"{shard_number(k, n)}/{n}" for n in counts for k, p in enumerate(plan) if p in set(missing)})
-    merged_from = list(config.get("merged_from") or [])
+    merged_from = list(config.provenance.merged_from)
     for name, row in members.items():
         if not name.endswith("(--into)"):
-            merged_from.append({"store": name, "shard": json.loads(row.get("config") or "{}").get("shard")})
-    config.pop("shard", None)  # the merged run is the whole plan: resuming it runs every missing pair
-    config["merged_from"] = merged_from
+            merged_from.append({"store": name, "shard": _config(row).provenance.shard})
+    # the merged run is the whole plan: resuming it runs every missing pair
+    config.provenance = Provenance(shard=None, merged_from=merged_from)
     status = "interrupted" if missing else "finished"
     finished_at = max((r["finished_at"] for r in rows if r.get("finished_at")), default=None)
     conn.execute("UPDATE runs SET status = ?, finished_at = ?, config = ?, owner_pid = NULL, owner_host = NULL, "
-                 "heartbeat_at = NULL WHERE run_id = ?", (status, finished_at, json.dumps(config), run_id))
+                 "heartbeat_at = NULL WHERE run_id = ?",
+                 (status, finished_at, json.dumps(config.model_dump(mode="json")), run_id))
     return MergeResult(run_id=run_id, status=status, stored=len(pairs), planned=len(plan), missing=missing,
                        missing_shards=shards)

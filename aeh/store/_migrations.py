@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from aeh.errors import StoreError
+from aeh.store._config_schema import typed_run_config
 from aeh.store._labels_schema import human_labels
 from aeh.store._owner_schema import run_owner
 from aeh.store._packed import packed_span_attributes
@@ -223,5 +224,6 @@ for _version, _fn in {
     4: dimension_scores,
     5: run_owner,
     6: packed_span_attributes,
+    7: typed_run_config,
 }.items():
     schema(_version)(_fn)

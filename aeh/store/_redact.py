@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aeh.models import Span
+from aeh.models import RedactionRecord, RunConfig, Span
 from aeh.store._cards import CARD, CARD_CONTEXT_RE, is_card_number, luhn_valid, redact_cards
 from aeh.store._json import dumps, dumps_bytes, finite_plain_bytes
 from aeh.store._secret_keys import is_secret_key, masked_already, redact_secret_json
@@ -403,16 +403,19 @@ class RedactingSink:
         return f"RedactingSink({self.sink!r})"
 
 
-def redaction_record(redactor: Redactor) -> dict[str, Any]:
-    """What a run stores about its redaction (config["redaction"]): on or off, and salted
+def redaction_record(redactor: Redactor) -> RedactionRecord:
+    """What a run stores about its redaction (`RunConfig.redaction`): on or off, and salted
     fingerprints of its configured secrets, never the secrets themselves."""
     salt = _random.token_hex(8)
-    return {"enabled": redactor.enabled, "salt": salt,
-            "secret_fingerprints": secret_fingerprints(redactor.secrets, salt)}
+    return RedactionRecord(enabled=redactor.enabled, salt=salt,
+                           secret_fingerprints=secret_fingerprints(redactor.secrets, salt))
 
 
-def redactor_for_run(config: dict[str, Any] | None) -> Redactor:
+def redactor_for_run(config: RunConfig | dict[str, Any] | None) -> Redactor:
     """The redactor a reader applies before writing a stored run anywhere (report, export,
-    baseline): on unless the run was stored with redaction off on purpose."""
-    record = (config or {}).get("redaction")
-    return Redactor(enabled=not isinstance(record, dict) or record.get("enabled") is not False)
+    baseline): on unless the run was stored with redaction off on purpose. `config` is the run's
+    `RunConfig`, or its JSON (a run dumped to a dict)."""
+    if isinstance(config, dict):
+        config = RunConfig.model_validate(config)
+    record = config.redaction if config is not None else None
+    return Redactor(enabled=record is None or record.enabled)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from aeh._lazy import lazy_module
 from aeh.errors import StoreError
-from aeh.models import Attempt, GraderResult, InvariantResult, RunInfo, Span, ToolCall
+from aeh.models import Attempt, GraderResult, InvariantResult, RunConfig, RunInfo, Span, ToolCall
 from aeh.store._packed import pack_bytes
 from aeh.store._redact import Redactor
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
@@ -82,7 +82,9 @@ def encode_run_field(column: str, value: Any, redactor: Redactor) -> Any:
     if column == "fault_profile" and value is None:
         return None
     if column == "config":
-        return to_json(value or {}, redactor)
+        # Stored in the typed shape, whatever the caller passed (a flat mapping is nested).
+        config = value if isinstance(value, RunConfig) else RunConfig.model_validate(value or {})
+        return to_json(config.model_dump(mode="json"), redactor)
     return to_json(value, redactor) if column in _RUN_JSON else value
 
 

@@ -54,7 +54,7 @@ def reload_run_suite(info: RunInfo, given: str | Path | EvalSuite | None = None,
             _check_hash(info, loaded, str(given) if isinstance(given, str | Path) else repr(given), flag,
                         given=True)
         return loaded
-    spec = info.config.get("suite_spec")
+    spec = info.config.suite.location
     if not spec:
         return None
     where = str(spec)
@@ -81,6 +81,6 @@ def _check_hash(info: RunInfo, loaded: Any, where: str, flag: str, *, given: boo
     if now == info.suite_hash:
         return
     source = f"{flag} {where}" if given else where
-    raise SuiteNotFoundError(f"{_describe(info, str(info.config.get('suite_spec') or '(not recorded)'))}, but "
+    raise SuiteNotFoundError(f"{_describe(info, info.config.suite.location or '(not recorded)')}, but "
                              f"{source} now has hash {now[:12]}: the suite changed since the run, so its "
                              f"tasks, budgets and goldens are not the ones measured — {_fix(flag)}")

@@ -303,7 +303,7 @@ def resolve_fault_profile(
 
 
 class FaultOptions(Protocol):
-    """The run options `configure_faults` fills in (`aeh.engine.scheduler.RunOptions` is one)."""
+    """What `configure_faults` fills in (`aeh.engine.wiring.RunWiring` is one)."""
 
     fault_factory: Callable[[Task, int], FaultInjector | None] | None
     fault_profile: dict[str, Any] | None

@@ -62,7 +62,7 @@ def test_output_is_capped_kept_as_a_span_and_a_transcript(suite, tmp_path, db):
     span = _spans(db, table.run_id, "solver:command")[0]
     assert span["stdout_bytes"] > OUTPUT_CAP_BYTES and span["truncated"] is True
     assert len(span["stdout"]) == OUTPUT_CAP_BYTES and span["stderr"] == "err-line"
-    root = Path(table.run.config["workspace_root"])
+    root = Path(table.run.config.workspace_root)
     transcript = (root / "csv_dedup" / "0.transcript.txt").read_text()
     assert "err-line" in transcript and "(truncated)" in transcript
     assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in transcript  # redacted like the spans
@@ -72,11 +72,11 @@ def test_prompt_and_workspace_reach_the_solver(suite, tmp_path, db):
     out = tmp_path / "seen.json"
     solver = (f"python3 -c \"import json, os; json.dump({{'prompt': os.environ['AEH_PROMPT'], 'cwd': os.getcwd(), "
               f"'files': sorted(os.listdir('.'))}}, open('{out}', 'w'))\"")
-    run_coding(suite, db, solver)
+    run_coding(suite, db, solver, workspace_retention=0)
     seen = json.loads(out.read_text())
     assert "dedup.py" in seen["prompt"]
     assert seen["files"] == ["PROMPT.md", "dedup.py", "tests_public"]
-    assert (Path(seen["cwd"]) / "PROMPT.md").exists() is False  # the workspace is gone: no retention asked
+    assert (Path(seen["cwd"]) / "PROMPT.md").exists() is False  # the workspace is gone: retention 0 keeps none
 
 
 USAGE = "printf '%s' '{usage}' > \"$AEH_USAGE_FILE\""
@@ -105,7 +105,7 @@ def test_usage_ingestion_and_pricing(suite, db, usage, prices, cost, provenance)
         assert attempt["cost_usd"] == pytest.approx(cost)
     span = _spans(db, table.run_id, "solver:usage")[0]
     assert provenance in span["cost_provenance"] and span["cost_provenance"].startswith("solver-reported")
-    assert table.run.config["cost_provenance"] == "solver-reported"
+    assert table.run.config.facts["cost_provenance"] == "solver-reported"
     assert table.run.model == "priced"
 
 
@@ -154,9 +154,9 @@ def test_bad_adapter_options_are_config_errors(suite):
     assert main(["run", "--suite", "smoke", "--solver", "noop"]) == 2
     with pytest.raises(ConfigError):
         from aeh.cli import build_parser
-        from aeh.commands._coding_options import run_options
+        from aeh.commands.run import _spec_options
 
-        run_options(build_parser().parse_args(["run", "--suite", "x", "--adapter", "command"]))
+        _spec_options(build_parser().parse_args(["run", "--suite", "x", "--adapter", "command"]))
 
 
 def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
@@ -172,7 +172,7 @@ def test_sandbox_solver_denies_the_solver_network(tmp_path, db):
         out_closed = _spans(db, closed.run_id, "solver:command")[0]
         assert out_open["stdout"].strip() == "reached" and out_open["network"] == "allowed"
         assert out_closed["stdout"].strip() == "denied" and out_closed["network"] == "denied"
-        assert closed.run.config["solver_sandbox"] == "unshare"
+        assert closed.run.config.facts["solver_sandbox"] == "unshare"
 
 
 def test_a_usage_file_past_its_size_limit_is_refused_unread(suite, db):

@@ -45,8 +45,8 @@ def test_example_solver_fixes_through_an_openai_compatible_server(tmp_path, db, 
         user = request["messages"][-1]["content"]
         assert "# Public tests" in user and "test_hidden" not in user
     assert table["successes"].tolist() == [1, 1]
-    assert table.run.config["solver_confinement"] in ("bwrap", "unavailable") or \
-        table.run.config["solver_confinement"].startswith("fallback-off:")
+    assert table.run.config.facts["solver_confinement"] in ("bwrap", "unavailable") or \
+        table.run.config.facts["solver_confinement"].startswith("fallback-off:")
     attempts = aeh.attempts(table.run_id, db=db)
     assert attempts["tokens_in"].tolist() == [1200, 1200] and attempts["tokens_out"].tolist() == [300, 300]
     assert attempts["cost_usd"].tolist() == pytest.approx([(1200 + 300 * 4) / 1e6] * 2)

@@ -11,6 +11,7 @@ import aeh
 from aeh.adapters.command import CommandAdapter, _other_currency, _read_usage
 from aeh.analysis import format_run_table
 from aeh.errors import AdapterError
+from aeh.models import RunConfig
 from tests.coding_support import run_coding
 
 GOOD = Path(__file__).resolve().parents[1] / "fixtures" / "seed001" / "fixtures" / "fx-001-clamp"
@@ -62,7 +63,7 @@ def test_cost_eur_is_taken_as_reported_and_the_run_follows_it(db: Path) -> None:
     attempt = aeh.attempts(table.run_id, db=db).iloc[0]
     config = table.run.config
     assert (attempt["failure_bucket"], attempt["cost_usd"]) != ("harness_error", None)
-    assert (config["cost_currency"], config["cost_currency_source"]) == ("EUR", "the usage files")
+    assert (config.cost_currency, config.facts["cost_currency_source"]) == ("EUR", "the usage files")
     assert "total €0.2500" in format_run_table(table)
 
 
@@ -85,7 +86,7 @@ def test_a_run_whose_usage_files_mix_currencies_refuses_the_other_with_the_fix(d
     assert frame.loc[1, "failure_bucket"] == "harness_error"
     assert "earlier usage files reported cost_eur" in frame.loc[1, "error"]
     assert "--currency" in frame.loc[1, "error"]
-    assert table.run.config["cost_currency"] == "EUR"
+    assert table.run.config.cost_currency == "EUR"
 
 
 def test_prices_make_the_reported_cost_irrelevant_to_the_currency() -> None:
@@ -95,13 +96,13 @@ def test_prices_make_the_reported_cost_irrelevant_to_the_currency() -> None:
 
 def test_a_resumed_run_keeps_the_currency_its_usage_files_set() -> None:
     adapter = CommandAdapter(solver="true")
-    adapter.continue_run({"cost_currency": "EUR", "cost_currency_source": "the usage files"})
+    adapter.continue_run(RunConfig.model_validate({"cost_currency": "EUR", "cost_currency_source": "the usage files"}))
     assert adapter.currency == "EUR"
     assert "earlier usage files reported cost_eur" in str(adapter._currency_clash({"cost_usd": 1.0}))
 
 
 def test_ray_workers_need_the_currency_given() -> None:
     with pytest.raises(AdapterError, match="--executor ray the command adapter needs --currency"):
-        CommandAdapter(solver="true").continue_run({}, distributed=True)
-    CommandAdapter(solver="true", currency="EUR").continue_run({}, distributed=True)  # given: fine
-    CommandAdapter(solver="noop").continue_run({}, distributed=True)  # a built-in solver reports no cost
+        CommandAdapter(solver="true").continue_run(RunConfig(), distributed=True)
+    CommandAdapter(solver="true", currency="EUR").continue_run(RunConfig(), distributed=True)  # given: fine
+    CommandAdapter(solver="noop").continue_run(RunConfig(), distributed=True)  # a built-in solver reports no cost

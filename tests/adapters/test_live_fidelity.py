@@ -48,7 +48,7 @@ def test_server_that_drops_tools_is_detected_and_warned(server, run_live):
     assert any(w.startswith("NO TOOL CALLS") for w in warnings)
     text = format_run_table(res.table)
     assert text.startswith("⚠ TOOLS PROBABLY NOT SEEN BY THE MODEL")
-    checks = res.store.run_info(res.run_id).config["live_checks"]
+    checks = res.store.run_info(res.run_id).config.live_checks.model_dump()
     assert checks["tools_dropped_suspect_turns"] == 2 and checks["tool_choice"] == {"unset": 2}
 
 
@@ -100,7 +100,7 @@ def test_max_connections_moves_the_queue_to_the_client_where_it_is_not_agent_tim
     assert span["aeh.time.client_wait_s"] > 0.4 and span["aeh.time.queue_s"] > 0.4
     assert 0.45 < span["aeh.time.model_s"] < 1.0
     assert "queued" in format_run_table(res.table)
-    assert res.store.run_info(res.run_id).config["max_connections"] == 1
+    assert res.store.run_info(res.run_id).config.spec["max_connections"] == 1
 
 
 def test_server_reported_timings_take_server_queueing_out_of_agent_time(server, run_live):
@@ -221,7 +221,7 @@ def test_judge_on_the_agents_server_shares_its_slots_and_never_counts_as_agent_t
 def test_preflight_probe_finds_a_server_that_drops_tools(server, run_live):
     srv = server([Reply.text("126")], **LLAMA_LIKE)
     res = run_live(srv, [answer_task()], probe_tools=True)
-    probe = res.store.run_info(res.run_id).config["tools_probe"]
+    probe = res.store.run_info(res.run_id).config.tools_probe
     assert probe["dropped"] is True and probe["prompt_tokens_with"] == probe["prompt_tokens_without"]
     assert [r.get("max_tokens") for r in srv.requests[:2]] == [1, 1] and "tools" in srv.requests[1]
     assert any(w.startswith("TOOLS DROPPED BY THE SERVER (preflight)") for w in res.table.warnings)
@@ -230,7 +230,7 @@ def test_preflight_probe_finds_a_server_that_drops_tools(server, run_live):
 def test_preflight_probe_passes_when_tool_choice_is_set(server, run_live):
     srv = server([Reply.text("126")], **LLAMA_LIKE)
     res = run_live(srv, [answer_task()], probe_tools=True, tool_choice="auto")
-    probe = res.store.run_info(res.run_id).config["tools_probe"]
+    probe = res.store.run_info(res.run_id).config.tools_probe
     assert probe["dropped"] is False and probe["tool_choice"] == "auto"
     assert not any("TOOLS" in w for w in res.table.warnings)
 

@@ -49,7 +49,7 @@ def test_the_library_exposes_the_verdict(db: Path) -> None:
 
 def test_the_mark_is_stored_on_the_spec(db: Path) -> None:
     table = aeh.run("smoke", tasks=["count_inbox_words"], attempts=1, seed=1, db=db, fail_under=0.25)
-    assert table.run.config["run_spec"]["fail_under"] == 0.25
+    assert table.run.config.spec["fail_under"] == 0.25
 
 
 def test_the_library_refuses_a_mark_above_1() -> None:

@@ -106,7 +106,7 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
     assert "HARNESS STALLED" in format_run_table(table).splitlines()[0]
     with Store(db) as store:
         spans = store.spans_frame(table.run_id).to_pandas()
-        assert store.run_info(table.run_id).config["harness_health"]["stalled"]
+        assert store.run_info(table.run_id).config.health.stalled
     tool = spans[spans["name"] == "tool:wait"].iloc[0]
     assert '"aeh.tool.stall_s"' in tool["attributes"]
     listed = io.StringIO()
@@ -179,17 +179,19 @@ def test_a_resumed_run_adds_to_what_its_first_part_stored() -> None:
 
     from aeh.engine.fidelity import RunFidelity
     from aeh.engine.scheduler import _store_checks
+    from aeh.models import HarnessHealth as StoredHealth
+    from aeh.models import LiveChecks, RunConfig
 
-    info = SimpleNamespace(config={})
+    info = SimpleNamespace(config=RunConfig())
     health = HarnessHealth(stall_s=0.05)
     health.note_lag(1.0, 1.5)
     earlier_spend = {"calls": 2, "tokens_in": 900, "tokens_out": 40, "usd": 0.001, "unpriced_calls": 0,
                      "by_purpose": {"judge grader": 2}}
-    earlier = ({"evaluation_spend": earlier_spend, "first_reply_exhausted": 1},
-               {"stall_s": 2.0, "stalls": 3, "stalled": True, "max_loop_lag_s": 0.9, "extended_tool_timeouts": 4,
-                "stall_tool_timeouts": 0})
+    earlier = (LiveChecks(evaluation_spend=earlier_spend, first_reply_exhausted=1),
+               StoredHealth(stall_s=2.0, stalls=3, stalled=True, max_loop_lag_s=0.9, extended_tool_timeouts=4,
+                            stall_tool_timeouts=0))
     _store_checks(info, RunFidelity(), health, earlier)  # type: ignore[arg-type]
-    checks, merged = info.config["live_checks"], info.config["harness_health"]
+    checks, merged = info.config.live_checks.model_dump(), info.config.health.model_dump()
     assert checks["evaluation_spend"]["calls"] == 2 and checks["evaluation_spend"]["usd"] == pytest.approx(0.001)
     assert checks["first_reply_exhausted"] == 1
     assert merged["stall_s"] == pytest.approx(2.5) and merged["stalls"] == 4 and merged["stalled"]

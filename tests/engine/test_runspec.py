@@ -53,7 +53,7 @@ def test_none_for_an_option_that_cannot_be_none_is_its_default() -> None:
 
 def test_a_run_stores_its_spec(db: Path) -> None:
     table = aeh.run("smoke", attempts=1, seed=3, db=db, judge_max_connections=1)
-    assert table.run.config["run_spec"]["judge_max_connections"] == 1
+    assert table.run.config.spec["judge_max_connections"] == 1
 
 
 def test_a_resumed_run_takes_a_default_option_from_the_stored_spec() -> None:

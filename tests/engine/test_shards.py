@@ -35,7 +35,7 @@ def test_shards_partition_the_plan_and_share_one_run_id(tmp_path: Path) -> None:
     assert not a & b and len(a) + len(b) == 9
     with Store(one) as store:
         info = store.run_info(first)
-    assert info.status == "finished" and info.config["shard"] == "1/2"
+    assert info.status == "finished" and info.config.provenance.shard == "1/2"
 
 
 def test_two_merged_shards_equal_an_unsharded_run_attempt_for_attempt(tmp_path: Path) -> None:
@@ -51,8 +51,8 @@ def test_two_merged_shards_equal_an_unsharded_run_attempt_for_attempt(tmp_path: 
         spans = store.spans_frame(run_id)
         graders = store.grader_frame(run_id)
         scores = store.dimension_scores_frame(run_id)
-    assert info.status == "finished" and "shard" not in info.config
-    assert [m["shard"] for m in info.config["merged_from"]] == ["1/2", "2/2"]
+    assert info.status == "finished" and info.config.provenance.shard is None
+    assert [m["shard"] for m in info.config.provenance.merged_from] == ["1/2", "2/2"]
     with Store(whole) as store:
         assert len(spans) == len(store.spans_frame(whole_id))
         assert len(graders) == len(store.grader_frame(whole_id))

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
+from aeh.engine.runspec import RunSpec
+from aeh.engine.scheduler import RunProgress, execute_run
 from aeh.models import AgentOutcome, Attempt, Task
 from aeh.pricing import load_price_table
 from aeh.store import Store
@@ -33,7 +34,7 @@ class SlowStore(Store):
 def _execute(suite: Any, adapter: Any, store: Store, progress: RunProgress | None = None,
              **options: Any) -> Any:
     return execute_run(suite, adapter, store, load_price_table(None),
-                       RunOptions(seed=1, **options), progress=progress)
+                       RunSpec.build(seed=1, **options), progress=progress)
 
 
 class Staggered(ScriptedAdapter):

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 import aeh.grading.judge_grader  # noqa: F401  (registers the `judge` kind)
 from aeh.api import open_store
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import plan_run
 from aeh.engine.scheduler import execute_run
 from aeh.grading.review import default_after_failure_hooks, is_tiered_hook
 from aeh.models import AgentOutcome, GoldenTrace, RunInfo, Task
@@ -112,15 +112,15 @@ def run_tiny(db: Path, agent: Agent, *, judge_model: str | None = None,
     (the wiring runplan is asked to do) and the judge's backoff shortened for test speed."""
     import asyncio
 
-    options = build_run_options(attempts=1, concurrency=2, seed=7, judge_model=judge_model, tasks=tasks,
-                                judge_all=judge_all)
+    spec, options = plan_run(attempts=1, concurrency=2, seed=7, judge_model=judge_model, tasks=tasks,
+                             judge_all=judge_all)
     if not any(is_tiered_hook(h) for h in options.after_failure):
         options.after_failure.extend(default_after_failure_hooks(options.judge))
     if options.judge is not None:
         options.judge.backoff_s = 0.01
     store = open_store(db)
     _OPENED.append(store)  # closed after the test by close_stores_run_tiny_opened
-    info = asyncio.run(execute_run(suite or TinySuite(), agent, store, load_price_table(), options))
+    info = asyncio.run(execute_run(suite or TinySuite(), agent, store, load_price_table(), spec, options))
     return info, store
 
 

@@ -49,7 +49,7 @@ def test_no_hidden_test_in_any_workspace_at_any_time(suite, tmp_path, db):
         text = listing.read_text()
         assert "./PROMPT.md" in text and "./tests_public/" in text
         assert "hidden" not in text, listing.name
-    root = Path(table.run.config["workspace_root"])
+    root = Path(table.run.config.workspace_root)
     workspaces = [p for p in root.glob("*/*") if p.is_dir() and p.name.isdigit()]
     assert len(workspaces) == 4
     for ws in workspaces:
@@ -85,7 +85,7 @@ def test_a_symlinked_entry_file_is_not_graded(suite, db):
 
 def test_hidden_set_hash_is_on_the_run_and_every_attempt(suite, db):
     table = run_coding(suite, db, "reference")
-    config = table.run.config
+    config = table.run.config.facts
     per_task = config["hidden_sha256_per_task"]
     assert len(config["hidden_sha256"]) == 64 and set(per_task) == {"csv_dedup", "lru_eviction"}
     for (task, _), ev in _grades(db, table).items():
@@ -96,12 +96,12 @@ def test_graded_code_is_denied_the_network(tmp_path, db):
     with LoopbackServer() as server:
         suite = network_fixture(tmp_path / "net", server.port)
         off = run_coding(suite, db, "reference", grading_sandbox=False)
-        assert off.run.config["grading_sandbox"] == "disabled"
+        assert off.run.config.facts["grading_sandbox"] == "disabled"
         assert off["successes"].tolist() == [1], "without the sandbox the loopback probe is reachable"
         hits = server.hits
         assert hits >= 1
         on = run_coding(suite, db, "reference", seed=2)
-        mode = on.run.config["grading_sandbox"]
+        mode = on.run.config.facts["grading_sandbox"]
         ev = next(iter(_grades(db, on).values()))
         assert ev["grading_sandbox"] == mode
         if mode != "unshare":

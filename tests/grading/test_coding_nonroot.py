@@ -29,7 +29,7 @@ for name in ("mini", "net"):
     table = aeh.run(f"{base}/{name}", adapter="command", attempts=1, seed=1, db=f"{base}/runs.db",
                     adapter_options={"solver": "reference"}, progress=False, work_dir=f"{base}/ws")
     out[name] = {"successes": table["successes"].tolist(),
-                 "grading_sandbox": table.run.config["grading_sandbox"]}
+                 "grading_sandbox": table.run.config.facts["grading_sandbox"]}
 print("RESULT " + json.dumps(out))
 """
 

@@ -195,7 +195,7 @@ LOOK_SUITE = ('{{ ls -R "{suite}/$AEH_TASK_ID" "${{TMPDIR:-/tmp}}" 2>/dev/null; 
 
 
 def _seen(table, count: int) -> list[str]:
-    root = Path(table.run.config["workspace_root"])
+    root = Path(table.run.config.workspace_root)
     listings = sorted(root.glob("*/*/seen.txt"))
     assert len(listings) == count
     return [p.read_text() for p in listings]
@@ -220,7 +220,7 @@ def test_a_confined_solver_cannot_read_the_suite_or_the_temp_dir(where, suite, t
     root = suite if where == "copy" else SHIPPED
     table = run_coding(root, db, LOOK_SUITE.format(suite=root, repo=root), work_dir=tmp_path / "ws",
                        keep_workspaces=True, adapter_options=CONFINED, tasks=["csv_dedup"])
-    mode = table.run.config["solver_confinement"]
+    mode = table.run.config.facts["solver_confinement"]
     ev = next(iter(grader_evidence(db, table.run_id).values()))
     if mode != "bwrap":
         assert mode == "unavailable" or mode.startswith("fallback-off:"), mode
@@ -240,7 +240,7 @@ def test_unconfined_the_same_probe_does_read_the_suite(suite, tmp_path, db):
     """The probe above can fail: without the jail it finds the reference."""
     table = run_coding(SHIPPED, db, LOOK_SUITE.format(suite=SHIPPED, repo=SHIPPED), work_dir=tmp_path / "ws",
                        keep_workspaces=True, tasks=["csv_dedup"])
-    assert table.run.config["solver_confinement"] == "disabled"
+    assert table.run.config.facts["solver_confinement"] == "disabled"
     (text,) = _seen(table, 1)
     assert "def dedupe_csv" in text
 
@@ -276,7 +276,7 @@ def test_a_checkout_in_a_temp_dir_keeps_its_solver_script_but_not_its_suite(tmp_
     monkeypatch.chdir(checkout)
     table = run_coding(suite, db, f"sh {checkout}/tools/look.sh", work_dir=tmp_path / "ws",
                        keep_workspaces=True, adapter_options=CONFINED)
-    if table.run.config["solver_confinement"] != "bwrap":
+    if table.run.config.facts["solver_confinement"] != "bwrap":
         pytest.skip("no bubblewrap here")
     assert table["harness_errors"].tolist() == [0]
     (text,) = _seen(table, 1)

@@ -15,7 +15,7 @@ import pytest
 
 import aeh
 from aeh.cli import main
-from aeh.commands._coding_options import run_notes
+from aeh.commands._fixture_form import run_notes
 from aeh.errors import AehError
 from aeh.grading._jail import probe_jail
 from aeh.importers import write_run_cards
@@ -93,16 +93,16 @@ def test_a_solver_copying_the_reference_scores_0_under_unshare(no_bwrap, suite, 
               '> seen.txt 2>&1; true'
     table = aeh.run(suite, adapter="command", adapter_options={"solver": hostile}, attempts=2, seed=1, db=db,
                     progress=False, work_dir=tmp_path / "ws", keep_workspaces=True)
-    assert table.run.config["solver_confinement"] == "unshare"
-    assert table.run.config["grading_confinement"] == "unshare"
+    assert table.run.config.facts["solver_confinement"] == "unshare"
+    assert table.run.config.facts["grading_confinement"] == "unshare"
     assert table["successes"].tolist() == [0]
-    seen = sorted(Path(table.run.config["workspace_root"]).glob("*/*/seen.txt"))
+    seen = sorted(Path(table.run.config.workspace_root).glob("*/*/seen.txt"))
     assert len(seen) == 2 and all("def test_" not in p.read_text() for p in seen)
     # The same solver unconfined (on purpose, and marked) copies the answer and is graded solved:
     # the probe above could have failed.
     loose = aeh.run(suite, adapter="command", adapter_options={"solver": hostile}, attempts=2, seed=1, db=db,
                     progress=False, solver_confinement=False)
-    assert loose.run.config["solver_confinement"] == "disabled"
+    assert loose.run.config.facts["solver_confinement"] == "disabled"
     assert loose["successes"].tolist() == [2]
     assert any(line.startswith("UNCONFINED: solver confinement") for line in run_notes(loose))
 

@@ -8,9 +8,10 @@ import subprocess
 
 import pytest
 
-from aeh.commands._coding_options import run_notes
+from aeh.commands._fixture_form import run_notes
 from aeh.grading._jail import Jail, _masks, repository_dirs
 from aeh.grading._verdict import MAX_VERDICT_BYTES, VerdictPipe, read_verdict
+from aeh.models import RunConfig
 
 SETS = ("tests_public", "tests_hidden")
 EXPECTED = {"tests_public": 2, "tests_hidden": 1}
@@ -109,7 +110,7 @@ def test_a_worktree_hides_its_shared_git_dir(tmp_path):
 @pytest.mark.parametrize(("mode", "warned"), [("bwrap", False), ("unshare", False), ("unavailable", True),
                                               ("disabled", True), ("none (built-in solver)", None)])
 def test_run_notes_say_when_a_solver_was_unconfined(mode, warned):
-    run = type("R", (), {"config": {"grading_sandbox": "unshare", "solver_confinement": mode}})
+    run = type("R", (), {"config": RunConfig(facts={"grading_sandbox": "unshare", "solver_confinement": mode})})
     table = type("T", (), {"run": run})
     lines = [line for line in run_notes(table) if "solver confinement" in line]
     if warned is None:
@@ -119,20 +120,16 @@ def test_run_notes_say_when_a_solver_was_unconfined(mode, warned):
 
 
 def test_no_solver_confinement_is_a_command_adapter_flag():
-    import argparse
-
-    from aeh.commands._coding_options import add_run_arguments, run_options
+    from aeh.cli import build_parser
+    from aeh.commands.run import _spec_options
     from aeh.errors import ConfigError
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--adapter")
-    parser.add_argument("--keep-workspaces", action="store_true")
-    add_run_arguments(parser)
-    adapter_options, _ = run_options(parser.parse_args(["--adapter", "command", "--solver", "true",
-                                                        "--no-solver-confinement"]))
-    assert adapter_options["confine_solver"] is False
+    parser = build_parser()
+    options = _spec_options(parser.parse_args(["run", "--suite", "s", "--adapter", "command", "--solver", "true",
+                                               "--no-solver-confinement"]))
+    assert options["solver_confinement"] is False  # a run option; aeh.run hands it to the command adapter
     with pytest.raises(ConfigError, match="--no-solver-confinement"):
-        run_options(parser.parse_args(["--adapter", "mock", "--no-solver-confinement"]))
+        _spec_options(parser.parse_args(["run", "--suite", "s", "--adapter", "mock", "--no-solver-confinement"]))
 
 
 def test_hashing_never_opens_what_graded_code_may_leave(tmp_path):

@@ -122,16 +122,16 @@ def test_fence_cannot_be_closed_from_inside():
 
 
 def test_configure_judge_sets_options_and_replaces_default_hooks(monkeypatch):
-    from aeh.engine.scheduler import RunOptions
+    from aeh.engine.wiring import RunWiring
     from aeh.grading.localize import GoldenDivergenceHook
     from aeh.grading.review import ReviewFlagHook, configure_judge, default_after_failure_hooks
 
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     sentinel = object()
-    options = RunOptions(after_failure=[sentinel, *default_after_failure_hooks()])
+    options = RunWiring(after_failure=[sentinel, *default_after_failure_hooks()])
     judge = configure_judge(options, "gpt-4o-mini")
     assert options.judge is judge and judge.model == "gpt-4o-mini"
-    assert options.judge_model == "gpt-4o-mini" and options.tier2_prompt_version == "tier2-v1"
+    assert options.tier2_prompt_version == "tier2-v1"
     kinds = [type(h) for h in options.after_failure]
     assert options.after_failure[0] is sentinel and kinds[1:] == [GoldenDivergenceHook, ReviewFlagHook]
 
@@ -139,14 +139,14 @@ def test_configure_judge_sets_options_and_replaces_default_hooks(monkeypatch):
 def test_configure_judge_without_any_provider_fails_loudly(monkeypatch):
     import pytest
 
-    from aeh.engine.scheduler import RunOptions
+    from aeh.engine.wiring import RunWiring
     from aeh.errors import ConfigError
     from aeh.grading.review import configure_judge
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        configure_judge(RunOptions(), "gpt-4o-mini")
+        configure_judge(RunWiring(), "gpt-4o-mini")
 
 
 async def test_the_judge_caps_its_output_and_names_a_reply_cut_there():

@@ -88,14 +88,14 @@ def test_judge_calls_take_their_own_connection_slots(db, fake_openai):
     import asyncio
 
     from aeh.api import open_store
-    from aeh.engine.runplan import build_run_options
+    from aeh.engine.runplan import plan_run
     from aeh.engine.scheduler import execute_run
     from aeh.pricing import load_price_table
 
-    options = build_run_options(attempts=3, concurrency=3, seed=1, judge_model="gpt-4o-mini",
-                                judge_max_connections=1)
+    spec, options = plan_run(attempts=3, concurrency=3, seed=1, judge_model="gpt-4o-mini",
+                             judge_max_connections=1)
     with open_store(db) as store:
-        asyncio.run(execute_run(suite, Agent("126 boxes", ("42 * 3",)), store, load_price_table(), options))
+        asyncio.run(execute_run(suite, Agent("126 boxes", ("42 * 3",)), store, load_price_table(), spec, options))
     assert srv.max_in_flight == 1 and len(srv.requests) == 6
     assert options.judge is not None and options.judge._client is None  # closed at run end, not left to GC
 

@@ -46,7 +46,7 @@ def test_synthetic_runs(tmp_path: Path) -> None:
     table = result.table.set_index("task_id")
     assert (table.loc["b", "n"], table.loc["b", "harness_errors"], table.loc["b", "successes"]) == (2, 0, 1)
     assert aeh.runs(db=tmp_path / "r.db").loc[0, "model"] == "model-x"
-    assert result.run.config["agent_name"] == "agent"  # no metadata: from the folder name
+    assert result.run.config.facts["agent_name"] == "agent"  # no metadata: from the folder name
 
     rid = import_terminal_bench([d1, d2], db=tmp_path / "r.db", null_as="harness_error")
     frame = aeh.attempts(rid, db=tmp_path / "r.db").set_index(["task_id", "attempt"])

@@ -161,6 +161,6 @@ def test_a_model_graded_scorers_calls_are_evaluation_spend_not_the_agents_cost(t
     spans = aeh.spans(judged, db=db)
     judge = spans[spans["name"] == "judge:scorer"]
     assert len(judge) == 4 and set(judge["category"]) == {"grading"}
-    spend = aeh.load_run(judged, db=db).run.config["live_checks"]["evaluation_spend"]
+    spend = aeh.load_run(judged, db=db).run.config.live_checks.evaluation_spend
     assert (spend["calls"], spend["tokens_in"], spend["tokens_out"]) == (4, 2000, 200)
     assert spend["usd"] > 0

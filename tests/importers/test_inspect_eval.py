@@ -116,4 +116,4 @@ def test_report_of_an_imported_log(runs: tuple[str, str, str, Path]) -> None:
 def test_the_suite_rate_reproduces_inspects_accuracy(runs: tuple[str, str, str, Path]) -> None:
     db, right, _, _ = runs
     result = aeh.load_run(right, db=db)
-    assert result.run.config["source_accuracy"]["mean"] == pytest.approx(result.suite_rate)
+    assert result.run.config.facts["source_accuracy"]["mean"] == pytest.approx(result.suite_rate)

@@ -159,7 +159,7 @@ def test_a_recording_longer_than_the_step_budget_is_kept_whole(tmp_path: Path, d
     spans = aeh.spans(text.splitlines()[0].strip(), db=db)
     exceeded = aeh.span_attributes(spans.query("name == 'budget:exceeded'"))
     assert [a["aeh.budget.exceeded"] for a in exceeded] == [["max_steps=6 (recorded 9 tool calls)"]] * 3
-    summary = aeh.load_run(text.splitlines()[0].strip(), db=db).run.config["recorded_over_budget"]
+    summary = aeh.load_run(text.splitlines()[0].strip(), db=db).run.config.facts["recorded_over_budget"]
     assert summary == {"trajectories": 3, "of": 10, "limits": {"max_steps": 3}}
 
 

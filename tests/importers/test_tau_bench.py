@@ -34,7 +34,7 @@ def test_run_metadata(tau_run: tuple[str, str], tau_file: Path) -> None:
     assert info.suite_hash == hashlib.sha256(tau_file.read_bytes()).hexdigest()[:16]
     assert (info.price_table_version, info.price_table_date) == (prices.version, prices.date)
     assert info.status == "finished"
-    assert info.config["user_cost_usd"] == pytest.approx(0.503, abs=5e-4)
+    assert info.config.facts["user_cost_usd"] == pytest.approx(0.503, abs=5e-4)
 
 
 def test_suite_pass1_is_84_of_200_exactly(tau_run: tuple[str, str]) -> None:

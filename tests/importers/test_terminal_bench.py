@@ -48,7 +48,7 @@ def test_every_submission_reproduces_its_accuracy(tb_dir: Path, tmp_path: Path, 
     assert round(attrs.suite_rate, 4) == round(sum(own) / len(own), 4)
     assert attrs.n_tasks == 80 and attrs.harness_errors == 0 and attrs.attempts_total == 80 * len(files)
     assert attrs.run.model == model_from_submission(submission)
-    assert attrs.run.config["agent_name"] == "Factory Droid"  # from run_metadata.json
+    assert attrs.run.config.facts["agent_name"] == "Factory Droid"  # from run_metadata.json
     assert attrs.import_policy.startswith("null is_resolved as failure (source definition")
 
 
@@ -69,7 +69,7 @@ def test_counts_equal_the_files(tb_pair: tuple[str, str, str], which: int, submi
     attrs = aeh.load_run(rid, db=db)
     assert attrs.harness_errors == 0 and attrs.attempts_total == 400 and not attrs.invalid_measurement
     assert attrs.priced is False and attrs.total_cost_usd is None
-    assert sum(attrs.run.config["null_policy"]["null_counts"].values()) == nulls
+    assert sum(attrs.run.config.facts["null_policy"]["null_counts"].values()) == nulls
 
 
 @pytest.mark.parametrize(("which", "submission", "errors"), [(1, OPUS, 9), (2, SONNET, 11)])

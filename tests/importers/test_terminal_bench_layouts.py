@@ -54,9 +54,9 @@ def test_layout_reproduces_the_source_accuracy(db: str, submission: str) -> None
     assert round(table.suite_rate, 4) == round(expected, 4)
     assert table.harness_errors == 0 and (table.table.n == attempts).all() and len(table) == 4
     info = table.run
-    assert (info.model, info.config["agent_name"], info.attempts) == (model, agent, attempts)
+    assert (info.model, info.config.facts["agent_name"], info.attempts) == (model, agent, attempts)
     assert info.suite == "terminal-bench:terminal-bench-core@0.1.1"
-    assert info.config["source_accuracy"]["mean"] == pytest.approx(expected)
+    assert info.config.facts["source_accuracy"]["mean"] == pytest.approx(expected)
     assert table.import_policy.startswith("null is_resolved as failure")
 
 
@@ -95,7 +95,7 @@ def test_null_buckets_follow_the_failure_mode(db: str) -> None:
     assert frame.loc[("parse-logs", 1), "failure_bucket"] == "no_answer"             # unknown_agent_error: agent crash
     assert frame.loc[("parse-logs", 0), "success"]                                   # agent_timeout, resolved
     assert frame.loc[("count-lines", 0), "failure_bucket"] == "budget_exhausted"     # agent_timeout, not resolved
-    config = aeh.load_run(rid, db=db).run.config
+    config = aeh.load_run(rid, db=db).run.config.facts
     assert config["null_policy"] == {
         "null_as": "failure", "null_counts": {"parse_error": 1, "test_timeout": 1, "unknown_agent_error": 1},
         "null_buckets": {"parse_error": "wrong_answer", "test_timeout": "budget_exhausted",
@@ -108,7 +108,7 @@ def test_null_as_harness_error_is_explicit_and_recorded(db: str, null_as: str, e
     rid = import_terminal_bench([DATASET / "20250101_alpha_model-a"], db=db, null_as=null_as)
     table = run_table(rid, db)
     assert table.harness_errors == errors and table.table.n.sum() == 8 - errors
-    assert table.run.config["null_policy"]["null_as"] == NullPolicy.parse(null_as).label
+    assert table.run.config.facts["null_policy"]["null_as"] == NullPolicy.parse(null_as).label
     assert f"null is_resolved as {NullPolicy.parse(null_as).label}" in table.import_policy
     assert "import policy: null is_resolved as" in format_run_table(table)
 
@@ -130,8 +130,8 @@ def test_paths_may_be_run_folders_or_files(db: str) -> None:
     one_flat = run_table(import_terminal_bench([min(flat.glob("*_results.json"))], db=db), db)
     assert by_folder.suite_rate == by_runs.suite_rate == by_files.suite_rate
     assert by_files.run.model == "model-a" and one_flat.run.model == "model-b"
-    assert by_folder.run.config["original_run_ids"] == ["run_1", "run_2"]
-    assert one_flat.run.config["original_run_ids"] == ["2025-01-02__10-00-00"]
+    assert by_folder.run.config.facts["original_run_ids"] == ["run_1", "run_2"]
+    assert one_flat.run.config.facts["original_run_ids"] == ["2025-01-02__10-00-00"]
 
 
 def test_cli_summary_shows_the_policy_and_the_source_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aeh.logs import RunLogger
-from aeh.models import Attempt, RunInfo, Span
+from aeh.models import Attempt, RedactionRecord, RunConfig, RunInfo, Span
 from aeh.store import RedactingSink, Redactor, Store, redaction_record, redactor_for_run, using_store
 
 KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno"
@@ -86,8 +86,9 @@ def test_user_sinks_get_redacted_copies() -> None:
 
 def test_redaction_record_keeps_fingerprints_not_secrets() -> None:
     record = redaction_record(Redactor(["opal-Vector-77"]))
-    assert record["enabled"] is True and len(record["secret_fingerprints"]) == 1
+    assert record.enabled is True and len(record.secret_fingerprints) == 1
     assert "opal" not in str(record)
-    assert redactor_for_run({"redaction": record}).enabled
-    assert not redactor_for_run({"redaction": {"enabled": False}}).enabled
+    assert redactor_for_run(RunConfig(redaction=record)).enabled
+    assert not redactor_for_run({"redaction": {"enabled": False}}).enabled  # a run's config as JSON
+    assert not redactor_for_run(RunConfig(redaction=RedactionRecord(enabled=False))).enabled
     assert redactor_for_run({}).enabled and redactor_for_run(None).enabled

@@ -64,7 +64,7 @@ def test_redacted_values_read_back(mem_store: Store, make_run: Any, make_attempt
     assert "[REDACTED:api_key]" in rec.grader_results[0].evidence["seen"]
     span = mem_store.attempt_spans("run-0001", "t1", 0)[0]
     assert span.attributes["card_number"] == "[REDACTED:card]"
-    assert mem_store.run_info("run-0001").config["api_key"] == "[REDACTED:api_key]"
+    assert mem_store.run_info("run-0001").config.facts["api_key"] == "[REDACTED:api_key]"
 
 
 def test_disabled_redactor_keeps_everything(db_path: Path, make_run: Any, make_attempt: Any,

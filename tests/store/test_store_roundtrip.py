@@ -11,7 +11,7 @@ import pytest
 
 import aeh.store
 from aeh.errors import RunNotFoundError, StoreError
-from aeh.models import FailureBucket
+from aeh.models import FailureBucket, RunConfig
 from aeh.store import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA, AmbiguousRunIdError, Store
 
 
@@ -96,7 +96,7 @@ def test_update_run(store: Store, make_run: Any) -> None:
                      judge_model="judge-1", config={"x": 1})  # fmt: skip
     info = store.run_info("run-0001")
     assert (info.status, info.finished_at, info.judge_model, info.config) == (
-        "finished", "2025-01-01T01:00:00Z", "judge-1", {"x": 1})  # fmt: skip
+        "finished", "2025-01-01T01:00:00Z", "judge-1", RunConfig(facts={"x": 1}))  # fmt: skip
     with pytest.raises(StoreError, match="cannot update"):
         store.update_run("run-0001", bogus=1)
     with pytest.raises(RunNotFoundError):

@@ -51,7 +51,7 @@ def runs(tmp_path, monkeypatch) -> dict:
 
 
 def test_a_run_stores_an_absolute_location(runs):
-    assert _config(Path(runs["db"]), runs["rerun"])["suite_spec"] == str(runs["suite"].resolve())
+    assert _config(Path(runs["db"]), runs["rerun"])["suite"]["location"] == str(runs["suite"].resolve())
 
 
 def test_a_same_agent_rerun_gated_from_another_folder_passes(runs, monkeypatch):
@@ -92,7 +92,8 @@ def test_a_changed_suite_is_refused_naming_both_hashes(runs):
 
 def test_an_old_store_with_a_relative_location_works_from_its_folder(runs, monkeypatch):
     db = Path(runs["db"])
-    config = {**_config(db, runs["rerun"]), "suite_spec": "./suite"}
+    config = _config(db, runs["rerun"])
+    config["suite"]["location"] = "./suite"
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), runs["rerun"]))
     monkeypatch.chdir(runs["here"])

@@ -19,7 +19,10 @@ PLUGIN = Path(__file__).resolve().parents[1] / "demo_plugin" / "aeh_demo_suite"
 
 def _forget_plugin(dist: str) -> None:
     """Drop what the uninstalled package registered, so later tests see only the built-ins."""
-    from aeh.plugins import adapters, default_graders, default_invariants, importers, suites
+    from aeh.adapters import adapters
+    from aeh.grading import default_graders, default_invariants
+    from aeh.importers import importers
+    from aeh.suite import suites
 
     for registry in (suites, default_graders, default_invariants, adapters, importers):
         for name, source in registry.describe().items():

@@ -13,7 +13,7 @@ import aeh
 from aeh.api import run_sync
 from aeh.engine.budget import BudgetTracker
 from aeh.engine.context import GARBAGE_OUTPUT, AttemptContext
-from aeh.engine.runplan import build_run_options
+from aeh.engine.runplan import plan_run
 from aeh.errors import ConfigError, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.models import FailureBucket, Task, ToolCall
@@ -101,7 +101,7 @@ def test_fault_rate_override_keeps_kind_proportions() -> None:
 
 
 def test_fault_rate_without_profile_is_uniform_over_all_kinds() -> None:
-    options = build_run_options(fault_rate=0.3)
+    _spec, options = plan_run(fault_rate=0.3)
     assert options.fault_profile["mode"] == "uniform"
     assert FaultProfile.model_validate(options.fault_profile).kind_rates() == pytest.approx(
         {"timeout": 0.1, "500": 0.1, "garbage": 0.1})
