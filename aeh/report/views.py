@@ -45,13 +45,12 @@ def setup() -> None:
     # heavy: loaded on first use
     import matplotlib
 
-    try:  # in a kernel, figures must render inline even when $MPLBACKEND says otherwise
+    try:  # in a kernel, each figure is shown once as a PNG after its cell, whatever $MPLBACKEND says
         # heavy: loaded on first use
         from IPython import get_ipython
 
         shell = get_ipython()
         if shell is not None and getattr(shell, "kernel", None) is not None:
-            shell.run_line_magic("matplotlib", "inline")
             render_figures_once(shell)
     except ImportError:
         pass
