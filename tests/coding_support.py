@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +103,35 @@ def network_fixture(root: Path, port: int) -> Path:
     (fx / "tests_hidden" / "test_hidden_probe.py").write_text(
         f"from probe import fetch\n\n\ndef test_loopback_reachable():\n    assert fetch({port}) == b'pong'\n")
     return root
+
+
+
+def _clear_probes() -> None:
+    from aeh.adapters._confine import fixture_material
+    from aeh.grading._jail import pid_namespace_prefix, probe_jail
+    from aeh.grading._sandbox import probe_sandbox
+
+    for cached in (probe_jail, pid_namespace_prefix, probe_sandbox, fixture_material):
+        cached.cache_clear()
+
+
+@contextlib.contextmanager
+def commands_without(shim: Path, *names: str) -> Iterator[Path]:
+    """PATH holds every command of the current PATH but `names` (a machine that never installed
+    them), through links in `shim`; the jail and sandbox probes ask again inside and after."""
+    shim.mkdir(parents=True, exist_ok=True)
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        if not folder or not Path(folder).is_dir():
+            continue
+        for entry in Path(folder).iterdir():
+            target = shim / entry.name
+            if entry.name not in names and not target.exists() and os.access(entry, os.X_OK):
+                target.symlink_to(entry)
+    old = os.environ.get("PATH", "")
+    os.environ["PATH"] = str(shim)
+    _clear_probes()
+    try:
+        yield shim
+    finally:
+        os.environ["PATH"] = old
+        _clear_probes()

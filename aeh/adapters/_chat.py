@@ -443,18 +443,23 @@ async def chat_turn(
         limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
         slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None
         timing: dict[str, float] = {}
+        failures: list[str] = []
         try:
             response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
                                               backoff_s=opts.backoff_s, slot=slot, timing=timing,
-                                              **request)
+                                              failures=failures, **request)
         except ProviderError as exc:
             if exc.kind == "refused":  # the run summary names what the server refused, once
                 span.set(**{"aeh.provider.refused_status": exc.status_code,
                             "aeh.provider.refused_message": str(exc)[:300],
                             "aeh.request.schema_patterns": schema_patterns(tools)})
             raise
-        except asyncio.CancelledError:  # cut off at the budget: the server still read the prompt
-            if "request_s" in timing:
+        except asyncio.CancelledError:
+            if failures:  # cut off while retrying a failing provider: its outage, not the agent's spend
+                ctx.budget.provider_failing = failures[-1]
+                span.set(**{"aeh.provider.failing_at_cut_off": failures[-1],
+                            "aeh.provider.failed_tries": len(failures)})
+            elif "request_s" in timing:  # cut off at the budget: the server still read the prompt
                 _record_cut_off(ctx, span, model, messages, tools)
             raise
         finally:

@@ -2,9 +2,10 @@
 
 The command runs in the attempt's workspace (seed/ + tests_public/ + PROMPT.md), with the prompt
 also in `$AEH_PROMPT` and the files it is expected to change in `$AEH_ENTRY_FILES` (a JSON
-list), in its own process group so a timeout kills it and every child, and — where bubblewrap
-runs — confined to its workspace (`_confine`: the suite, its reference and hidden tests, other
-workspaces and the temp dirs are out of its sight). Its stdout and stderr
+list), in its own process group so a timeout kills it and every child, and confined to its
+workspace (`_confine`: the suite, its reference and hidden tests, other workspaces and the temp
+dirs are out of its sight) by bubblewrap or `unshare`; where neither runs the adapter refuses to
+start unless confinement was turned off on purpose (`confine_solver=False`). Its stdout and stderr
 (each capped) become a span and `<workspace>.transcript.txt`. A solver may
 report usage as JSON in `$AEH_USAGE_FILE` (`tokens_in`, `tokens_out`, and `cost_usd` or
 `cost_eur`); with `price_in`/`price_out` (per million tokens, in the run's currency) the cost is
@@ -40,7 +41,7 @@ from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint
 from aeh.engine.context import AttemptContext
 from aeh.errors import AdapterError
-from aeh.grading import Sandbox, probe_sandbox
+from aeh.grading import Sandbox, no_jail_message, probe_sandbox
 from aeh.models import AgentOutcome, Task
 from aeh.store import Redactor
 
@@ -91,11 +92,17 @@ class CommandAdapter:
         self.uses_answer_key = self.builtin == "reference"
 
     def preflight(self) -> None:
+        self._require_jail()
         if self.sandbox_solver and not self.builtin:
             self._sandbox = probe_sandbox()
             if not self._sandbox.active:
                 raise AdapterError(f"--sandbox-solver: no network sandbox here ({self._sandbox.mode}); "
                                    "run without --sandbox-solver to give the solver the network")
+
+    def _require_jail(self) -> None:
+        """Fail closed: a solver that should be confined never runs where no jail does."""
+        if self.confine_solver and not self.builtin and not self._jail.active:
+            raise AdapterError(no_jail_message("the solver", "--no-solver-confinement", self._jail))
 
     @property
     def currency(self) -> str:
@@ -151,6 +158,7 @@ class CommandAdapter:
         return await self._run_command(task, ctx)
 
     async def _run_command(self, task: Task, ctx: AttemptContext) -> AgentOutcome:
+        self._require_jail()
         timeout = self.timeout_s or max(1.0, task.budget.timeout_s * 0.95)
         usage_dir = Path(tempfile.mkdtemp(prefix="aeh-usage-"))
         usage_file = usage_dir / "usage.json"

@@ -220,6 +220,8 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
     if power_note:
         warnings.append(power_note)
     mde = per_task_mde(counts, fdr=fdr)
+    if refusals:  # no verdict either way: no task is flagged regressed, improved or newly failing
+        frame[["regressed", "improved"]] = False
     task_rows = frame[frame.task_id != SUITE_ROW]
     verdict = CompareVerdict(
         status=CANNOT_JUDGE if refusals else "regressed" if gate.regressed else "no regression",
@@ -247,7 +249,8 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         warnings=warnings,
         regressed_tasks=task_rows.loc[task_rows.regressed, "task_id"].tolist(),
         improved_tasks=task_rows.loc[task_rows.improved, "task_id"].tolist(),
-        newly_failing=task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
+        newly_failing=[] if refusals else
+        task_rows.loc[(task_rows.rate_a == 1.0) & (task_rows.rate_b < 1.0), "task_id"].tolist(),
         suite_a=result_a.suite,
         suite_b=result_b.suite,
         suite_dropped=dropped,

@@ -32,12 +32,11 @@ def add_run_arguments(r: argparse.ArgumentParser) -> None:
     g.add_argument("--currency", type=str.upper, choices=("USD", "EUR"),
                    help="the run's one currency: usage files report cost_usd or cost_eur to match (default USD)")
     g.add_argument("--sandbox-solver", action="store_true", help="deny the solver the network (local solvers)")
-    g.add_argument("--no-solver-confinement", action="store_true",
-                   help="let the solver read the whole machine (recorded as solver_confinement: disabled)")
     g.add_argument("--solver-timeout", type=float, help="seconds before the solver's process group is killed")
     from aeh.commands._spec_flags import add_spec_flags, flag_names  # the spec loads pydantic: not for `aeh --help`
 
-    add_spec_flags(g, flag_names(CODING_GROUP))  # --no-grading-sandbox, --workspace-retention
+    # --no-grading-sandbox, --no-grading-confinement, --no-solver-confinement, --workspace-retention
+    add_spec_flags(g, flag_names(CODING_GROUP))
 
 
 def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -56,14 +55,14 @@ def run_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
         adapter_options = {k: v for k, v in solver_flags.items() if v is not None}
         if args.sandbox_solver:
             adapter_options["sandbox_solver"] = True
-        if args.no_solver_confinement:
+        if getattr(args, "solver_confinement", True) is False:  # --no-solver-confinement (a run option too)
             adapter_options["confine_solver"] = False
         if args.workspace_retention is None and not args.keep_workspaces:
             options["workspace_retention"] = DEFAULT_RETENTION
-    elif any(v is not None for v in solver_flags.values()) or args.sandbox_solver or args.no_solver_confinement:
+    elif (any(v is not None for v in solver_flags.values()) or args.sandbox_solver
+          or getattr(args, "solver_confinement", True) is False):
         raise ConfigError("--solver, --label, --price-in/--price-out, --currency, --solver-timeout, --sandbox-solver "
-                          "and "
-                          "--no-solver-confinement belong to --adapter command")
+                          "and --no-solver-confinement belong to --adapter command")
     return adapter_options, options
 
 
@@ -78,10 +77,13 @@ def run_notes(table: RunResult) -> list[str]:
     from aeh.importers import hidden_set_lines  # heavy: loaded on first use
 
     lines += hidden_set_lines(config)
-    confinement = config.get("solver_confinement")
-    if confinement and not confinement.startswith("none"):
-        lines.append(f"solver confinement: {confinement}" + ("" if confinement == "bwrap" else
-                     "  (WARNING: the solver could read the suite, its reference/ and hidden tests)"))
+    from aeh.grading import CONFINED, unconfined_lines
+
+    for key in ("solver_confinement", "grading_confinement"):
+        mode = config.get(key)
+        if mode and not str(mode).startswith("none") and mode in CONFINED:
+            lines.append(f"{key.replace('_', ' ')}: {mode}")
+    lines += unconfined_lines(config)
     if config.get("workspace_root"):
         lines.append(f"workspaces kept in {config['workspace_root']}")
     return lines + _ceiling_note(table, config)

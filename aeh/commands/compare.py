@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def format_comparison(result: CompareResult) -> str:
+    if result.verdict.cannot_judge:
+        return _format_cannot_judge(result)
     a, frame = result, result.table
     lines = [f"A = {a.run_a} (baseline)   B = {a.run_b} (new)", "",
              f"{'task':<34} {'A k/n':>7} {'rate':>5} {'B k/n':>7} {'rate':>5} {'delta':>6} "
@@ -69,6 +71,25 @@ def format_comparison(result: CompareResult) -> str:
         lines.append(f"newly failing (was 100% in A): {', '.join(a.newly_failing)}")
     for warning in a.warnings:
         lines.append(f"WARNING: {warning}")
+    return "\n".join(lines)
+
+
+def _format_cannot_judge(result: CompareResult) -> str:
+    """The refusal and what each run holds — no per-task verdict, test or delta, none of which
+    means anything when the runs cannot be judged against each other."""
+    lines = [f"A = {result.run_a} (baseline)   B = {result.run_b} (new)", "",
+             f"{'task':<34} {'A k/n':>7} {'B k/n':>7}   (counts only: no per-task verdict)"]
+    for row in result.table.itertuples(index=False):
+        if row.task_id == "<suite>":
+            continue
+        counts = [f"{int(k):>3}/{int(n):<3}" if n == n and k == k else f"{'—':>7}"
+                  for k, n in ((row.k_a, row.n_a), (row.k_b, row.n_b))]
+        lines.append(f"{row.task_id:<34} {counts[0]} {counts[1]}")
+    if result.suite_dropped_note:  # which tasks the runs do not share is a fact, not a verdict
+        lines += ["", f"tasks: {result.suite_dropped_note}"]
+    lines += ["", f"VERDICT: {result.verdict.headline}"]
+    lines += [f"  {reason}" for reason in result.verdict.reasons]
+    lines += [f"WARNING: {warning}" for warning in result.warnings]
     return "\n".join(lines)
 
 

@@ -2,10 +2,11 @@
 
 `agent_task` is the task with every grading field emptied (graders, golden, plan, reference
 answer, expected tools and steps, the decline flag, invariants, and the coding block's hashes
-and fixture name); `agent_resources` drops the resources only graders use. Adapters that play a
-task's known answers back on purpose (the mock, the `reference` solver) declare
-`uses_answer_key = True` and get the full task and an `AnswerKey` instead: a channel of their
-own, not something every adapter is handed.
+and fixture name) and its metadata cut to what the task declares for the agent (`metadata.agent`,
+plus the coding block's entry files, title and timeout); `agent_resources` drops the resources
+only graders use. Adapters that play a task's known answers back on purpose (the mock, the
+`reference` solver) declare `uses_answer_key = True` and get the full task and an `AnswerKey`
+instead: a channel of their own, not something every adapter is handed.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from aeh.trace import SpanSink
 if TYPE_CHECKING:
     from aeh.engine.adapter import Adapter
 
-__all__ = ["GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task", "private_paths",
-           "routed", "uses_answer_key"]
+__all__ = ["AGENT_METADATA_KEY", "GRADING_RESOURCES", "AnswerKey", "RoutedSink", "agent_resources", "agent_task",
+           "private_paths", "routed", "uses_answer_key"]
 
 #: Resources for graders only: where the fixtures (with reference/ and hidden tests) live, and
 #: grading switches.
-GRADING_RESOURCES = frozenset({"coding_suite_root", "grading_sandbox"})
+GRADING_RESOURCES = frozenset({"coding_suite_root", "grading_sandbox", "grading_confinement"})
 #: The part of a coding task's metadata a solver is told (`$AEH_ENTRY_FILES`).
 _CODING_AGENT_KEYS = ("entry_files", "title", "timeout_seconds")
+#: The one metadata field a task declares for its agent; every other field stays with the harness.
+AGENT_METADATA_KEY = "agent"
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,10 @@ def uses_answer_key(adapter: Adapter) -> bool:
 
 def agent_task(task: Task) -> Task:
     """A copy of `task` holding only what the agent needs to attempt it."""
-    metadata = dict(task.metadata)
-    coding = metadata.get("coding")
+    metadata: dict[str, Any] = {}
+    if AGENT_METADATA_KEY in task.metadata:  # declared for the agent: handed over as written
+        metadata[AGENT_METADATA_KEY] = task.metadata[AGENT_METADATA_KEY]
+    coding = task.metadata.get("coding")
     if isinstance(coding, dict):
         metadata["coding"] = {k: coding[k] for k in _CODING_AGENT_KEYS if k in coding}
     # model_copy does not validate: `graders` may be empty here, and nothing re-validates it.

@@ -230,8 +230,13 @@ async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder
         except BudgetExceeded as exc:
             outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(exc.reason, ctx.budget))
         except TimeoutError:
-            ctx.budget.exhausted = f"timeout_s={task.budget.timeout_s} exceeded"
-            outcome = AgentOutcome(status="budget_exhausted", error=_exhausted(ctx.budget.exhausted, ctx.budget))
+            if ctx.budget.provider_failing is not None:  # the time went on retrying a failing provider
+                failing = f"{PROVIDER_FAILING}: {ctx.budget.provider_failing}"
+                outcome = AgentOutcome(status="harness_error", error=failing)
+            else:
+                ctx.budget.exhausted = f"timeout_s={task.budget.timeout_s} exceeded"
+                outcome = AgentOutcome(status="budget_exhausted",
+                                       error=_exhausted(ctx.budget.exhausted, ctx.budget))
         except Exception as exc:  # an adapter crash must not kill the run
             outcome = AgentOutcome(status="harness_error", error=_describe(exc))
         span.set(status=outcome.status, final_output=outcome.final_output)
@@ -240,6 +245,10 @@ async def _run_agent(adapter: Adapter, task: Task, ctx: AttemptContext, recorder
         if outcome.status in ("budget_exhausted", "harness_error"):
             span.fail(outcome.error or outcome.status)
     return outcome
+
+
+#: How the stored error of an attempt whose time ran out while a failing provider was retried begins.
+PROVIDER_FAILING = "model provider failing when the attempt's time ran out (retrying it)"
 
 
 #: How the stored error of an attempt cut off before the model server ever answered it ends.

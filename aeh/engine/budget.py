@@ -47,6 +47,9 @@ class BudgetTracker:
         """The run's `HarnessHealth` (event-loop stalls), when the engine watches the loop."""
         self.before_first_reply = False
         """A model request was cut off before the server had answered any of this attempt's."""
+        self.provider_failing: str | None = None
+        """Why the model provider was failing (connection refused or reset, DNS, 429/5xx) when a
+        request retrying it was cut off: the attempt is a harness error, not the agent's budget."""
         self._waiting_since: float | None = None
         self._model_since: float | None = None
         self.overlapped_stall_s = 0.0

@@ -65,6 +65,8 @@ def build_run_options(spec: RunSpec | None = None, /, **given: Any) -> RunOption
         options.config["shard"] = f"{index}/{count}"
     # Graded code runs with the network denied unless turned off (recorded on the run either way).
     options.resources["grading_sandbox"] = spec.grading_sandbox
+    # Graded code runs jailed unless turned off; a run where no jail works refuses to start.
+    options.resources["grading_confinement"] = spec.grading_confinement
     # Tier 3 needs no judge: a failure with no golden (or no judge for tier 2) is flagged.
     options.after_failure.extend(default_after_failure_hooks())
     if spec.fault_profile is not None or spec.fault_rate is not None or spec.fault_mode is not None:

@@ -166,6 +166,14 @@ class RunSpec(BaseModel):
     grading_sandbox: bool = option(
         True, "run graded code WITH network (recorded on the run as grading_sandbox: disabled)",
         flag="--no-grading-sandbox", group="coding suites (--adapter command)", resume="default")
+    grading_confinement: bool = option(
+        True, "grade without the jail where none runs here (recorded as grading_confinement: disabled; "
+        "every output marks the run unconfined)",
+        flag="--no-grading-confinement", group="coding suites (--adapter command)", resume="default")
+    solver_confinement: bool = option(
+        True, "let the solver read the whole machine where no jail runs here (recorded as solver_confinement: "
+        "disabled; every output marks the run unconfined)",
+        flag="--no-solver-confinement", group="coding suites (--adapter command)", resume="default")
     workspace_retention: int | None = option(
         None, f"keep attempt workspaces of the newest N runs (command adapter default: {DEFAULT_RETENTION}; "
         "0 keeps none)", flag="--workspace-retention", metavar="N", group="coding suites (--adapter command)",

@@ -28,8 +28,17 @@ if _typing.TYPE_CHECKING:
         run_tests,
         tree_digests,
     )
-    from aeh.grading._jail import Jail, jail_for, repository_dirs
-    from aeh.grading._preflight import preflight_problems, require_preflight
+    from aeh.grading._jail import (
+        CONFINED,
+        Jail,
+        jail_for,
+        no_jail_message,
+        no_jail_reason,
+        probe_jail,
+        repository_dirs,
+        unconfined_lines,
+    )
+    from aeh.grading._preflight import preflight_problems, require_confinement, require_preflight
     from aeh.grading._profiles import DEFAULT_PROFILE, SCORING_HELP, ScoringProfile, scoring_profile, scoring_profiles
     from aeh.grading._sandbox import Sandbox, probe_sandbox, sandbox_for
 
@@ -41,10 +50,16 @@ _LAZY = {
     "hidden_sha256": "aeh.grading._hidden_tests",
     "run_tests": "aeh.grading._hidden_tests",
     "tree_digests": "aeh.grading._hidden_tests",
+    "CONFINED": "aeh.grading._jail",
     "Jail": "aeh.grading._jail",
+    "no_jail_message": "aeh.grading._jail",
+    "no_jail_reason": "aeh.grading._jail",
+    "probe_jail": "aeh.grading._jail",
+    "unconfined_lines": "aeh.grading._jail",
     "jail_for": "aeh.grading._jail",
     "repository_dirs": "aeh.grading._jail",
     "preflight_problems": "aeh.grading._preflight",
+    "require_confinement": "aeh.grading._preflight",
     "require_preflight": "aeh.grading._preflight",
     "DEFAULT_PROFILE": "aeh.grading._profiles",
     "SCORING_HELP": "aeh.grading._profiles",
@@ -73,6 +88,7 @@ __all__ = [
     "GradeContext",
     "GraderConfig",
     "GraderRegistry",
+    "CONFINED",
     "Jail",
     "build_grading_dir",
     "check_invariants",
@@ -86,13 +102,18 @@ __all__ = [
     "hidden_sha256",
     "invariant",
     "jail_for",
+    "no_jail_message",
+    "no_jail_reason",
     "preflight_problems",
+    "probe_jail",
     "probe_sandbox",
     "registered_invariants",
     "repository_dirs",
+    "require_confinement",
     "require_preflight",
     "run_tests",
     "sandbox_for",
     "tree_digests",
+    "unconfined_lines",
     "unrecovered_tool_errors",
 ]

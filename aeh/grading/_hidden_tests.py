@@ -38,7 +38,7 @@ from typing import IO, Any
 from pydantic import Field
 
 from aeh.errors import Problem
-from aeh.grading._jail import Jail, pid_namespace_prefix, probe_jail
+from aeh.grading._jail import Jail, jail_for, pid_namespace_prefix, probe_jail
 from aeh.grading._preflight import grading_interpreter, install_command, module_importable, preflight_check
 from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.grading._sandbox import Sandbox, sandbox_for
@@ -311,10 +311,12 @@ async def hidden_tests(cfg: HiddenTestsConfig, ctx: GradeContext) -> GraderResul
     if not (fixture / "tests_hidden").is_dir():
         raise RuntimeError(f"fixture {fixture} has no tests_hidden/")
     sandbox = sandbox_for(bool(ctx.resources.get("grading_sandbox", True)))
-    return await asyncio.to_thread(_grade, cfg, fixture, ctx.workspace, sandbox)
+    jail = jail_for(bool(ctx.resources.get("grading_confinement", True)))
+    return await asyncio.to_thread(_grade, cfg, fixture, ctx.workspace, sandbox, jail)
 
 
-def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sandbox) -> GraderResult:
+def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sandbox,
+           jail: Jail | None = None) -> GraderResult:
     tamper = hidden_like_files(workspace)
     sha = hidden_sha256(fixture)
     expected = _expected_counts(str(fixture.resolve()))
@@ -323,7 +325,7 @@ def _grade(cfg: HiddenTestsConfig, fixture: Path, workspace: Path, sandbox: Sand
     try:
         work = grading / "w"
         taken = build_grading_dir(fixture, work, cfg.entry_files, workspace)
-        run = run_tests(work, cfg.timeout_seconds, sandbox, expected=expected)
+        run = run_tests(work, cfg.timeout_seconds, sandbox, jail=jail, expected=expected)
         if not run.started and not run.timed_out:
             # The runner never reached its first hook, before any graded code is imported: the
             # harness's environment failed (no pytest, no interpreter), not the agent's code.

@@ -18,13 +18,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aeh.errors import AehError, Problem
 from aeh.models import Task
 
-__all__ = ["PreflightError", "grading_interpreter", "install_command", "module_importable",
-           "preflight_check", "preflight_problems", "require_preflight"]
+__all__ = ["PreflightError", "confinement_problems", "grading_interpreter", "install_command", "module_importable",
+           "preflight_check", "preflight_problems", "require_confinement", "require_preflight"]
 
 Check = Callable[[list[Task]], list[Problem]]
 _CHECKS: dict[str, Check] = {}
@@ -99,8 +99,31 @@ def preflight_problems(suite: PreflightSuite) -> list[Problem]:
     return problems
 
 
+def confinement_problems(suite: PreflightSuite, resources: dict[str, Any]) -> list[Problem]:
+    """Graded code runs jailed: where no jail works, a run of a suite with `hidden_tests` graders
+    is refused unless `grading_confinement` was turned off on purpose."""
+    if resources.get("grading_confinement", True) is False:
+        return []
+    if not any(spec.kind == "hidden_tests" for task in suite.tasks() for spec in task.outcome_graders):
+        return []
+    from aeh.grading._jail import no_jail_reason, probe_jail
+
+    jail = probe_jail()
+    if jail.active:
+        return []
+    what, fix = no_jail_reason("graded code", "--no-grading-confinement", jail)
+    return [Problem("grader hidden_tests", "grading confinement", what, fix)]
+
+
 def require_preflight(suite: PreflightSuite) -> None:
     """Raise `PreflightError` when any preflight problem is found."""
     problems = preflight_problems(suite)
+    if problems:
+        raise PreflightError(str(getattr(suite, "name", "suite")), problems)
+
+
+def require_confinement(suite: PreflightSuite, resources: dict[str, Any]) -> None:
+    """Raise `PreflightError` when graded code would run without the jail the run asks for."""
+    problems = confinement_problems(suite, resources)
     if problems:
         raise PreflightError(str(getattr(suite, "name", "suite")), problems)

@@ -44,6 +44,9 @@ __all__ = [
 ]
 
 DEFAULT_LOOP_N = 3
+#: A tool call that timed out while the harness itself stalled (machine load): the trajectory
+#: dimensions leave it out — it is neither the agent's failure nor its step nor a repeat.
+HARNESS_STALL = "harness_stall"
 DETERMINISTIC_DIMENSIONS: tuple[str, ...] = (
     "task_completion", "tool_selection", "step_efficiency", "error_recovery", "budget_adherence",
     "loop_detection",
@@ -282,7 +285,7 @@ def step_efficiency(inp: ScoreInput) -> DimensionScore | None:
     optimal = optimal_steps(inp)
     if not optimal:
         return None
-    steps = len(inp.tool_calls)
+    steps = sum(c.error_kind != HARNESS_STALL for c in inp.tool_calls)  # a call the harness failed is no step
     score = 1.0 if steps <= optimal else max(0.0, 1.0 - (steps - optimal) / optimal)
     evidence = Evidence()
     if score < 1.0:
@@ -304,6 +307,8 @@ def classify_failures(inp: ScoreInput) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     open_failures: set[tuple[str, str]] = set()  # a retry of a still-failing call is the same failure
     for i, call in enumerate(calls):
+        if call.error_kind == HARNESS_STALL:  # the harness's failure: nothing for the agent to recover from
+            continue
         if call.error_kind is None:
             open_failures = {k for k in open_failures if k[0] != call.name}
             continue
@@ -311,11 +316,13 @@ def classify_failures(inp: ScoreInput) -> list[tuple[int, str]]:
         if key in open_failures:
             continue
         open_failures.add(key)
-        later_same = [j for j in range(i + 1, len(calls)) if calls[j].name == call.name]
+        later_same = [j for j in range(i + 1, len(calls))
+                      if calls[j].name == call.name and calls[j].error_kind != HARNESS_STALL]
         fixed = next((j for j in later_same if calls[j].error_kind is None), None)
         signature = normalise_args(call.args)
         repeats = sum(1 for j in range(i, len(calls)) if calls[j].name == call.name
-                      and calls[j].error_kind is not None and normalise_args(calls[j].args) == signature)
+                      and calls[j].error_kind not in (None, HARNESS_STALL)
+                      and normalise_args(calls[j].args) == signature)
         if repeats >= inp.loop_n:
             outcome = "looped"
         elif fixed is not None:
@@ -377,7 +384,7 @@ def find_loops(calls: Sequence[ToolCall], loop_n: int = DEFAULT_LOOP_N) -> list[
         return []  # no tool was called often enough to loop: skip normalising every input
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, c in enumerate(calls):
-        if per_tool[c.name] >= loop_n:
+        if per_tool[c.name] >= loop_n and c.error_kind != HARNESS_STALL:  # a retry after a harness stall is no loop
             groups[(c.name, normalise_args(c.args))].append(i)
     loops = []
     for (tool, _), steps in groups.items():

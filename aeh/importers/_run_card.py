@@ -14,6 +14,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from aeh.grading import unconfined_lines
 from aeh.models import Attempt, RunInfo
 from aeh.store import StoreLike, using_store
 
@@ -62,6 +63,8 @@ def reproduce_command(info: RunInfo, attempt: Attempt) -> str:
         parts.append("--no-solver-confinement")
     if config.get("grading_sandbox") == "disabled":
         parts.append("--no-grading-sandbox")
+    if config.get("grading_confinement") == "disabled":
+        parts.append("--no-grading-confinement")
     if fixture_form:  # one fixture, one attempt: the seed alone runs it again
         parts += ["--seed", str(info.seed)]
     else:
@@ -91,8 +94,11 @@ def attempt_card(info: RunInfo, attempt: Attempt) -> dict[str, Any]:
         "tamper_files": list(evidence.get("tamper_files") or []),
         "sandbox": {"grading_sandbox": evidence.get("grading_sandbox") or config.get("grading_sandbox"),
                     "grading_isolation": evidence.get("grading_isolation"),
+                    "grading_confinement": config.get("grading_confinement"),
                     "solver_confinement": config.get("solver_confinement"),
                     "solver_sandbox": config.get("solver_sandbox")},
+        # one line per jail the run went without: the measurement is not a confined one
+        "unconfined": unconfined_lines(config),
         "solver": {"command": config.get("solver"), "label": config.get("solver_label"),
                    "role": config.get("solver_role")},
         "usage": {"tokens_in": attempt.tokens_in, "tokens_out": attempt.tokens_out, "cost": attempt.cost_usd,
@@ -120,6 +126,7 @@ def _markdown(card: dict[str, Any]) -> str:
         lines += ["Failing: " + ", ".join(f"`{name}`" for name in card["tests"]["failing"]), ""]
     if card["error"]:
         lines += [f"Error: {card['error']}", ""]
+    lines += [f"**{line}**" for line in card["unconfined"]] + ([""] if card["unconfined"] else [])
     if card["tamper_suspect"]:
         lines += ["**tamper_suspect**: " + "; ".join(card["tamper_evidence"] + card["tamper_files"]), ""]
     lines += [f"Hidden set SHA-256 (`{card['task_id']}/tests_hidden`, the tests that graded it): "

@@ -10,6 +10,7 @@ import pandas as pd
 
 from aeh._figure import figure, money
 from aeh.analysis import MatrixResult
+from aeh.grading import unconfined_lines
 from aeh.importers import hidden_set_lines
 from aeh.models import RunInfo
 from aeh.report._expect import expect
@@ -81,7 +82,8 @@ def public_hidden_section(run_id: str, run: RunInfo, db: StoreLike = None) -> An
             "only the agent's entry files, and the fixture's own public and hidden tests. "
             f"Grading sandbox: <code>{escape(str(mode))}</code>{warn}. "
             + "; ".join(escape(line) for line in hidden_set_lines(cfg)) + ".</p>"
-            "<p>A valid fixture passes its public tests before the agent starts, so <i>public all</i> is not "
+            + "".join(f"<p><b>{escape(line)}</b></p>" for line in unconfined_lines(cfg))
+            + "<p>A valid fixture passes its public tests before the agent starts, so <i>public all</i> is not "
             "evidence of a fix; <i>solved</i> needs every public and hidden test green.</p>")
     shown = frame.copy()
     for col in ("public_all", "hidden_all"):

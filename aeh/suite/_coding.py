@@ -32,6 +32,7 @@ from aeh.grading import (
     build_grading_dir,
     hidden_like_files,
     hidden_sha256,
+    jail_for,
     probe_sandbox,
     run_tests,
     sandbox_for,
@@ -176,7 +177,8 @@ class CodingSuite:
         sandbox = sandbox_for(bool(resources.get("grading_sandbox", True)))
         per_task = {t.id: t.metadata["coding"]["hidden_sha256"] for t in self.tasks()}
         whole = hashlib.sha256("".join(f"{k}:{v}\n" for k, v in sorted(per_task.items())).encode())
-        return {"suite_kind": CODING_KIND, "grading_sandbox": sandbox.mode,
+        jail = jail_for(bool(resources.get("grading_confinement", True)))
+        return {"suite_kind": CODING_KIND, "grading_sandbox": sandbox.mode, "grading_confinement": jail.mode,
                 "hidden_sha256": whole.hexdigest(), "hidden_sha256_per_task": per_task}
 
     def _fixture_dirs(self) -> list[Path]:

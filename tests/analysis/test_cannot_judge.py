@@ -238,3 +238,28 @@ def test_gate_with_no_task_shared_with_the_baseline_cannot_judge(db: str, tmp_pa
     code, out, _ = cli(capsys, "gate", "--baseline", str(base), "--run", "ELSEWHERE", "--db", db)
     assert code == 4 and "0 task(s) have valid attempts in both the baseline and the run" in out
     assert [r.check for r in gate(str(base), "ELSEWHERE", db).cannot_judge] == ["too_few_tasks"]
+
+
+def test_cannot_judge_lists_no_task_verdict(db: str, build, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    """x was 100% in GOOD and has no verdict in DEAD: not "newly failing", not "REGRESSED"."""
+    code, out, _ = cli(capsys, "compare", "GOOD", "DEAD", "--db", db)
+    assert code == 4
+    assert "newly failing" not in out and "REGRESSED" not in out and "improved" not in out
+    assert "q (BH)" not in out and "paired delta" not in out
+    assert "(counts only: no per-task verdict)" in out
+    assert any(line.startswith("x ") and "5/5" in line for line in out.splitlines())
+    with Store(db) as store:  # a run refused at 80% harness errors whose answered attempts failed
+        build.run(store, "MOSTLY_DEAD", {"x": [None] * 4 + [False], "y": [None] * 4 + [False]},
+                  created_at="2025-01-08T00:00:00Z")
+    code, out, _ = cli(capsys, "compare", "GOOD", "MOSTLY_DEAD", "--db", db)
+    assert code == 4 and "newly failing" not in out and "REGRESSED" not in out, out
+    result = aeh.compare("GOOD", "MOSTLY_DEAD", db=db)
+    assert result.newly_failing == [] and result.regressed_tasks == [] and result.improved_tasks == []
+    assert not result.table["regressed"].any() and not result.table["improved"].any()
+    # Control: a judged comparison where x drops from 5/5 still names it newly failing.
+    with Store(db) as store:
+        build.run(store, "WORSE", {"x": [True, False, False, False, False], "y": GOOD["y"]},
+                  created_at="2025-01-07T00:00:00Z")
+    judged = aeh.compare("GOOD", "WORSE", db=db)
+    assert not judged.verdict.cannot_judge and judged.newly_failing == ["x"]
+    assert "newly failing (was 100% in A): x" in format_comparison(judged)

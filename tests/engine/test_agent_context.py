@@ -119,3 +119,14 @@ def test_the_mock_still_plays_its_plan_through_the_answer_key(db):
     table = aeh.run(str(REPO / "suites" / "core"), adapter="mock", model="mock-strong", attempts=1, seed=1,
                     db=db, progress=False)
     assert table["successes"].sum() >= 0.8 * len(table)
+
+
+def test_only_the_agent_field_of_metadata_reaches_the_agent():
+    suite = load_suite(str(REPO / "suites" / "core"))
+    task = suite.tasks()[0].model_copy(update={"metadata": {
+        "agent": {"hint": "use the calculator"}, "answer": "forty-two", "notes": {"expected": 42},
+        "coding": {"fixture": "fx", "entry_files": ["a.py"], "hidden_sha256": "ab" * 32}}})
+    seen = agent_task(task).metadata
+    assert seen == {"agent": {"hint": "use the calculator"}, "coding": {"entry_files": ["a.py"]}}
+    assert task.metadata["answer"] == "forty-two", "the harness keeps the full task"
+    assert "agent" not in agent_task(suite.tasks()[0]).metadata

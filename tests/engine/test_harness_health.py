@@ -245,3 +245,27 @@ def test_a_stall_during_a_queue_wait_is_not_subtracted_twice() -> None:
         time.sleep(0.3)
         health.note_lag(due, time.monotonic())
     assert budget.elapsed_s == pytest.approx(0.2, abs=0.05)
+
+
+class WorksAround(StallsTheLoop):
+    """The same stall, then answers "ok" whatever the tool did (works around a failed call)."""
+
+    async def run(self, task: Task, ctx: Any) -> AgentOutcome:
+        outcome = await super().run(task, ctx)
+        return AgentOutcome(final_output="ok", status=outcome.status)
+
+
+def test_a_tool_the_harness_failed_lowers_no_trajectory_dimension(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call timed out while the harness stalled past the cap (attributed to the harness); the
+    agent still answered. error_recovery would score that "worked_around" (0.75) if it counted."""
+    monkeypatch.setattr("aeh.engine.context.STALL_CAP_MAX_S", 0.2)
+    release = threading.Event()
+    table = aeh.run(EventSuite(release), adapter=WorksAround(release, STALL_S, release_after_s=1.0),
+                    attempts=1, concurrency=1, seed=1, db=db)
+    row = _attempt(db, table.run_id)
+    assert row["success"] and '"error_kind":"harness_stall"' in row["tool_calls"].replace(" ", "")
+    assert table.harness_health["stall_tool_timeouts"] == 1
+    with Store(db) as store:
+        frame = store.dimension_scores_frame(table.run_id)
+    scores = dict(zip(frame["dimension"].to_list(), frame["score"].to_list(), strict=True))
+    assert scores["error_recovery"] == 1.0 and scores["loop_detection"] == 1.0

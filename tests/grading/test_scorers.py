@@ -114,6 +114,26 @@ def test_recovery_kinds() -> None:
     assert one("error_recovery", inp(GOOD)).score == 1.0
 
 
+def stalled(name: str, **args: object) -> ToolCall:
+    return ToolCall(name=name, args=dict(args), error="tool timed out while the harness stalled",
+                    error_kind="harness_stall")
+
+
+def test_a_call_the_harness_failed_is_left_out_of_every_dimension() -> None:
+    """A harness_stall timeout is neither a failure to recover from, nor a step, nor a repeat."""
+    retried = [stalled("read", path="a"), call("read", path="a"), call("count", path="a")]
+    assert one("error_recovery", inp(retried)).score == 1.0
+    assert one("error_recovery", inp([stalled("read", path="a"), call("count", path="a")])).score == 1.0
+    assert one("step_efficiency", inp(retried)).score == 1.0
+    assert one("loop_detection", inp([stalled("read", path="a")] * 3 + GOOD)).score == 1.0
+    # Control: the same calls failing with the tool's own error do count.
+    assert one("error_recovery", inp([call("read", "boom", path="a"), call("count", path="a")])).score == 0.75
+    assert one("step_efficiency", inp([call("read", "boom", path="a"), *GOOD])).score == 0.5
+    # A real failure after a stalled call of the same tool is still judged on what follows it.
+    assert one("error_recovery", inp([stalled("read", path="a"), call("read", "boom", path="a"),
+                                       call("read", path="a")])).score == 1.0
+
+
 def test_step_efficiency_decays_to_zero_at_twice_optimal() -> None:
     assert one("step_efficiency", inp(GOOD * 1)).score == 1.0
     three = GOOD + [call("write", path="b")]

