@@ -32,6 +32,8 @@ NAME = "view"
 HELP = "browse every run of the store (index, scorecards, attempts, traces, compare, trajectory diffs) in a browser"
 
 _LOOPBACK = "127.0.0.1"
+#: `aeh.viewer.READY_ENV`, named here so this command does not import the viewer (ipywidgets) to start it
+READY_ENV = "AEH_VIEW_READY"
 #: What `aeh view` needs beyond the core install: Voila (which brings the Jupyter server) and the widgets.
 MODULES = ("voila", "ipywidgets", "ipykernel")
 
@@ -64,8 +66,6 @@ def voila_env(db: str, ready_file: str | None = None) -> dict[str, str]:
     """This process's environment plus the store for the kernel and the template's folder (and the
     file a kernel touches once it has rendered the viewer)."""
     from importlib.resources import files
-
-    from aeh.viewer._ready import READY_ENV
 
     share = str(files("aeh.viewer").joinpath("share"))
     paths = [share, *filter(None, os.environ.get("JUPYTER_PATH", "").split(os.pathsep))]

@@ -23,7 +23,9 @@ def test_voila_serves_the_shipped_notebook_on_loopback_with_the_offline_template
             and "--BoundedKernelManager.max_kernels=3" in command)
     assert "--Voila.open_browser=False" in command  # aeh view opens it once the page answers
     env = voila_env(str(tmp_path / "runs.db"), str(tmp_path / "ready"))
-    assert env["AEH_DB"] == str(tmp_path / "runs.db") and env["AEH_VIEW_READY"] == str(tmp_path / "ready")
+    from aeh.viewer import READY_ENV
+
+    assert env["AEH_DB"] == str(tmp_path / "runs.db") and env[READY_ENV] == str(tmp_path / "ready")
     template = Path(env["JUPYTER_PATH"].split(":")[0]) / "voila" / "templates" / "aeh"
     index = (template / "index.html.j2").read_text()
     assert "extends" in index and not re.search(r"(href|src)=\"https?:", index)  # minus its CDN links
