@@ -69,6 +69,11 @@ def _text(value: Any, limit: int = TEXT_LIMIT) -> str:
     return _cut(text, limit)
 
 
+def _compact(value: Any) -> str:
+    """A value on one line, strings quoted (a trailing newline an expected file holds stays visible)."""
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
 def _args_text(args: Any) -> str:
     if isinstance(args, str):
         try:
@@ -317,12 +322,12 @@ def _targets(record: Attempt) -> list[str]:
             out.append(f"{g.name}: answer contains one of {_text(ev['any_of'], LINE_LIMIT)}")
         if g.kind == "file" and ev.get("path"):
             if ev.get("expected_exists") is False:
-                out.append(f"{g.name}: no file {ev['path']}")
+                out.append(f"{g.name}: does not write {ev['path']}")
             else:
-                said = [f"{c.get('check')} {_text(c.get('expected'), LINE_LIMIT)}".strip() if isinstance(c, dict)
+                said = [f"{c.get('check')} {_cut(_compact(c.get('expected')), LINE_LIMIT)}" if isinstance(c, dict)
                         else _text(c, LINE_LIMIT) for c in ev.get("checks") or []]
                 checks = f" — {'; '.join(said)}" if said else ""
-                out.append(f"{g.name}: file {ev['path']}{checks}")
+                out.append(f"{g.name}: writes {ev['path']}{checks}")
         if g.kind == "declined" or "forbid_tools" in ev:
             forbid = ev.get("forbid_tools")
             out.append(f"{g.name}: declines" + (f", never calling {', '.join(map(str, forbid))}" if forbid else ""))

@@ -193,3 +193,23 @@ def test_model_call_lines_show_only_the_new_messages(mock_db):
     assert any("→ calculator(" in line for line in lines)
     assert model_call_lines(Span(run_id="r", task_id="t", attempt=0, span_id="s", category="model",
                                  name="model:call", start_ts=0)) == []
+
+
+def test_targets_come_from_every_grader_kind_that_says_what_is_expected():
+    from aeh.models import Attempt
+    from aeh.report import input_and_target
+
+    graders = [
+        GraderResult(kind="file", name="report_file", passed=False,
+                     evidence={"path": "out.csv", "exists": True, "checks": [{"check": "equals", "expected": "a,b\n"}]}),
+        GraderResult(kind="file", name="no_extra", passed=True, evidence={"path": "x.txt", "expected_exists": False}),
+        GraderResult(kind="contains", name="contains", passed=True, evidence={"all_of": ["enterprise"]}),
+        GraderResult(kind="declined", name="declined", passed=True, evidence={"forbid_tools": ["drop_table"]}),
+        GraderResult(kind="numeric", name="numeric", passed=True, evidence={"expected": 9.0}),
+    ]
+    record = Attempt(run_id="r", task_id="t", attempt=0, seed=0, success=False, status="answered",
+                     grader_results=graders)
+    _, target = input_and_target(record, [])
+    assert target.split("; ") == ['report_file: writes out.csv — equals "a,b\\n"', "no_extra: does not write x.txt",
+                                  'contains: answer contains all of ["enterprise"]',
+                                  "declined: declines, never calling drop_table", "numeric: expected 9.0"]
