@@ -14,21 +14,19 @@ from aeh.report._paths import NOTEBOOKS, default_out, notebook_path, notebooks_d
 from aeh.report._pick import RunPick, pick_newest_run, pick_run_pair
 from aeh.report._render import render_compare_report, render_matrix_report, render_run_report
 from aeh.report._stored_form import set_save_hook, stored_text, strip_notebooks
-from aeh.report._trace import render_trace_html, trace_html
+from aeh.report._trace_view import money, render_trace_html, trace_document, trace_frame, trace_html, trace_page
 
 if _typing.TYPE_CHECKING:
     from aeh.report._lean_imports import import_lean
-    from aeh.report._messages import MESSAGES_CSS, message_keys, messages_html
-    from aeh.report._trace import attempt_scores
+    from aeh.report._trace_view import attempt_scores, input_and_target, model_call_lines
     from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
 
 # loaded on first use: what other packages take from here, kept off this package's import
 _LAZY = {
     "import_lean": "aeh.report._lean_imports",
-    "attempt_scores": "aeh.report._trace",
-    "MESSAGES_CSS": "aeh.report._messages",
-    "message_keys": "aeh.report._messages",
-    "messages_html": "aeh.report._messages",
+    "attempt_scores": "aeh.report._trace_view",
+    "model_call_lines": "aeh.report._trace_view",
+    "input_and_target": "aeh.report._trace_view",
     "SpanNode": "aeh.report._tree",
     "build_tree": "aeh.report._tree",
     "cited_span_ids": "aeh.report._tree",
@@ -45,7 +43,6 @@ __getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
-    "MESSAGES_CSS",
     "NOTEBOOKS",
     "NotebookCopy",
     "NotebookExecutionError",
@@ -59,9 +56,10 @@ __all__ = [
     "execute_notebook",
     "export_html",
     "import_lean",
+    "input_and_target",
     "localized_span_ids",
-    "message_keys",
-    "messages_html",
+    "model_call_lines",
+    "money",
     "notebook_path",
     "notebooks_dir",
     "pick_newest_run",
@@ -74,6 +72,9 @@ __all__ = [
     "span_label",
     "stored_text",
     "strip_notebooks",
+    "trace_document",
+    "trace_frame",
     "trace_html",
+    "trace_page",
     "walk",
 ]

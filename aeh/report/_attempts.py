@@ -3,6 +3,8 @@ over embedded JSON), each row opening that attempt's trace inside the same file.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import math
 from dataclasses import dataclass, field
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.analysis import BUCKET_ABBREVIATIONS
-from aeh.report._trace import _read, attempt_scores, trace_html
+from aeh.report._trace_view import DATA_MARK, attempt_scores, money, page_shell, trace_document
 from aeh.store import Redactor, StoreLike, redactor_for_run, using_store
 
 __all__ = ["ANSWER_LIMIT", "ATTEMPT_LIMIT", "TRACE_LIMIT", "AttemptsData", "attempts_data", "attempts_section",
@@ -19,14 +21,13 @@ __all__ = ["ANSWER_LIMIT", "ATTEMPT_LIMIT", "TRACE_LIMIT", "AttemptsData", "atte
 
 #: Attempts the table holds at most; a larger run keeps every failed attempt first.
 ATTEMPT_LIMIT = 5000
-#: Attempts whose trace is embedded at most (failed ones first): a trace is ~18 kB of HTML.
+#: Attempts whose trace is embedded at most (failed ones first): traces are embedded as one
+#: gzip-compressed JSON list (~1 kB an attempt), drawn in the browser by the trace page's script.
 TRACE_LIMIT = 500
 #: Characters of an answer embedded; the trace shows the whole final output.
 ANSWER_LIMIT = 4000
 
 _TEMPLATES = Path(__file__).parent / "templates"
-# The trace page's stylesheet and script are embedded once, not once per attempt.
-_CSS_MARK, _JS_MARK = "/*aeh-trace-css*/", "/*aeh-trace-js*/"
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,10 @@ class AttemptsData:
     rows: list[dict[str, Any]]
     #: attempts of the run in all
     total: int
-    #: trace pages (stylesheet and script left out); a row's `trace` indexes this list, or is -1
-    traces: list[str] = field(default_factory=list)
+    #: trace documents (`trace_document`); a row's `trace` indexes this list, or is -1
+    traces: list[dict[str, Any]] = field(default_factory=list)
+    #: task → {"input": its prompt, "target": what the graders expect}
+    tasks: dict[str, dict[str, str]] = field(default_factory=dict)
     #: dimension names, in column order
     dimensions: list[str] = field(default_factory=list)
 
@@ -66,28 +69,17 @@ def _answer(value: Any) -> str:
     return text[:ANSWER_LIMIT] + f"… ({len(text) - ANSWER_LIMIT} more characters: the trace shows all)"
 
 
-@dataclass(frozen=True)
-class _TraceContext:
-    """What every trace page of one run shares: read, dumped and built once per table."""
-
-    run: dict[str, Any]
-    redactor: Redactor
-    css: str
-    js: str
-
-
-def _trace_context(info: Any) -> _TraceContext:
-    run = info.model_dump(mode="json")
-    return _TraceContext(run=run, redactor=redactor_for_run(run.get("config")), css=_read("trace.css"),
-                         js=_read("trace.js").replace("</", "<\\/"))
-
-
-def _trace_page(store: Any, info: Any, task_id: str, attempt: int, context: _TraceContext) -> str:
+def _document(store: Any, info: Any, run: dict[str, Any], redactor: Redactor, task_id: str,
+              attempt: int) -> dict[str, Any]:
     record = store.attempt_record(info.run_id, task_id, attempt)
     spans = store.attempt_spans(info.run_id, task_id, attempt)
-    page = trace_html(record, spans, context.run, scores=attempt_scores(store, info.run_id, task_id, attempt),
-                      redactor=context.redactor)
-    return page.replace(context.css, _CSS_MARK).replace(context.js, _JS_MARK)
+    return trace_document(record, spans, run, scores=attempt_scores(store, info.run_id, task_id, attempt),
+                          redactor=redactor)
+
+
+def _task_line(doc: dict[str, Any]) -> dict[str, str]:
+    head = doc["head"]
+    return {"input": _answer(head["prompt"]), "target": "; ".join(head["target"])[:ANSWER_LIMIT]}
 
 
 def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIMIT,
@@ -108,23 +100,37 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         dims: dict[tuple[str, int], dict[str, float]] = {}
         for task, number, dimension, score in scores.iter_rows():
             dims.setdefault((task, number), {})[dimension] = round(float(score), 3)
-        rows, traces = [], []
-        context = _trace_context(info)
+        rows: list[dict[str, Any]] = []
+        traces: list[dict[str, Any]] = []
+        tasks: dict[str, dict[str, str]] = {}
+        run = info.model_dump(mode="json")
+        redactor = redactor_for_run(run.get("config"))
         for i in kept:
             r = records[i]
             key = (str(r["task_id"]), int(r["attempt"]))
             trace = -1
-            if i in traced:
-                traces.append(_trace_page(store, info, *key, context))
-                trace = len(traces) - 1
+            if i in traced or key[0] not in tasks:
+                doc = _document(store, info, run, redactor, *key)
+                tasks.setdefault(key[0], _task_line(doc))
+                if i in traced:
+                    traces.append(doc)
+                    trace = len(traces) - 1
             bucket = _text(r["failure_bucket"])
             rows.append({"task": key[0], "attempt": key[1], "ok": bool(r["success"]), "status": _text(r["status"]),
                          "bucket": bucket, "short": BUCKET_ABBREVIATIONS.get(bucket, bucket),
                          "answer": _answer(r["final_output"]), "error": _text(r["error"])[:ANSWER_LIMIT],
-                         "cost": _number(r["cost_usd"]), "latency": _number(r["latency_s"]),
+                         "cost": _number(r["cost_usd"]), "money": money(_number(r["cost_usd"])),
+                         "latency": _number(r["latency_s"]),
                          "steps": r["steps"], "dims": dims.get(key, {}), "trace": trace})
     names = sorted({d for row in rows for d in row["dims"]})
-    return AttemptsData(run_id=info.run_id, rows=rows, total=total, traces=traces, dimensions=names)
+    return AttemptsData(run_id=info.run_id, rows=rows, total=total, traces=traces, dimensions=names, tasks=tasks)
+
+
+def _packed(docs: list[dict[str, Any]]) -> str:
+    """The documents as one gzip-compressed JSON list, base64: the page decodes it with
+    `DecompressionStream` when a trace is first opened."""
+    raw = json.dumps(docs, ensure_ascii=False, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
 def _json_script(element_id: str, payload: Any) -> str:
@@ -163,9 +169,8 @@ def attempts_section(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_
     trace_note = (f" The traces of {untraced:,} attempts (successes last) are not embedded, to keep the file "
                   f"small (at most {trace_limit:,}): their row shows the <code>aeh trace</code> command instead."
                   if untraced else "")
-    payload = {"run_id": data.run_id, "rows": data.rows, "dimensions": data.dimensions, "traces": data.traces,
-               "trace_css": _read("trace.css"), "trace_js": _read("trace.js"), "css_mark": _CSS_MARK,
-               "js_mark": _JS_MARK}
+    payload = {"run_id": data.run_id, "rows": data.rows, "dimensions": data.dimensions, "tasks": data.tasks,
+               "traces_gz": _packed(data.traces), "trace_shell": page_shell(), "data_mark": DATA_MARK}
     page = (
         f"<style>{(_TEMPLATES / 'attempts.css').read_text(encoding='utf-8')}</style>"
         f'<div id="aeh-attempts" data-total="{data.total}" data-shown="{len(data.rows)}">'
@@ -175,7 +180,7 @@ def attempts_section(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_
         '<div class="aeh-att-controls"><label>task <select id="aeh-att-task"><option value="">all</option>'
         '</select></label> <label>bucket <select id="aeh-att-bucket"><option value="">all</option></select>'
         '</label> <label><input type="checkbox" id="aeh-att-failed"> failed only</label> '
-        '<input type="search" id="aeh-att-search" placeholder="search task, answer, error"> '
+        '<input type="search" id="aeh-att-search" placeholder="search task, input, target, answer, error"> '
         '<span id="aeh-att-count"></span></div>'
         '<table id="attempts-table" class="aeh-att"><thead></thead><tbody></tbody></table>'
         '<div class="aeh-att-pager"><button type="button" id="aeh-att-prev">◀ previous</button> '

@@ -1,44 +1,45 @@
-"""Figures in a report kernel are laid out and rendered once, by the inline backend's PNG.
+"""Figures in a report kernel are laid out and rendered once, to one PNG each, by aeh itself.
 
-In an IPython kernel pyplot registers a hook that draws every changed figure after each cell
-(for interactive windows), and the inline backend then renders the same figure again to PNG:
-the first render, about a third of every chart's time, is never seen. Its one lasting effect is
-that it runs the figure's layout engine (`figure.autolayout`) once more before the PNG is made,
-which moves margins by a pixel or two; the hook below keeps that layout pass and skips the render,
-so the PNGs are the ones a kernel has always produced.
+`%matplotlib inline` costs three passes over every chart: pyplot's after-cell draw (for
+interactive windows), then the inline backend's `print_figure` with `bbox_inches="tight"`, which
+draws the figure once to find its extent and again to write it — and importing the backend pulls
+in matplotlib_inline. A report needs none of that: its figures use the `figure.autolayout`
+layout engine (run once, inside the one draw), and `show_figures` below writes each figure of
+the finished cell to PNG with a single `savefig` and displays it, then closes it.
 """
 
 from __future__ import annotations
 
+import io
 from contextlib import suppress
 from typing import Any
 
-__all__ = ["render_figures_once"]
+__all__ = ["render_figures_once", "show_figures"]
 
 
-def _lay_out_changed_figures() -> None:
-    """What pyplot's hook did to each changed figure, without rasterizing it."""
-    # heavy: loaded on first use (only after a cell of a kernel that uses matplotlib)
-    import matplotlib
+def show_figures() -> None:
+    """Display every open pyplot figure as one PNG (one layout pass, one render), then close it."""
+    # heavy: loaded on first use (only in a kernel that drew a chart: pyplot is already imported)
+    from IPython.display import Image, display
+    from matplotlib import pyplot
     from matplotlib._pylab_helpers import Gcf
 
-    if not matplotlib.is_interactive():
-        return
     for manager in Gcf.get_all_fig_managers():
         figure = manager.canvas.figure
-        engine = figure.get_layout_engine()
-        if figure.stale and figure.axes and engine is not None:
-            engine.execute(figure)
+        if figure.axes:
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png")
+            display(Image(data=buffer.getvalue(), format="png"))  # type: ignore[no-untyped-call]
+    pyplot.close("all")
 
 
 def render_figures_once(shell: Any) -> None:
-    """Replace pyplot's draw-after-each-cell hook in `shell` (after `%matplotlib inline`)."""
+    """Draw figures with Agg and show each once after its cell (`show_figures`) in `shell`."""
     # heavy: loaded on first use
-    from matplotlib import pyplot
-    from matplotlib_inline.backend_inline import flush_figures
+    import matplotlib
 
-    pyplot.uninstall_repl_displayhook()
-    for hook in (_lay_out_changed_figures, flush_figures):  # the layout pass before the PNG, as before
-        with suppress(ValueError):
-            shell.events.unregister("post_execute", hook)
-        shell.events.register("post_execute", hook)
+    matplotlib.use("agg")
+    matplotlib.interactive(False)
+    with suppress(ValueError):
+        shell.events.unregister("post_execute", show_figures)
+    shell.events.register("post_execute", show_figures)

@@ -14,9 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import figure
+from aeh._figure import MISSING, figure
 from aeh.analysis import AgreementResult, CompareResult, RunResult
 from aeh.report._expect import expect as _expect
+from aeh.report._trace_view import money
 
 __all__ = ["agreement_table", "attempts_table", "compare_table", "no_judge_html", "pass_k_table",
            "rate_table", "recovery_table", "spans_table"]
@@ -54,7 +55,8 @@ def _seconds(value: Any) -> str:
 
 
 def _usd(value: Any) -> str:
-    return figure(value, "${:.5f}")
+    # None, NaN and NA here are a missing figure (a mean over nothing), not an unpriced attempt
+    return MISSING if figure(value) == MISSING else money(float(value))
 
 
 def _shorten(text: Any, width: int = 90) -> str:

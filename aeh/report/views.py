@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import figure
+from aeh._figure import MISSING, figure
 from aeh.analysis import (
     BUCKET_ABBREVIATIONS,
     AgreementResult,
@@ -29,6 +29,7 @@ from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, m
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
 from aeh.report._inline import render_figures_once
+from aeh.report._trace_view import money
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding_runs", "is_coding_run",
@@ -44,13 +45,12 @@ def setup() -> None:
     # heavy: loaded on first use
     import matplotlib
 
-    try:  # in a kernel, figures must render inline even when $MPLBACKEND says otherwise
+    try:  # in a kernel, each figure is shown once as a PNG after its cell, whatever $MPLBACKEND says
         # heavy: loaded on first use
         from IPython import get_ipython
 
         shell = get_ipython()
         if shell is not None and getattr(shell, "kernel", None) is not None:
-            shell.run_line_magic("matplotlib", "inline")
             render_figures_once(shell)
     except ImportError:
         pass
@@ -75,7 +75,8 @@ def fmt_rate(rate: float, k: Any, n: Any, low: float, high: float) -> str:
 
 
 def _money(value: Any) -> str:
-    return figure(value, "${:.5f}")
+    # None, NaN and NA here are a missing figure (a mean over nothing), not an unpriced attempt
+    return MISSING if figure(value) == MISSING else money(float(value))
 
 
 # -- run report ---------------------------------------------------------------------------

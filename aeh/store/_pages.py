@@ -65,6 +65,10 @@ class AttemptFilter:
     failed_only: bool = False
     #: only attempts a trajectory dimension's evidence cites steps of (stored `evidence.steps`)
     cited_only: bool = False
+    #: text the task id, answer or error contains (case-insensitive), or that `text_tasks` matched
+    text: str | None = None
+    #: tasks whose input or target (which live in the spans) contain `text`: the caller found them
+    text_tasks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,12 @@ def _attempt_where(run_id: str, f: AttemptFilter) -> tuple[str, list[Any]]:
                        "AND d.task_id = a.task_id AND d.attempt = a.attempt AND json_valid(d.evidence) "
                        "AND json_type(d.evidence, '$.steps') = 'array' "
                        "AND json_array_length(d.evidence, '$.steps') > 0)")
+    if f.text:
+        like = "%" + f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        said = " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in ("a.task_id", "a.final_output", "a.error"))
+        tasks = f" OR a.task_id IN ({', '.join('?' * len(f.text_tasks))})" if f.text_tasks else ""
+        clauses.append(f"({said}{tasks})")
+        params.extend([like, like, like, *f.text_tasks])
     return " AND ".join(clauses), params
 
 

@@ -9,5 +9,6 @@ from aeh._optional import require_extra
 require_extra("aeh.view", ("ipywidgets", "IPython"))
 
 from aeh.viewer._app import TABS, Viewer, view  # noqa: E402  (after the extra check, for its message)
+from aeh.viewer._ready import READY_ENV, ready  # noqa: E402
 
-__all__ = ["TABS", "Viewer", "view"]
+__all__ = ["READY_ENV", "TABS", "Viewer", "ready", "view"]

@@ -6,7 +6,7 @@ from html import escape
 
 import ipywidgets as w
 
-from aeh.report import attempt_scores
+from aeh.report import attempt_scores, trace_document, trace_frame
 from aeh.store import StoreLike
 from aeh.viewer._attempts import AttemptList
 from aeh.viewer._cells import STYLE
@@ -15,7 +15,6 @@ from aeh.viewer._diff import DiffView
 from aeh.viewer._runs import RunIndex
 from aeh.viewer._scorecard import Scorecard
 from aeh.viewer._source import Source
-from aeh.viewer._trace import trace_html
 
 __all__ = ["TABS", "Viewer", "view"]
 
@@ -33,18 +32,18 @@ class Viewer(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type informat
         self.run = Scorecard(self.source, self._open_task)
         self.attempts = AttemptList(self.source, self.open_attempt)
         self.trace = w.HTML("<i>open an attempt from the attempts list</i>")
-        self.trace_cited_only = w.Checkbox(description="cited steps only", value=False, indent=False)
-        self.trace_cited_only.observe(lambda _: self._render_trace(), names="value")
         self.compare = CompareView(self.source, self.open_diff)
         self.diff = DiffView(self.source)
         self.current_run: str | None = None
         self.current_attempt: tuple[str, str, int] | None = None
+        #: the trace tab's attempt as `trace_document` drew it (None before one is opened)
+        self.document: dict[str, object] | None = None
         self.open_compare_button = w.Button(description="compare with…", tooltip="compare this run with another")
         self.open_compare_button.add_class("aeh-to-compare")
         self.open_compare_button.on_click(lambda _: self.open_compare(b=self.current_run))
         self.tabs = w.Tab(children=[
             self.runs, w.VBox([self.open_compare_button, self.run]), self.attempts,
-            w.VBox([self.trace_cited_only, self.trace]), self.compare, self.diff])
+            self.trace, self.compare, self.diff])
         self.tabs.titles = TABS
         self._compare_options()
         super().__init__([STYLE, w.HTML(f"<b>aeh view</b> · store <code>{escape(str(self.source.path))}</code> "
@@ -86,7 +85,9 @@ class Viewer(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type informat
             record = store.attempt_record(run_id, task_id, attempt)
             spans = store.attempt_spans(run_id, task_id, attempt)
             scores = attempt_scores(store, record.run_id, task_id, attempt)
-        self.trace.value = trace_html(record, spans, scores, cited_only=bool(self.trace_cited_only.value))
+            run = store.run_info(run_id).model_dump(mode="json")
+        self.document = trace_document(record, spans, run, scores=scores)
+        self.trace.value = trace_frame(self.document)
 
     def open_compare(self, a: str | None = None, b: str | None = None) -> None:
         """Go to the comparison with A and B preselected (run it with the compare button)."""

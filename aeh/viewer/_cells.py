@@ -8,6 +8,8 @@ from html import escape
 
 import ipywidgets as w
 
+from aeh.report import money
+
 __all__ = ["Pager", "cell", "grid", "money", "pct", "rate_text", "verdict_html"]
 
 STYLE = w.HTML("<style>.aeh-grid .widget-html-content{font-size:12px;line-height:1.3} "
@@ -20,11 +22,6 @@ STYLE = w.HTML("<style>.aeh-grid .widget-html-content{font-size:12px;line-height
 def pct(x: float | None) -> str:
     """0.5 → "50.0%"; None or NaN → "—"."""
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
-
-
-def money(x: float | None) -> str:
-    """Dollars, or "unpriced" for None."""
-    return "unpriced" if x is None else f"${x:.4f}"
 
 
 def rate_text(rate: float, low: float, high: float) -> str:

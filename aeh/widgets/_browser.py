@@ -17,14 +17,12 @@ from html import escape
 import ipywidgets as w
 
 from aeh.report import (
-    MESSAGES_CSS,
     SpanNode,
     attempt_scores,
     build_tree,
     cited_span_ids,
     localized_span_ids,
-    message_keys,
-    messages_html,
+    model_call_lines,
     span_label,
     walk,
 )
@@ -34,7 +32,7 @@ __all__ = ["TraceBrowser"]
 
 ROW_CLASS = "aeh-tree-row"
 _ROW_STYLE = (f"<style>.{ROW_CLASS}.jupyter-button {{text-align: left; font-family: var(--jp-code-font-family, "
-              f"monospace); padding-left: 6px;}}{MESSAGES_CSS}</style>")
+              f"monospace); padding-left: 6px;}}</style>")
 
 
 def plural(n: int, word: str) -> str:
@@ -206,8 +204,12 @@ class TraceBrowser(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type in
                if s.span_id in self.localized else "")
         if s.span_id in self.cited:
             why += f"<p style='background:#ece5f7'>cited by trajectory dimensions: {escape(self.cited[s.span_id])}</p>"
-        shown = messages_html(s) if s.category == "model" else ""
-        rest = {k: v for k, v in s.attributes.items() if not (shown and k in message_keys())}
+        said = model_call_lines(s) if s.category == "model" else []
+        shown = (f"<pre class='aeh-call-messages' style='white-space:pre-wrap;font-size:12px'>"
+                 f"{escape(chr(10).join(said))}</pre>") if said else ""
+        rest = {k: v for k, v in s.attributes.items()
+                if not (said and (k.startswith("gen_ai.input") or k.startswith("gen_ai.output")
+                                  or k == "gen_ai.tool.definitions" or k.startswith("aeh.input")))}
         attrs = escape(json.dumps(rest, indent=2, default=str, ensure_ascii=False))
         return (f"<h4>{escape(s.name)}</h4>{why}<p>{escape(s.category)} · status <b>{escape(s.status)}</b> · "
                 f"{duration} · span <code>{escape(s.span_id)}</code></p>{shown}"

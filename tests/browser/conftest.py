@@ -50,3 +50,4 @@ def artifacts() -> Path:
     path = Path(__file__).resolve().parents[2] / "test-artifacts"
     path.mkdir(exist_ok=True)
     return path
+

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from trace_checks import assert_trace_reads_as_conversation
 
 from aeh.report import render_run_report, render_trace_html
+from aeh.store import Store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -36,16 +38,13 @@ def test_report_and_trace_in_chromium(browser, mock_db, tmp_path, artifacts):
     page.screenshot(path=str(artifacts / "report.png"), full_page=False)
 
     page.goto(trace.as_uri())
-    agent = page.locator("li.node[data-name='agent']").first
-    children = agent.locator(":scope > ul > li.node").first
-    assert not children.is_visible()  # collapsed below the root
-    agent.locator(":scope > .row").click()
-    assert "open" in agent.get_attribute("class")
-    children.wait_for(state="visible")
-    assert agent.locator(":scope > .detail").is_visible()
-    agent.locator(":scope > .row").click()  # and closes again
-    assert not children.is_visible()
-    agent.locator(":scope > .row").click()
+    with Store(db) as store:
+        answer = store.attempt_record(run_b, "add_then_multiply", 0).final_output
+    assert_trace_reads_as_conversation(page, answer=answer)
+    spans = page.locator("#aeh-spans")
+    assert not spans.locator(".span").first.is_visible()  # the span tree is folded under the conversation
+    spans.locator(":scope > summary").click()
+    assert spans.locator(".span[data-category='model']").first.is_visible()
     page.screenshot(path=str(artifacts / "trace.png"), full_page=True)
     assert fetched == []
     page.close()
@@ -67,12 +66,12 @@ def test_dimensions_in_the_report_and_cited_steps_in_the_trace(browser, tmp_path
     table.wait_for()
     assert "loop_detection" in table.inner_text() and loop["task_id"] in table.inner_text()
     page.goto(trace.as_uri())
-    page.locator("li.node[data-name='agent'] > .row").first.click()  # open the agent's steps
-    cited = page.locator("li.cited > .row .cite").first
+    cited = page.locator(".call.cited .mark.cited").first
     cited.wait_for(state="visible")
     assert "loop_detection" in cited.inner_text()
-    page.locator("#only-failures").check()  # the filter keeps cited steps in view
-    assert cited.is_visible()
+    turns = page.locator("#aeh-conversation .turn")
+    page.locator("#aeh-only-marked").check()  # the filter keeps cited steps in view, hides the rest
+    assert cited.is_visible() and not turns.first.is_visible()
     page.screenshot(path=str(artifacts / "trace-cited.png"), full_page=True)
     assert fetched == []
     page.close()
@@ -112,23 +111,18 @@ def test_a_model_span_shows_its_input_messages_in_the_trace(browser, tmp_path, a
     trace = render_trace_html(run_id, "add_then_multiply", 0, tmp_path / "trace.html", db=db)
     page, fetched = _offline_page(browser)
     page.goto(trace.as_uri())
-    page.locator("li.node[data-name='agent'] > .row").first.click()
-    model = page.locator("li.node[data-category='model']").last
-    model.locator(":scope > .row").click()
-    sent = model.locator(".aeh-input")
-    sent.wait_for(state="visible")
-    assert "input · 3 messages" in sent.locator(":scope > summary").inner_text()
-    earlier = sent.locator(".aeh-earlier")
-    assert not earlier.locator(".aeh-user").is_visible()  # what the previous call sent is folded
-    earlier.locator(":scope > summary").click()
-    user = earlier.locator(".aeh-user")
-    assert user.is_visible() and "Shelf 0 is empty." in user.inner_text()
-    more = user.locator("details")  # the long prompt: its start, the rest one click away
-    assert "How many boxes" not in user.locator(":scope > pre").inner_text()
-    more.locator(":scope > summary").click()
-    assert "How many boxes" in user.inner_text()
-    assert model.locator(".aeh-tool").first.is_visible() and "126" in model.locator(".aeh-tool").first.inner_text()
-    assert "126" in model.locator(".aeh-output").inner_text()  # the answer it gave
+    assert_trace_reads_as_conversation(page, answer="126")
+    prompt = page.locator("#aeh-head td[data-field='prompt']")
+    assert "Shelf 0 is empty." in prompt.inner_text()
+    assert "How many boxes" not in prompt.locator("pre").first.inner_text()  # the long prompt: its start…
+    prompt.locator("details > summary").click()
+    assert "How many boxes" in prompt.inner_text()  # …the rest one click away
+    turns = page.locator("#aeh-conversation .turn")
+    assert turns.filter(has_text="Shelf 0 is empty.").count() == 1  # sent three times, shown once
+    call = page.locator("#aeh-conversation .turn.assistant .call").first
+    assert "calculator" in call.locator(".sig").inner_text() and "126" in call.locator(".result").inner_text()
+    assert "126" in turns.last.inner_text()  # the answer it gave
+    model = turns.last
     model.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "trace-model-input.png"), full_page=True)
     assert fetched == []

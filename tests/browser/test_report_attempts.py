@@ -4,6 +4,7 @@ trace, every chart is screenshotted, and the page asks for nothing beyond its ow
 from __future__ import annotations
 
 import pytest
+from trace_checks import assert_trace_reads_as_conversation
 
 import aeh
 from aeh.report import render_run_report
@@ -28,9 +29,9 @@ def core_report(tmp_path_factory):
 def _rows_on_page(page) -> list[dict]:
     return page.evaluate("""() => Array.from(document.querySelectorAll('#attempts-table tbody tr')).map(tr => {
         const cells = tr.querySelectorAll('td');
-        const full = cells[4].querySelector('.full');
-        return {task: cells[0].textContent, attempt: Number(cells[1].textContent),
-                verdict: cells[2].textContent, answer: full ? full.textContent : cells[4].textContent};
+        const text = (cell) => { const full = cell.querySelector('.full'); return full ? full.textContent : cell.textContent; };
+        return {task: cells[0].textContent, attempt: Number(cells[1].textContent), input: text(cells[2]),
+                target: text(cells[3]), verdict: cells[4].textContent, answer: text(cells[6])};
     })""")
 
 
@@ -66,19 +67,23 @@ def test_core_report_lists_every_attempt_and_opens_its_trace(browser, core_repor
         ok, answer = attempts[key]
         assert row["verdict"] == ("pass" if ok else "FAIL")
         assert row["answer"] == answer
+        assert row["input"] not in ("", "—") and row["target"] not in ("", "—")  # what was asked, what is expected
 
     page.locator("#aeh-att-failed").check()
     failed = sorted(k for k, (ok, _) in attempts.items() if not ok)
     assert page.locator("#aeh-att-count").inner_text().startswith(f"{len(failed)} of {len(attempts)}")
+    words = seen[failed[0]]["input"].split()
+    page.locator("#aeh-att-search").fill(" ".join(words[:3]))  # the search reads the input column too
+    assert page.locator("#attempts-table tbody tr").count() >= 1
     page.locator("#aeh-att-search").fill(failed[0][0])
     first = page.locator("#attempts-table tbody tr").first
     assert first.locator("td").first.inner_text() == failed[0][0]
     first.click()
-    trace = page.frame_locator("#aeh-att-trace")
+    trace = page.frame_locator("#aeh-att-trace")  # decoded from the compressed data, drawn in the frame
     trace.locator("h1").wait_for()
     assert trace.locator("h1").inner_text() == f"Trace: {failed[0][0]}, attempt {failed[0][1]}"
-    trace.locator("li.node > .row").first.click()  # the trace page's own script runs in the frame
-    assert trace.locator("li.node").count() >= 3
+    answer = attempts[failed[0]][1]
+    assert_trace_reads_as_conversation(trace, answer=None if answer.startswith(("error:", "—")) else answer)
     page.screenshot(path=str(tmp / "attempt-trace.png"))
     page.screenshot(path=str(artifacts / "report-attempt-trace.png"))
     page.locator("#aeh-att-close").click()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from trace_checks import assert_trace_reads_as_conversation
 
 from tests.browser.test_jupyterlab import _aeh, _clean_env, _free_port, _run_all_and_wait
 from tests.process_support import stop_process
@@ -100,11 +101,13 @@ def _walk(page, scope: str, runs: dict[str, str], shots: Path, prefix: str) -> N
     page.screenshot(path=str(shots / f"{prefix}-3-failed-attempts.png"), full_page=True)
 
     failed.click()  # → its trace
-    trace = page.locator(f"{scope} .aeh-trace")
-    trace.wait_for(timeout=wait)
-    text = trace.inner_text()
+    page.locator(f"{scope} iframe.aeh-trace-frame").wait_for(timeout=wait)
+    trace = page.frame_locator(f"{scope} iframe.aeh-trace-frame")  # the one trace page, in a frame
+    trace.locator("h1").wait_for(timeout=wait)
     task, number = label.rsplit(" #", 1)  # the button shows the task's first 26 characters
-    assert f" #{number} · ✗" in text and task in text and "grader verdicts" in text and "[tools]" in text
+    assert task in trace.locator("h1").inner_text() and trace.locator("h1").inner_text().endswith(f"attempt {number}")
+    assert_trace_reads_as_conversation(trace)
+    assert trace.locator("#aeh-graders").is_visible()
     page.screenshot(path=str(shots / f"{prefix}-4-trace.png"), full_page=True)
 
     _tab(page, scope, "run")  # → compare, B = this run, A = the strong run

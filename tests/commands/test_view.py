@@ -15,16 +15,22 @@ from aeh.commands.view import voila_command, voila_env
 
 def test_voila_serves_the_shipped_notebook_on_loopback_with_the_offline_template(tmp_path: Path) -> None:
     notebook = str(Path(aeh.__file__).parent / "viewer" / "view.ipynb")
-    command = voila_command(notebook, 9123, open_browser=False)
+    command = voila_command(notebook, 9123, max_kernels=3)
     assert command[:3] == [sys.executable, "-m", "voila"] and notebook in command
     assert "--Voila.ip=127.0.0.1" in command and "--port=9123" in command and "--template=aeh" in command
-    env = voila_env(str(tmp_path / "runs.db"))
-    assert env["AEH_DB"] == str(tmp_path / "runs.db")
+    assert "--preheat_kernel=True" in command and "--pool_size=1" in command  # the next page, rendered ahead
+    assert ("--VoilaConfiguration.multi_kernel_manager_class=aeh.viewer._kernels.BoundedKernelManager" in command
+            and "--BoundedKernelManager.max_kernels=3" in command)
+    assert "--Voila.open_browser=False" in command  # aeh view opens it once the page answers
+    env = voila_env(str(tmp_path / "runs.db"), str(tmp_path / "ready"))
+    from aeh.viewer import READY_ENV
+
+    assert env["AEH_DB"] == str(tmp_path / "runs.db") and env[READY_ENV] == str(tmp_path / "ready")
     template = Path(env["JUPYTER_PATH"].split(":")[0]) / "voila" / "templates" / "aeh"
     index = (template / "index.html.j2").read_text()
     assert "extends" in index and not re.search(r"(href|src)=\"https?:", index)  # minus its CDN links
     assert (template / "conf.json").is_file()
-    assert "aeh.view()" in Path(notebook).read_text()
+    assert "aeh.view()" in Path(notebook).read_text() and "ready()" in Path(notebook).read_text()
 
 
 def test_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,3 +53,9 @@ def test_a_bad_port_is_refused(mock_db, capsys: pytest.CaptureFixture[str]) -> N
     db, _, _ = mock_db
     assert main(["view", "--db", str(db), "--port", "70000", "--no-browser"]) == 2
     assert "--port 70000 is not a port" in capsys.readouterr().err
+
+
+def test_too_few_kernels_are_refused(mock_db, capsys: pytest.CaptureFixture[str]) -> None:
+    db, _, _ = mock_db
+    assert main(["view", "--db", str(db), "--max-kernels", "1", "--no-browser"]) == 2
+    assert "--max-kernels 1 leaves no kernel" in capsys.readouterr().err

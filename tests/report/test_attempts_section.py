@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 
@@ -30,8 +32,11 @@ def test_every_attempt_with_its_answer_and_trace(mock_db):
         ok, answer, bucket = expected[(row["task"], row["attempt"])]
         assert (row["ok"], row["answer"], row["bucket"]) == (ok, answer, bucket)
         assert row["short"] == BUCKET_ABBREVIATIONS.get(bucket, bucket)
-        page = data.traces[row["trace"]]
-        assert f"Trace: {row['task']}, attempt {row['attempt']}" in page
+        doc = data.traces[row["trace"]]
+        assert (doc["head"]["task"], doc["head"]["attempt"], doc["head"]["answer"]) == (row["task"], row["attempt"],
+                                                                                        answer)
+        assert data.tasks[row["task"]]["input"] == doc["head"]["prompt"]  # the input column
+        assert data.tasks[row["task"]]["target"]  # the target column, from the graders
     assert [(r["task"], r["attempt"]) for r in data.rows] == sorted(expected)
     assert any(r["dims"] for r in data.rows)  # trajectory dimension scores ride along
 
@@ -58,8 +63,11 @@ def test_the_section_is_self_contained_and_carries_the_legend(mock_db):
     assert external_refs(html) == []
     payload = _payload(html)
     assert len(payload["rows"]) == attempts_data(run_b, db).total
-    # the trace pages leave out the stylesheet and script they share, embedded once
-    assert payload["css_mark"] in payload["traces"][0] and payload["trace_css"] not in payload["traces"][0]
+    # the traces ride as one gzip-compressed JSON list, drawn by the one trace page embedded once
+    docs = json.loads(gzip.decompress(base64.b64decode(payload["traces_gz"])))
+    assert [(d["head"]["task"], d["head"]["attempt"]) for d in docs] == [
+        (r["task"], r["attempt"]) for r in payload["rows"] if r["trace"] >= 0]
+    assert payload["data_mark"] in payload["trace_shell"] and html.count("aehTraceRender") == 1
     assert 'id="bucket-legend"' in html and 'id="attempts-table"' in html
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,10 @@ def test_trace_html_and_browser_mark_the_cited_steps(loopy: tuple[Path, str, str
     db, run_id, key = loopy
     task, attempt = key.split("#")
     html = render_trace_html(run_id, task, int(attempt), tmp_path / "t.html", db=db).read_text()
-    assert 'class="node leaf cited' in html or "cited" in html.split('class="node', 2)[-1]
-    assert "◆ " in html and "loop_detection" in html and "step(s) cited by trajectory dimensions" in html
+    doc = json.loads(html.split('id="aeh-trace-doc">', 1)[1].split("</script>", 1)[0])
+    cited = [c for t in doc["turns"] for c in t.get("calls", []) if c.get("cited")]
+    assert cited and any("loop_detection" in c["cited"] for c in cited)  # marked on the call itself
+    assert doc["head"]["cited"] >= len(cited) and any("loop_detection" in s.get("cited", "") for s in doc["spans"])
     browser = aeh.TraceBrowser(run_id, db=db)
     browser.task_select.value = task
     browser.attempt_select.value = int(attempt)

@@ -1,4 +1,4 @@
-"""A report kernel renders each figure once: pyplot's after-cell draw is replaced by its layout pass."""
+"""A report kernel renders each figure once: one PNG per figure after its cell, no inline backend."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any  # noqa: E402
 import pytest  # noqa: E402
 from IPython.core.events import EventManager, available_events  # noqa: E402
 from matplotlib import pyplot  # noqa: E402
-from matplotlib_inline.backend_inline import flush_figures  # noqa: E402
 
 from aeh.report import _inline  # noqa: E402
 
@@ -21,30 +20,30 @@ class _Shell:
         self.events = EventManager(self, available_events)
 
 
-def test_pyplot_draw_hook_is_replaced_and_layout_runs_before_the_png(monkeypatch: pytest.MonkeyPatch) -> None:
-    import IPython
-
+def test_the_hook_is_registered_once_and_the_inline_backend_is_not_used() -> None:
     shell = _Shell()
-    # What `%matplotlib inline` leaves in a kernel: pyplot's hook installed for this shell.
-    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
-    monkeypatch.setattr(pyplot, "_REPL_DISPLAYHOOK", pyplot._ReplDisplayHook.IPYTHON)
-    shell.events.register("post_execute", pyplot._draw_all_if_interactive)
-    shell.events.register("post_execute", flush_figures)
     _inline.render_figures_once(shell)
     _inline.render_figures_once(shell)  # a second report in the same process registers nothing twice
-    assert shell.events.callbacks["post_execute"] == [_inline._lay_out_changed_figures, flush_figures]
+    assert shell.events.callbacks["post_execute"] == [_inline.show_figures]
+    assert matplotlib.get_backend().lower() == "agg" and not matplotlib.is_interactive()
 
 
-def test_changed_figure_is_laid_out_without_being_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    fig = pyplot.figure(layout="tight")
-    fig.add_subplot().set_title("a title that needs room")
-    before = fig.subplotpars.top
+def test_each_figure_is_drawn_once_shown_as_png_and_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import IPython.display
+
+    shown: list[Any] = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    from matplotlib.figure import Figure
+
+    figures = [pyplot.figure(layout="tight") for _ in range(2)]
+    for i, fig in enumerate(figures):
+        fig.add_subplot().set_title(f"chart {i}")
     drawn: list[Any] = []
-    monkeypatch.setattr(fig.canvas, "draw", lambda *a, **k: drawn.append(a))
-    monkeypatch.setattr(matplotlib, "is_interactive", lambda: True)
-    try:
-        _inline._lay_out_changed_figures()
-        assert fig.subplotpars.top != before  # the layout engine made room for the title
-        assert drawn == []
-    finally:
-        pyplot.close(fig)
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: (drawn.append(fig), draw(fig, renderer)))
+    empty = pyplot.figure()  # no axes: nothing to show
+    _inline.show_figures()
+    # per figure: the layout engine's pass (drawing disabled) and the one render, nothing per cell
+    assert drawn == [figures[0], figures[0], figures[1], figures[1]]
+    assert [obj.data[:8] for obj in shown] == [b"\x89PNG\r\n\x1a\n"] * 2
+    assert not pyplot.get_fignums() and empty.number not in pyplot.get_fignums()

@@ -4,7 +4,6 @@ trace → compare → trajectory diff, filters, paging, and a store whose bytes 
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pytest
 
@@ -12,7 +11,6 @@ import aeh
 from aeh.errors import StoreError
 from aeh.models import Span
 from aeh.viewer import TABS, Viewer
-from aeh.viewer._trace import messages_html
 
 
 def _digest(path) -> str:
@@ -37,8 +35,10 @@ def test_the_whole_walk_and_the_store_is_unchanged(mock_db):
     key = next(iter(v.attempts.buttons))
     v.attempts.buttons[key].click()  # → the trace
     assert v.tabs.selected_index == TABS.index("trace")
-    html = v.trace.value
-    assert f"{key[0]} #{key[1]}" in html and "grader verdicts" in html and "[model]" in html and "[tools]" in html
+    doc = v.document
+    assert doc is not None and (doc["head"]["task"], doc["head"]["attempt"]) == key
+    assert doc["graders"] and {"model", "tools"} <= {s["category"] for s in doc["spans"]}
+    assert "<iframe" in v.trace.value and "aeh-trace-doc" in v.trace.value  # drawn by the one trace page
 
     v.open_compare_button.click()  # → compare, B preselected as this run
     assert v.tabs.selected_index == TABS.index("compare") and v.compare.run_b.value == run_b
@@ -97,28 +97,50 @@ def test_cited_steps_filter_and_trace_marks(mock_db):
     row = v.attempts.rows[0]
     assert row.cited_steps
     v.attempts.buttons[(row.task_id, row.attempt)].click()
-    assert "◆ cited" in v.trace.value
-    v.trace_cited_only.value = True
-    assert "◆ cited" in v.trace.value and "[scheduler]" not in v.trace.value
+    assert any(c.get("cited") for t in v.document["turns"] for c in t.get("calls", []))
 
 
 def test_model_messages_render_from_genai_attributes():
-    messages = [{"role": "user", "parts": [{"type": "text", "content": "What is 2+2?"}]},
-                {"role": "assistant", "parts": [{"type": "tool_call", "name": "add", "arguments": {"a": 2}}]},
-                {"role": "tool", "content": "4"}]
-    html = messages_html(json.dumps(messages), "input messages")
-    assert html.count("class='aeh-message'") == 3 and "What is 2+2?" in html and "tool call <code>add" in html
-    assert "data-role='tool'" in html and ">4\n" not in html and "4</pre>" in html
-    from aeh.viewer._trace import _span_body
+    from aeh.models import Attempt
+    from aeh.report import trace_document
 
+    messages = [{"role": "user", "parts": [{"type": "text", "content": "What is 2+2?"}]},
+                {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "add", "arguments": {"a": 2}}]},
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "4"}]}]
     span = Span(run_id="r", task_id="t", attempt=0, span_id="s", category="model", name="model:call", start_ts=0,
                 attributes={"gen_ai.input.messages": messages, "gen_ai.output.messages": [
-                    {"role": "assistant", "content": "4"}], "turn": 1})
-    body = _span_body(span)
-    assert "input messages" in body and "output messages" in body and "&quot;turn&quot;: 1" in body
+                    {"role": "assistant", "parts": [{"type": "text", "content": "It is 4."}]}], "turn": 1})
+    record = Attempt(run_id="r", task_id="t", attempt=0, seed=0, success=True, status="answered", final_output="4")
+    doc = trace_document(record, [span])
+    assert doc["head"]["prompt"] == "What is 2+2?"
+    assert [t["role"] for t in doc["turns"]] == ["user", "assistant", "assistant"]
+    assert doc["turns"][1]["calls"] == [{"name": "add", "args": "a=2", "result": "4"}]
+    assert doc["turns"][2]["text"] == "It is 4."
 
 
 def test_a_missing_store_is_a_clear_error(tmp_path):
     with pytest.raises(StoreError, match="no run store"):
         aeh.view(tmp_path / "runs.db")
     assert not (tmp_path / "runs.db").exists()
+
+
+def test_attempts_list_shows_input_and_target_and_searches_them(mock_db):
+    db, _, run_b = mock_db
+    v = aeh.view(db)
+    v.open_run(run_b)
+    prompts = {t.id: t.prompt for t in aeh.load_suite("toy_math").tasks()}
+    shown = {r.task_id for r in v.attempts.rows}
+    assert shown and all(v.attempts.task_text[t][0] == prompts[t] for t in shown)  # the input column
+    assert all(v.attempts.task_text[t][1] for t in shown)  # the target column, from the graders
+    task = sorted(shown)[0]
+    words = " ".join(prompts[task].split()[:4])  # words of one task's prompt only, never in a task id
+    assert not any(words.lower() in prompts[t].lower() for t in prompts if t != task)
+    v.attempts.search.value = words
+    assert v.attempts.rows and {r.task_id for r in v.attempts.rows} == {task}
+    answer = next(r.answer for r in v.attempts.rows if r.answer)
+    v.attempts.search.value = answer[:12]  # the answer column is searched too
+    assert v.attempts.rows and all(answer[:12].lower() in (r.answer or "").lower() or
+                                   answer[:12].lower() in " ".join(v.attempts.task_text[r.task_id]).lower()
+                                   for r in v.attempts.rows)
+    v.attempts.search.value = "no such text anywhere 7b1f"
+    assert v.attempts.rows == []

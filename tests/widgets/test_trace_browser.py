@@ -122,11 +122,11 @@ def test_a_model_span_shows_the_messages_it_sent_and_its_reply(degraded_run):
     assert len(models) >= 2
     browser.node_buttons[models[0]].click()
     first = browser.detail.value
-    assert "input · 1 message" in first and "aeh-user" in first
+    assert "in · user: " in first and "aeh-call-messages" in first
     prompt = next(t.prompt for t in aeh.load_suite("toy_math").tasks() if t.id == "add_then_multiply")
     assert prompt in first
     called = browser.nodes[models[1]].span.attributes["gen_ai.input.messages"][1]["tool_calls"][0]["function"]
-    assert "output" in first and f"→ {called['name']}(" in first  # the reply: the tool call it made
+    assert "out · assistant" in first and f"→ {called['name']}(" in first  # the reply: the tool call it made
     browser.node_buttons[models[1]].click()
     second = browser.detail.value
-    assert "earlier message" in second and "aeh-tool" in second  # the tool's result, fed back
+    assert "earlier message" in second and "in · tool (reply to" in second  # the tool's result, fed back

@@ -24,13 +24,14 @@
   options($("aeh-att-bucket"), distinct("bucket"));
 
   var head = document.createElement("tr");
-  ["task", "#", "verdict", "bucket", "answer", "cost $", "latency s", "steps", "dimension scores", "trace"]
+  ["task", "#", "input", "target", "verdict", "bucket", "answer", "cost", "latency s", "steps", "dimension scores", "trace"]
     .forEach(function (h) { head.appendChild(el("th", h)); });
   root.querySelector("#attempts-table thead").appendChild(head);
 
-  function answerCell(r) {
-    var td = el("td", null, "answer");
-    var text = r.answer || (r.error ? "error: " + r.error : "—");
+  function task(r) { return data.tasks[r.task] || {input: "", target: ""}; }
+  function answerCell(r, given, cls) {
+    var td = el("td", null, cls || "answer");
+    var text = given !== undefined ? (given || "—") : r.answer || (r.error ? "error: " + r.error : "—");
     if (text.length <= SHORT) { td.textContent = text; return td; }
     var details = el("details"), summary = el("summary", text.slice(0, SHORT) + "…");
     details.appendChild(summary);
@@ -65,12 +66,14 @@
     tr.tabIndex = 0;
     tr.appendChild(el("td", r.task));
     tr.appendChild(el("td", r.attempt, "num"));
+    tr.appendChild(answerCell(r, task(r).input, "input"));
+    tr.appendChild(answerCell(r, task(r).target, "target"));
     tr.appendChild(el("td", r.ok ? "pass" : (r.bucket === "harness_error" ? "harness error" : "FAIL"), "verdict"));
     var bucket = el("td", r.bucket ? r.short : "—");
     if (r.bucket) { bucket.title = r.bucket; }
     tr.appendChild(bucket);
     tr.appendChild(answerCell(r));
-    tr.appendChild(el("td", fixed(r.cost, 5), "num"));
+    tr.appendChild(el("td", r.money, "num"));
     tr.appendChild(el("td", fixed(r.latency, 2), "num"));
     tr.appendChild(el("td", r.steps, "num"));
     tr.appendChild(dimsCell(r));
@@ -87,7 +90,7 @@
       if (task && r.task !== task) { return false; }
       if (bucket && r.bucket !== bucket) { return false; }
       if (failed && r.ok) { return false; }
-      if (q && (r.task + " " + r.answer + " " + r.error + " " + r.bucket).toLowerCase().indexOf(q) < 0) {
+      if (q && (r.task + " " + task(r).input + " " + task(r).target + " " + r.answer + " " + r.error + " " + r.bucket).toLowerCase().indexOf(q) < 0) {
         return false;
       }
       return true;
@@ -107,14 +110,25 @@
     $("aeh-att-next").disabled = page >= pages - 1;
   }
 
+  // every embedded trace, decoded from its gzip-compressed JSON on the first open
+  var docs = null;
+  function traces() {
+    if (docs) { return Promise.resolve(docs); }
+    var bin = atob(data.traces_gz), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i += 1) { bytes[i] = bin.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (t) { docs = JSON.parse(t); return docs; });
+  }
   function openTrace(r) {
     var frame = $("aeh-att-trace"), none = $("aeh-att-notrace");
     $("aeh-att-title").textContent = r.task + " · attempt " + r.attempt + " · " + (r.ok ? "pass" : "FAIL");
     if (r.trace >= 0) {
       frame.hidden = false;
       none.hidden = true;
-      frame.srcdoc = data.traces[r.trace].replace(data.css_mark, function () { return data.trace_css; })
-        .replace(data.js_mark, function () { return data.trace_js.split("</").join("<\\/"); });
+      traces().then(function (all) {
+        var json = JSON.stringify(all[r.trace]).split("<").join("\\u003c");
+        frame.srcdoc = data.trace_shell.replace(data.data_mark, function () { return json; });
+      });
     } else {
       frame.hidden = true;
       none.hidden = false;

@@ -1,0 +1,109 @@
+"""The kernels `aeh view` runs: at most `max_kernels`, abandoned ones shut down, readiness said.
+
+Voila starts a kernel for every request of the page. A page that is closed shuts its kernel
+down (Voila's page script asks for it on unload), but a client that never runs the page's script
+— a health check, a request that timed out, a browser killed mid-load — leaves its kernel behind,
+and nothing bounded them. `BoundedKernelManager` is the multi-kernel manager `aeh view` gives
+Voila (`VoilaConfiguration.multi_kernel_manager_class`):
+
+- at most `max_kernels` kernels, the pre-heated one included; a request beyond that first shuts
+  down abandoned kernels, then waits up to `slot_wait` seconds for a slot, then gets 503 — never a
+  new process;
+- a kernel is abandoned when no page is connected to it, it is idle (not starting, not rendering),
+  and it has done nothing for `abandon_after` seconds (the page it was started for never
+  connected, or went away); they are also culled every `cull_every` seconds, so an idle server
+  goes back to its pre-heated kernel;
+- readiness: once a kernel has rendered the viewer, the notebook's last cell calls
+  `aeh.viewer.ready()` (`_ready.py`), and `aeh view` prints its address only then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado.ioloop import PeriodicCallback
+from tornado.web import HTTPError
+from traitlets import Float, Int
+
+__all__ = ["BoundedKernelManager"]
+
+
+class BoundedKernelManager(AsyncMappingKernelManager):
+    """Voila's kernels, bounded: a cap, a wait then 503 beyond it, and culling of abandoned kernels."""
+
+    max_kernels = Int(4, config=True, help="Kernels alive at most, the pre-heated one included.")
+    slot_wait = Float(10.0, config=True, help="Seconds a request waits for a free kernel before 503.")
+    abandon_after = Float(20.0, config=True,
+                          help="Seconds a kernel no page is connected to may stay idle before it is shut down.")
+    cull_every = Float(5.0, config=True, help="Seconds between two sweeps for abandoned kernels.")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # jupyter_server's __init__ is unannotated
+        self._sweeper: PeriodicCallback | None = None
+        self._starting = 0  # kernels being started: they hold a slot before they are listed
+        #: kernels started in all, and requests refused with 503 (for tests and logs)
+        self.started = 0
+        self.refused = 0
+
+    def _pooled(self) -> set[str]:
+        """Kernels Voila keeps pre-heated for the next page (never abandoned: they wait on purpose)."""
+        found: set[str] = set()
+        for pool in getattr(self, "_pools", {}).values():
+            for task in pool:
+                if task.done() and not task.cancelled() and task.exception() is None:
+                    found.add(str(task.result().get("kernel_id")))
+        return found
+
+    def _abandoned(self) -> list[str]:
+        now = datetime.now(UTC)
+        pooled = self._pooled()
+        out = []
+        for kernel_id in self.list_kernel_ids():
+            if kernel_id in pooled or self._kernel_connections.get(kernel_id, 0) > 0:
+                continue
+            kernel = self._kernels.get(kernel_id)
+            if getattr(kernel, "execution_state", "idle") != "idle":
+                continue  # still starting, or rendering the viewer (a pre-heated kernel before it joins its pool)
+            last = getattr(kernel, "last_activity", None)
+            if kernel is not None and last is not None and (now - last).total_seconds() >= self.abandon_after:
+                out.append(kernel_id)
+        return out
+
+    async def cull_abandoned(self) -> int:
+        """Shut down every abandoned kernel now; how many."""
+        gone = self._abandoned()
+        for kernel_id in gone:
+            self.log.info("aeh view: shutting down kernel %s (no page connected for %.0f s)", kernel_id,
+                          self.abandon_after)
+            await self.shutdown_kernel(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
+        return len(gone)
+
+    def _start_sweeping(self) -> None:
+        if self._sweeper is None and self.cull_every > 0:
+            self._sweeper = PeriodicCallback(self.cull_abandoned, 1000 * self.cull_every)
+            self._sweeper.start()
+
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as Voila awaits it
+        """A new kernel when there is room for one: else cull, wait, and refuse with 503."""
+        self._start_sweeping()
+        preheat = (kwargs.get("env") or {}).get("VOILA_PREHEAT") == "True"
+        deadline = time.monotonic() + self.slot_wait
+        while len(self.list_kernel_ids()) + self._starting >= self.max_kernels:
+            if await self.cull_abandoned():
+                continue
+            if not preheat and time.monotonic() >= deadline:  # a refill of the pool waits its turn
+                self.refused += 1
+                raise HTTPError(503, f"aeh view runs at most {self.max_kernels} kernels and all are in use: "
+                                     "close a tab of the viewer, or try again in a moment")
+            await asyncio.sleep(0.25)
+        self.started += 1
+        self._starting += 1
+        try:
+            kernel_id: str = await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting -= 1
+        return kernel_id
