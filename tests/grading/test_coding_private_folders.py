@@ -57,8 +57,8 @@ def test_a_concurrent_runs_solver_cannot_find_the_other_runs_hidden_tests(how, t
                         work_dir=tmp_path / "probe-ws", **loose)
         thread.join()
     assert results["victim"]["successes"].tolist() == [4]  # type: ignore[index]
-    assert probe.run.config["solver_confinement"] == ("disabled" if how == "unconfined" else how)
-    (seen,) = Path(probe.run.config["workspace_root"]).glob("*/*/seen.txt")
+    assert probe.run.config.facts["solver_confinement"] == ("disabled" if how == "unconfined" else how)
+    (seen,) = Path(probe.run.config.workspace_root).glob("*/*/seen.txt")
     found = seen.read_text()
     if how == "unconfined":
         assert "test_hidden" in found, "the probe never saw a grading folder: it proves nothing"
@@ -85,7 +85,7 @@ def test_grading_folders_are_private_and_under_the_runs_own_parent(tmp_path, mon
     table = aeh.run(suite, adapter="command", adapter_options={"solver": "reference"}, attempts=2, seed=1,
                     db=tmp_path / "runs.db", progress=False, work_dir=tmp_path / "ws", keep_workspaces=True)
     assert table["successes"].tolist() == [2]
-    root = Path(table.run.config["workspace_root"])
+    root = Path(table.run.config.workspace_root)
     assert len(made) == 2 and len(set(made)) == 2
     assert set(modes.values()) == {0o700}, modes
     for folder in made:
