@@ -57,6 +57,16 @@ def _digits(s: str) -> int:
     return sum(map(s.count, _DIGITS))
 
 
+def _is_secret_pair(obj: list[Any] | tuple[Any, ...]) -> bool:
+    """A header pair `[name, value]` whose name is a secret's."""
+    return len(obj) == 2 and isinstance(obj[0], str) and is_secret_key(obj[0])
+
+
+def _names_a_secret(entry: dict[Any, Any]) -> bool:
+    """A `{"name": "Authorization", "value": …}` header entry: one of its name fields names a secret."""
+    return any(isinstance(entry.get(f), str) and is_secret_key(entry[f]) for f in _NAME_FIELDS)
+
+
 def json_default(obj: Any) -> Any:
     """`json.dumps(default=…)` for span attributes: models dump, the rest becomes its text."""
     if isinstance(obj, BaseModel):
@@ -158,13 +168,13 @@ class Redactor:
 
     def _secret_pair(self, obj: list[Any] | tuple[Any, ...]) -> list[Any] | None:
         """A header pair `[name, value]` whose name is a secret's: the name kept, the value masked."""
-        if len(obj) == 2 and isinstance(obj[0], str) and is_secret_key(obj[0]):
+        if _is_secret_pair(obj):
             return [self._short_text(obj[0]), self._mask(obj[1])]
         return None
 
     def _header_entry(self, obj: dict[Any, Any], out: dict[Any, Any]) -> None:
         """`{"name": "Authorization", "value": …}`: the value masked (`out` is the redacted copy)."""
-        if "value" in out and any(isinstance(obj.get(f), str) and is_secret_key(obj[f]) for f in _NAME_FIELDS):
+        if "value" in out and _names_a_secret(obj):
             out["value"] = self._mask(obj["value"])
 
     def redact(self, obj: Any, *, card_context: bool = False) -> Any:
@@ -347,13 +357,12 @@ class Redactor:
                 containers -= 1
                 if not self._clean_keys(value):
                     return False
-                if "value" in value and any(isinstance(value.get(f), str) and is_secret_key(value[f])
-                                            for f in _NAME_FIELDS):
+                if "value" in value and _names_a_secret(value):
                     return False  # a header entry naming a secret: its value is masked
                 extend(value.values())
             elif kind is list or kind is tuple:
                 containers -= 1
-                if len(value) == 2 and type(value[0]) is str and is_secret_key(value[0]):
+                if _is_secret_pair(value):
                     return False  # a header pair naming a secret: its value is masked
                 extend(value)
             elif kind is float:
