@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     # one unwrapped line a module, so these imports read as the `_NAMES` table below does
     # isort: off
     from aeh.analysis._agreement import agreement
-    from aeh.analysis._baseline import Baseline, validate_baseline
+    from aeh.analysis._baseline import Baseline, BaselineSummaries, validate_baseline
     from aeh.analysis._compare import SUITE_ROW, compare
     from aeh.analysis._dimensions import BaselineMismatchError, GateResult, build_baseline, gate, load_baseline
     from aeh.analysis._dimensions import save_baseline, score_run, scores, task_weighted, weighted_overall
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.analysis._agreement": ("agreement",),
-    "aeh.analysis._baseline": ("Baseline", "validate_baseline"),
+    "aeh.analysis._baseline": ("Baseline", "BaselineSummaries", "validate_baseline"),
     "aeh.analysis._compare": ("SUITE_ROW", "compare"),
     "aeh.analysis._dimensions": ("BaselineMismatchError", "GateResult", "build_baseline", "gate", "load_baseline",
                                  "save_baseline", "score_run", "scores", "task_weighted", "weighted_overall",

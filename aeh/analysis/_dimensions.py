@@ -15,7 +15,14 @@ from typing import Any
 import pandas as pd
 
 from aeh._version import __version__
-from aeh.analysis._baseline import BASELINE_FORMAT, load_baseline, validate_baseline
+from aeh.analysis._baseline import (
+    BASELINE_FORMAT,
+    Baseline,
+    BaselineSummaries,
+    BaselineSummary,
+    load_baseline,
+    validate_baseline,
+)
 from aeh.analysis._gate_family import SUITE_FAMILY_ALPHA, NewlyFailing, family_q, suite_family_q
 from aeh.analysis._result_frame import ResultFrame
 from aeh.analysis._results import ScoresResult, header_html
@@ -389,7 +396,7 @@ class GateResult(ResultFrame):
 
     _rows_from_fields = True
 
-    baseline: dict[str, Any]
+    baseline: BaselineSummaries
     run_id: str
     suite: list[GateFinding]
     tasks: list[GateFinding]
@@ -477,7 +484,7 @@ class GateResult(ResultFrame):
         figures = [("newly failing", ", ".join(self.newly_failing) or "none"),
                    ("success rate", str(self.success_verdict.headline))]
         reasons = [str(r) for r in self.cannot_judge] or self.reasons
-        title = f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"
+        title = f"baseline {self.baseline.run_id or '?'} vs run {self.run_id}"
         return header_html(title, self.verdict, figures, [], reasons)
 
     def _text(self) -> str:
@@ -497,9 +504,9 @@ class GateResult(ResultFrame):
 
     def text(self) -> str:
         if self.cannot_judge:
-            return cannot_judge_text(f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}",
+            return cannot_judge_text(f"baseline {self.baseline.run_id or '?'} vs run {self.run_id}",
                                      self.cannot_judge)
-        lines = [f"baseline {self.baseline.get('run_id', '?')} vs run {self.run_id}"]
+        lines = [f"baseline {self.baseline.run_id or '?'} vs run {self.run_id}"]
         for f in self.suite:
             lines.append(f"  {f.dimension:<18} {f.base:.3f} -> {f.new:.3f} ({f.delta:+.3f} ±{f.band:.3f})  "
                          f"{f.mark(len(self.suite))}")
@@ -529,11 +536,11 @@ class GateResult(ResultFrame):
 
     def markdown(self) -> str:
         if self.cannot_judge:
-            return cannot_judge_markdown(f"Baseline `{self.baseline.get('run_id', '?')}` vs run `{self.run_id}`",
+            return cannot_judge_markdown(f"Baseline `{self.baseline.run_id or '?'}` vs run `{self.run_id}`",
                                          self.cannot_judge)
         head = "❌ **Hard regression**" if self.regressed else "✅ **No hard regression**"
         out = [f"### Trajectory gate: {head}", "",
-               f"Baseline `{self.baseline.get('run_id', '?')}` ({self.baseline.get('model')}) vs run "
+               f"Baseline `{self.baseline.run_id or '?'}` ({self.baseline.model}) vs run "
                f"`{self.run_id}`. Bands are 2σ of the difference of means (floor 0.01); a suite drop that "
                "clears its band also needs Holm p < 0.05 over the suite's checks.", "",
                "| dimension | baseline | run | Δ | band | verdict |", "|---|---|---|---|---|---|"]
@@ -560,11 +567,14 @@ class GateResult(ResultFrame):
         return "\n".join(out) + "\n"
 
 
-def _summary(d: dict[str, Any]) -> ScoreSummary:
+def _summary(d: BaselineSummary | Mapping[str, Any]) -> ScoreSummary:
+    """A baseline's summary (the model) or the run's (a dict of the same fields)."""
+    if isinstance(d, BaselineSummary):
+        return ScoreSummary(d.mean, d.sd, d.n)
     return ScoreSummary(float(d["mean"]), float(d["sd"]), int(d["n"]))
 
 
-def _compare(task: str | None, base: dict[str, Any], new: dict[str, Any], threshold: float,
+def _compare(task: str | None, base: Mapping[str, BaselineSummary], new: dict[str, Any], threshold: float,
              overall_threshold: float) -> list[GateFinding]:
     out = []
     for dim in sorted(set(base) & set(new)):
@@ -576,7 +586,8 @@ def _compare(task: str | None, base: dict[str, Any], new: dict[str, Any], thresh
     return out
 
 
-def _suite_family(findings: list[GateFinding], base: dict[str, Any], new: dict[str, Any]) -> list[GateFinding]:
+def _suite_family(findings: list[GateFinding], base: Mapping[str, BaselineSummary],
+                  new: dict[str, Any]) -> list[GateFinding]:
     """The suite findings with their band p-values, Holm-adjusted over the suite's checks."""
     p = [band_drop_p(_summary(base[f.dimension]), _summary(new[f.dimension])) for f in findings]
     q = suite_family_q(p)
@@ -584,16 +595,16 @@ def _suite_family(findings: list[GateFinding], base: dict[str, Any], new: dict[s
             for f, pf, qf in zip(findings, p, q, strict=True)]
 
 
-def _with_p(findings: list[GateFinding], base: dict[str, Any],
+def _with_p(findings: list[GateFinding], base: BaselineSummaries,
             new_tasks: dict[str, dict[str, Any]]) -> list[GateFinding]:
     """Each task finding with the one-sided p-value of its drop. A baseline saved without the
     per-attempt scores (before they were kept) leaves its task findings untested (p nan)."""
-    a = [base["tasks"][str(f.task_id)]["dimensions"][f.dimension].get("scores") or [] for f in findings]
+    a = [base.tasks[str(f.task_id)].dimensions[f.dimension].scores or [] for f in findings]
     b = [new_tasks[str(f.task_id)][f.dimension].get("scores") or [] for f in findings]
     return [replace(f, p=p) for f, p in zip(findings, drop_p_values(a, b), strict=True)]
 
 
-def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: StoreLike = None, *,
+def gate(baseline: str | Path | dict[str, Any] | Baseline, run_id: str | None = None, db: StoreLike = None, *,
          threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
          fdr: float = 0.05, suite: str | Path | EvalSuite | None = None, allow_unfinished: bool = False,
          min_tasks: int = MIN_SHARED_TASKS) -> GateResult:
@@ -614,9 +625,8 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
     check_range("--threshold", threshold, 0, 1, example="--threshold 0.05")
     check_range("--overall-threshold", overall_threshold, 0, 1, example="--overall-threshold 0.03")
     check_range("--fdr", fdr, 0, 1, low_open=True, example="--fdr 0.05")
-    base = baseline if isinstance(baseline, dict) else load_baseline(baseline)
-    if isinstance(baseline, dict):
-        validate_baseline(base)
+    base = (baseline if isinstance(baseline, Baseline) else validate_baseline(baseline)
+            if isinstance(baseline, dict) else load_baseline(baseline))
     with using_store(db) as store:
         if run_id is None:
             run_id = store.latest_run_id()
@@ -624,20 +634,20 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
                 raise ConfigError(f"no runs in {store.path} — run `aeh run` first or pass --run")
         full = store.resolve_run_id(run_id)
         info = store.run_info(full)
-        if info.suite_hash != base.get("suite_hash"):
+        if info.suite_hash != base.suite_hash:
             raise BaselineMismatchError(
-                f"cannot judge: the baseline was recorded on suite {base.get('suite')!r} "
-                f"(hash {str(base.get('suite_hash'))[:12]}) but run {full[:12]} ran {info.suite!r} "
+                f"cannot judge: the baseline was recorded on suite {base.suite!r} "
+                f"(hash {base.suite_hash[:12]}) but run {full[:12]} ran {info.suite!r} "
                 f"(hash {info.suite_hash[:12]}): the tasks differ, so "
                 "their scores are not comparable — refresh the baseline with `aeh baseline save`")
         refusals = measurement_refusals(measurement(store, full), allow_unfinished=allow_unfinished)
-        scoring = str(base.get("scoring") or DEFAULT_PROFILE)
-        learned = dict(base.get("learned_optimal_steps") or {})
-        frame = score_run(full, store, suite=suite, loop_n=int(base.get("loop_n", DEFAULT_LOOP_N)),
+        scoring = base.scoring or DEFAULT_PROFILE
+        learned = dict(base.learned_optimal_steps)
+        frame = score_run(full, store, suite=suite, loop_n=base.loop_n,
                           optimal_steps=learned, write=False, scoring=scoring)
         counts = _success_counts(store, full)
         tasks, _ = _load_suite_for(store, full, suite)
-    shared = sum(1 for t, e in base["tasks"].items() if int(e["attempts"]) and counts.get(t, {}).get("attempts"))
+    shared = sum(1 for t, e in base.tasks.items() if e.attempts and counts.get(t, {}).get("attempts"))
     refusals += overlap_refusals(shared, min_tasks, what="both the baseline and the run", already=refusals)
     result = gate_frame(base, frame, counts, full, threshold=threshold, overall_threshold=overall_threshold, fdr=fdr)
     weights = dict(info.config.task_weights)
@@ -645,13 +655,14 @@ def gate(baseline: str | Path | dict[str, Any], run_id: str | None = None, db: S
                               weighted=_weighted_pairs(base, frame, weights), notes=_optimal_step_notes(base, tasks))
 
 
-def _weighted_pairs(base: dict[str, Any], frame: pd.DataFrame,
+def _weighted_pairs(base: BaselineSummaries, frame: pd.DataFrame,
                     weights: dict[str, float]) -> dict[str, tuple[float, float]]:
     """Per dimension, (baseline, run) task-weighted means over the tasks both scored."""
     new_tasks, _ = _summaries(frame)
-    rows = [{"side": side, "task_id": t, "dimension": d, "mean": float(v["mean"])}
-            for side, source in (("base", {t: e["dimensions"] for t, e in base["tasks"].items()}), ("new", new_tasks))
-            for t, dims in source.items() if t in new_tasks and t in base["tasks"] for d, v in dims.items()]
+    rows = [{"side": "base", "task_id": t, "dimension": d, "mean": s.mean}
+            for t, e in base.tasks.items() if t in new_tasks for d, s in e.dimensions.items()]
+    rows += [{"side": "new", "task_id": t, "dimension": d, "mean": float(v["mean"])}
+             for t, dims in new_tasks.items() if t in base.tasks for d, v in dims.items()]
     if not rows:
         return {}
     table = pd.DataFrame(rows)
@@ -660,9 +671,9 @@ def _weighted_pairs(base: dict[str, Any], frame: pd.DataFrame,
     return {d: (before[d], after[d]) for d in sorted(set(before) & set(after))}
 
 
-def _optimal_step_notes(base: dict[str, Any], tasks: dict[str, Task]) -> list[str]:
+def _optimal_step_notes(base: BaselineSummaries, tasks: dict[str, Task]) -> list[str]:
     """Where step_efficiency's optimal step counts came from, said in the gate's output."""
-    learned = dict(base.get("learned_optimal_steps") or {})
+    learned = dict(base.learned_optimal_steps)
     declared = sorted(t for t, task in tasks.items() if task.optimal_steps)
     stale = sorted(t for t in learned if t in declared)
     notes = []
@@ -678,31 +689,35 @@ def _optimal_step_notes(base: dict[str, Any], tasks: dict[str, Task]) -> list[st
     return notes
 
 
-def gate_frame(base: dict[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]], run_id: str = "?", *,
-               threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
-               fdr: float = 0.05) -> GateResult:
+def gate_frame(base: BaselineSummaries | Mapping[str, Any], frame: pd.DataFrame, counts: dict[str, dict[str, int]],
+               run_id: str = "?", *, threshold: float = DEFAULT_THRESHOLD,
+               overall_threshold: float = DEFAULT_OVERALL_THRESHOLD, fdr: float = 0.05) -> GateResult:
     """The gate on already-scored attempts (`frame`: task_id, attempt, dimension, score) and
-    success counts (task → successes, attempts); `gate` and the tests share it."""
+    success counts (task → successes, attempts); `gate` and the tests share it. A dict for `base`
+    is validated as `BaselineSummaries` first."""
     new_tasks, new_dims = _summaries(frame)
     return gate_summaries(base, new_tasks, new_dims, counts, run_id, threshold=threshold,
                           overall_threshold=overall_threshold, fdr=fdr)
 
 
-def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], new_dims: dict[str, dict[str, Any]],
-                   counts: dict[str, dict[str, int]], run_id: str = "?", *, threshold: float = DEFAULT_THRESHOLD,
-                   overall_threshold: float = DEFAULT_OVERALL_THRESHOLD, fdr: float = 0.05) -> GateResult:
+def gate_summaries(baseline: BaselineSummaries | Mapping[str, Any], new_tasks: dict[str, dict[str, Any]],
+                   new_dims: dict[str, dict[str, Any]], counts: dict[str, dict[str, int]], run_id: str = "?", *,
+                   threshold: float = DEFAULT_THRESHOLD, overall_threshold: float = DEFAULT_OVERALL_THRESHOLD,
+                   fdr: float = 0.05) -> GateResult:
     """The gate on the candidate's summaries (task → dimension → mean/sd/n, and per dimension),
-    shaped like a baseline's; the benchmarks call it on simulated summaries."""
-    suite_findings = _suite_family(_compare(None, base["dimensions"], new_dims, threshold, overall_threshold),
-                                   base["dimensions"], new_dims)
+    shaped like a baseline's; the benchmarks call it on simulated summaries. A dict for `baseline`
+    is validated as `BaselineSummaries` first."""
+    base = baseline if isinstance(baseline, BaselineSummaries) else BaselineSummaries.model_validate(baseline)
+    suite_findings = _suite_family(_compare(None, base.dimensions, new_dims, threshold, overall_threshold),
+                                   base.dimensions, new_dims)
     raw: list[GateFinding] = []
-    for t, entry in sorted(base["tasks"].items()):
+    for t, entry in sorted(base.tasks.items()):
         if t in new_tasks:
-            raw += _compare(t, entry["dimensions"], new_tasks[t], threshold, overall_threshold)
+            raw += _compare(t, entry.dimensions, new_tasks[t], threshold, overall_threshold)
     raw = _with_p(raw, base, new_tasks)
     rows, candidates = [], []
-    for t, entry in sorted(base["tasks"].items()):
-        k_a, n_a = int(entry["successes"]), int(entry["attempts"])
+    for t, entry in sorted(base.tasks.items()):
+        k_a, n_a = entry.successes, entry.attempts
         c = counts.get(t)
         if c is None or n_a == 0:
             continue
@@ -726,20 +741,21 @@ def gate_summaries(base: dict[str, Any], new_tasks: dict[str, dict[str, Any]], n
         reasons.append("previously passing task(s) now failing: " + ", ".join(str(f.task_id) for f in failing))
     if verdict.regressed:
         reasons.append("success rate: " + verdict.headline)
-    task_overall = {t: (float(e["dimensions"][OVERALL]["mean"]), float(new_tasks[t][OVERALL]["mean"]))
-                    for t, e in base["tasks"].items()
-                    if t in new_tasks and OVERALL in e["dimensions"] and OVERALL in new_tasks[t]}
+    task_overall = {t: (e.dimensions[OVERALL].mean, float(new_tasks[t][OVERALL]["mean"]))
+                    for t, e in base.tasks.items()
+                    if t in new_tasks and OVERALL in e.dimensions and OVERALL in new_tasks[t]}
     return GateResult(baseline=base, run_id=run_id, suite=suite_findings, tasks=task_findings,
                       success_verdict=verdict, reasons=reasons,
                       failing=failing, family_alpha=fdr, family_size=sum(not math.isnan(v) for v in q),
-                      untested_bands=sum("scores" not in base["tasks"][str(f.task_id)]["dimensions"][f.dimension]
+                      untested_bands=sum(base.tasks[str(f.task_id)].dimensions[f.dimension].scores is None
                                          for f in raw),
                       task_overall=task_overall)
 
 
-def _newly_failing(task: str, p: float, q: float, base: dict[str, Any], new_tasks: dict[str, dict[str, Any]],
+def _newly_failing(task: str, p: float, q: float, base: BaselineSummaries, new_tasks: dict[str, dict[str, Any]],
                    findings: list[GateFinding]) -> NewlyFailing:
-    before = base["tasks"][task]["dimensions"].get(OVERALL, {}).get("mean", math.nan)
+    summary = base.tasks[task].dimensions.get(OVERALL)
+    before = summary.mean if summary is not None else math.nan
     after = new_tasks.get(task, {}).get(OVERALL, {}).get("mean", math.nan)
     own = [f for f in findings if f.task_id == task and f.dimension != OVERALL]
     worst = min(own, key=lambda f: f.delta) if own else None
