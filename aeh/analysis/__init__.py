@@ -15,12 +15,12 @@ if TYPE_CHECKING:
     # one unwrapped line a module, so these imports read as the `_NAMES` table below does
     # isort: off
     from aeh.analysis._agreement import agreement
-    from aeh.analysis._baseline import Baseline, BaselineSummaries, validate_baseline
+    from aeh.analysis._baseline import Baseline, BaselineSummaries, load_baseline, validate_baseline
     from aeh.analysis._compare import SUITE_ROW, compare
-    from aeh.analysis._dimensions import BaselineMismatchError, GateResult, build_baseline, gate, load_baseline
-    from aeh.analysis._dimensions import save_baseline, score_run, scores, task_weighted, weighted_overall
-    from aeh.analysis._dimensions import within_task_sd
+    from aeh.analysis._dimensions import build_baseline, save_baseline, score_run, scores, task_weighted
+    from aeh.analysis._dimensions import weighted_overall, within_task_sd
     from aeh.analysis._drift import DRIFTING, NOT_ENOUGH_RUNS, drift
+    from aeh.analysis._gate import BaselineMismatchError, GateResult, gate
     from aeh.analysis._judged import JudgedRunSummary, judge_run, judge_run_async
     from aeh.analysis._matrix import format_matrix, matrix
     from aeh.analysis._power import power
@@ -41,12 +41,12 @@ if TYPE_CHECKING:
 
 _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.analysis._agreement": ("agreement",),
-    "aeh.analysis._baseline": ("Baseline", "BaselineSummaries", "validate_baseline"),
+    "aeh.analysis._baseline": ("Baseline", "BaselineSummaries", "load_baseline", "validate_baseline"),
     "aeh.analysis._compare": ("SUITE_ROW", "compare"),
-    "aeh.analysis._dimensions": ("BaselineMismatchError", "GateResult", "build_baseline", "gate", "load_baseline",
-                                 "save_baseline", "score_run", "scores", "task_weighted", "weighted_overall",
-                                 "within_task_sd"),
+    "aeh.analysis._dimensions": ("build_baseline", "save_baseline", "score_run", "scores", "task_weighted",
+                                 "weighted_overall", "within_task_sd"),
     "aeh.analysis._drift": ("DRIFTING", "NOT_ENOUGH_RUNS", "drift"),
+    "aeh.analysis._gate": ("BaselineMismatchError", "GateResult", "gate"),
     "aeh.analysis._judged": ("JudgedRunSummary", "judge_run", "judge_run_async"),
     "aeh.analysis._matrix": ("format_matrix", "matrix"),
     "aeh.analysis._power": ("power",),

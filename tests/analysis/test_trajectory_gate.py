@@ -13,7 +13,7 @@ import pytest
 
 import aeh
 from aeh.analysis import Baseline, build_baseline, gate, load_baseline
-from aeh.analysis._dimensions import GateFinding, _compare
+from aeh.analysis._gate import GateFinding, _compare
 from aeh.cli import main
 from aeh.stats import ScoreSummary, noise_band
 
