@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,13 +103,10 @@ class RunWorker:
             self._key = (run_id, seed)
         return self._setup
 
-    async def attempt(self, run: RunKey, task_id: str, attempt: int,
-                      started: Callable[[], object] | None = None) -> Result:
-        """Run one attempt of `run` when a slot is free (then call `started`)."""
+    async def attempt(self, run: RunKey, task_id: str, attempt: int) -> Result:
+        """Run one attempt of `run` when a slot is free (slots are taken first come, first served)."""
         setup = await self.prepare(run)
         async with self._slots:
-            if started is not None:
-                started()
             return await run_attempt(setup, self._tasks[task_id], attempt)
 
     async def run(self, run: RunKey, pairs: list[tuple[str, int]]) -> list[Result]:

@@ -9,7 +9,7 @@ writes them (the store keeps one writer), so progress, resume, the heartbeat and
 what is stored are those of a run in this process. The mechanism is Ray's (`_workers`): the same
 `WorkerSpec`, the same `RunWorker` rebuilding the suite and adapter and running `run_attempt`.
 
-Messages go over one pipe per worker: `("run", key, pairs)` out; `("started", task, attempt)`,
+Messages go over one pipe per worker: `("run", key)` once a run, then `("pairs", pairs)` out;
 `("done", (attempt, spans))`,
 `("error", task, attempt, traceback)` or `("failed", traceback)` (the run could not be built
 there) back. A worker that dies (killed, out of memory, a crash in native code) is the
@@ -50,8 +50,9 @@ from aeh.trace import SpanSink
 
 __all__ = ["ProcessExecutor", "WorkerProcessError", "idle_workers", "stop_workers"]
 
-#: Attempts handed to a worker beyond its share of in-flight slots, so a slot that frees up
-#: starts the next attempt at once instead of waiting for this process to send one.
+#: Attempts handed to a worker beyond its share of in-flight slots (at least; an eighth of its
+#: slots when more), so a slot that frees up starts the next attempt at once instead of waiting
+#: for this process to send one, and pairs go out in batches.
 PREFETCH = 2
 #: A worker whose parent went away and that has not stopped by then exits regardless.
 ORPHAN_GRACE_S = 10.0
@@ -87,6 +88,7 @@ class _Server:
         self.worker = RunWorker()
         self.running: set[asyncio.Task[None]] = set()
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.run: RunKey | None = None
 
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -94,7 +96,9 @@ class _Server:
         while True:
             message = await self.inbox.get()
             if message[0] == "run":
-                await self._start(message[1], message[2])
+                await self._prepare(message[1])
+            elif message[0] == "pairs" and self.run is not None:
+                self._start(self.run, message[1])
             elif message[0] == "close":  # the run is over: free its setup, stay for the next one
                 await asyncio.gather(*self.running, return_exceptions=True)
                 await self.worker.close()
@@ -118,12 +122,18 @@ class _Server:
             if message[0] == "stop":
                 return
 
-    async def _start(self, run: RunKey, pairs: list[tuple[str, int]]) -> None:
+    async def _prepare(self, run: RunKey) -> None:
+        self.run = None
         try:
             await self.worker.prepare(run)
         except Exception:  # noqa: BLE001 — the suite or adapter cannot be built here
             self._send(("failed", traceback.format_exc()))
             return
+        self.run = run
+
+    def _start(self, run: RunKey, pairs: list[tuple[str, int]]) -> None:
+        # Started in the order sent, and the slots are first come first served: the attempts
+        # running here are always the oldest unfinished ones (what the driver holds a death against).
         for task_id, attempt in pairs:
             job = asyncio.ensure_future(self._one(run, task_id, attempt))
             self.running.add(job)
@@ -131,9 +141,7 @@ class _Server:
 
     async def _one(self, run: RunKey, task_id: str, attempt: int) -> None:
         try:
-            # Said when it starts: only attempts running on a worker that dies are held against it.
-            result = await self.worker.attempt(run, task_id, attempt,
-                                               lambda: self._send(("started", task_id, attempt)))
+            result = await self.worker.attempt(run, task_id, attempt)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 — run_attempt raises only for the harness's own trouble
@@ -326,8 +334,8 @@ class _Dispatch:
         self.info, self.deliver = info, deliver
         self.runs: list[RunKey] = [(part, info.run_id, info.seed) for part in parts]
         self.todo = deque((t.id, i) for t, i in pending)
-        self.assigned: list[dict[tuple[str, int], bool]] = [{} for _ in parts]
-        """Per worker, the pairs it was sent and not yet returned: whether each has started."""
+        self.assigned: list[dict[tuple[str, int], None]] = [{} for _ in parts]
+        """Per worker, the pairs it was sent and not yet returned, oldest first."""
         self.deaths: Counter[tuple[str, int]] = Counter()
         self.workers: list[_Worker] = []
         self.events: asyncio.Queue[tuple[int, tuple[Any, ...]]] = asyncio.Queue()
@@ -337,13 +345,12 @@ class _Dispatch:
         self.workers.extend(_lease(len(self.runs)))
         for k, worker in enumerate(self.workers):
             self._listen(loop, k, worker)
+            worker.send(("run", self.runs[k]))
             self._feed(k)
         while any(self.assigned):
             k, message = await self.events.get()
             kind = message[0]
-            if kind == "started" and (message[1], message[2]) in self.assigned[k]:
-                self.assigned[k][(message[1], message[2])] = True
-            elif kind == "done":
+            if kind == "done":
                 record, spans = message[1]
                 self.assigned[k].pop((record.task_id, record.attempt), None)
                 self.deliver(record, spans)
@@ -351,6 +358,7 @@ class _Dispatch:
             elif kind == "gone":
                 self._replace(k)
                 self._listen(loop, k, self.workers[k])
+                self.workers[k].send(("run", self.runs[k]))
                 self._feed(k)
             elif kind in ("error", "failed"):
                 what = (f"attempt {message[2]} of task {message[1]!r} failed in a worker process:\n{message[3]}"
@@ -369,20 +377,24 @@ class _Dispatch:
             self.events.put_nowait((k, ("gone",)))
 
     def _feed(self, k: int) -> None:
-        room = self.runs[k][0].concurrency + PREFETCH - len(self.assigned[k])
+        slots = self.runs[k][0].concurrency
+        prefetch = max(PREFETCH, slots // 8)
+        room = slots + prefetch - len(self.assigned[k])
+        if room < min(prefetch, len(self.todo)) or not self.todo:
+            return  # send in batches: a message per attempt would cost this process more than it saves
         batch = [self.todo.popleft() for _ in range(min(room, len(self.todo)))]
-        if batch:
-            self.assigned[k].update(dict.fromkeys(batch, False))
-            self.workers[k].send(("run", self.runs[k], batch))  # to a dead worker: its "gone" follows
+        self.assigned[k].update(dict.fromkeys(batch))
+        self.workers[k].send(("pairs", batch))  # to a dead worker: its "gone" follows
 
     def _replace(self, k: int) -> None:
         """A dead worker's unfinished attempts: run again, or (their second worker died) harness errors."""
         dead = self.workers[k]
         cause = dead.exit_cause()
         _stop([dead], grace_s=0)
-        lost, self.assigned[k] = self.assigned[k], {}
-        for pair, started in reversed(lost.items()):
-            self.deaths[pair] += started  # one only queued there is not held against
+        lost, self.assigned[k] = list(self.assigned[k]), {}
+        running = set(lost[:self.runs[k][0].concurrency])  # the oldest unfinished: those it was running
+        for pair in reversed(lost):
+            self.deaths[pair] += pair in running  # one only queued there is not held against
             if self.deaths[pair] < MAX_DEATHS:
                 self.todo.appendleft(pair)
                 continue
