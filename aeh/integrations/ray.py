@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aeh._hosts import is_loopback
-from aeh._optional import require_extra
+from aeh._util.hosts import is_loopback
+from aeh._util.optional import require_extra
 from aeh.errors import AehError
 from aeh.integrations._workers import Result, RunWorker, WorkerSpec, chunks, price_fields, replay
 from aeh.models import Attempt, RunInfo, Span, Task
