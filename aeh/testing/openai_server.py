@@ -166,6 +166,9 @@ class FakeOpenAIServer:
         """Requests whose client closed the connection before the reply was sent."""
         self.in_flight = 0
         self.max_in_flight = 0
+        self.queued_s: list[float] = []
+        """Per chat request, in arrival order of processing: seconds it waited inside the server
+        (behind another request, with `serial=True`) before it was processed."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -372,6 +375,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
             try:
                 started = time.monotonic()
+                with self.fake._lock:
+                    self.fake.queued_s.append(started - queued)
                 reply = self.fake._adjust(self.fake._next(body, headers), body, started - queued)
                 if (body.get("stream") is True and not self.fake.ignore_stream and reply.status == 200
                         and reply.raw is None and isinstance(reply.body, dict) and "choices" in reply.body):
