@@ -189,10 +189,8 @@ def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Pat
     watcher = threading.Thread(target=monitor, daemon=True)
     watcher.start()
     try:
-        started = time.monotonic()
         table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
                     adapter_options=options(llama, max_output_tokens=3000, retries=0), progress=False)
-        assert time.monotonic() - started < 30
         frame = attempts(tmp_path / "runs.db", table)
         assert frame["failure_bucket"].to_list() == ["budget_exhausted"]
         # The server notices the closed connection at its next token.
