@@ -119,6 +119,9 @@ def served(tmp_path_factory):
     finally:
         stop_process(server)
         reader.join(timeout=30)
+        # the server's output, seconds since its start (what it warned of, 503s, culled kernels)
+        (Path(__file__).resolve().parents[2] / "test-artifacts" / "viewer-serving.log").write_text(
+            "".join(f"{t - started:8.2f} {line}" for t, line in lines))
         assert server.stdout is not None
         server.stdout.close()
         deadline = time.monotonic() + 30
@@ -138,8 +141,6 @@ def _get(url: str, timeout: float) -> int:
         return 0  # timed out, or refused
 
 
-@pytest.mark.xfail(strict=False, reason="known defect: after the burst of 100 rapid requests the pool can stop "
-                   "rendering pages (no .aeh-open-run within 120 s); the kernel bounds it checks before that hold")
 def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(served, browser, artifacts):
     server, url, started, lines = served
     figures: dict[str, float | int | list[int]] = {}
@@ -216,9 +217,13 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
     figures["server CPU after the burst (cores)"] = round(idle, 3)
     assert figures["kernels after the burst"] <= 1 and idle < 0.1  # back to idle: the pre-heated kernel only
 
-    page = browser.new_page()
-    page.goto(url, wait_until="commit", timeout=120_000)
-    page.locator(".aeh-open-run").first.wait_for(timeout=120_000)  # and it still serves
-    page.close()
+    # And it still serves, also a page given a pre-heated kernel that waited in the pool longer than
+    # abandon_after (that kernel was once culled between the page's request and its connection).
+    for _ in range(3):
+        time.sleep(ABANDON_AFTER + 1)
+        page = browser.new_page()
+        page.goto(url, wait_until="commit", timeout=120_000)
+        page.locator(".aeh-open-run").first.wait_for(timeout=60_000)
+        page.close()
     print(json.dumps(figures, indent=1))
     (artifacts / "viewer-serving.json").write_text(json.dumps(figures, indent=1))
