@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         with_fail_under,
     )
     from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+    from aeh.analysis._scorecard import ScorecardPage, scorecard_page
     from aeh.analysis._spans import span_attributes, spans
     from aeh.analysis._trajectory_diff import (
         CHANGED_STEP,
@@ -126,6 +127,8 @@ _LAZY = {
     "resumed": "aeh.analysis._results",
     "with_fail_under": "aeh.analysis._results",
     "HARNESS_ERROR_LIMIT": "aeh.analysis._run_table",
+    "ScorecardPage": "aeh.analysis._scorecard",
+    "scorecard_page": "aeh.analysis._scorecard",
     "span_attributes": "aeh.analysis._spans",
     "spans": "aeh.analysis._spans",
     "CHANGED_STEP": "aeh.analysis._trajectory_diff",
@@ -183,6 +186,7 @@ __all__ = [
     "Refusal",
     "ResumeNote",
     "RunResult",
+    "ScorecardPage",
     "ScoresResult",
     "Step",
     "SuiteRate",
@@ -214,6 +218,7 @@ __all__ = [
     "runs",
     "save_baseline",
     "score_run",
+    "scorecard_page",
     "scores",
     "span_attributes",
     "spans",

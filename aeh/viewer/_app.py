@@ -63,7 +63,7 @@ class Viewer(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type informat
         self.tabs.selected_index = _RUN
 
     def _tasks(self) -> list[str]:
-        return [str(t) for t in self.run.result.table["task_id"]] if self.run.result is not None else []
+        return self.run.task_ids
 
     def _open_task(self, task: str, bucket: str | None) -> None:
         if self.current_run is None:
