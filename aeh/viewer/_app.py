@@ -12,6 +12,7 @@ from aeh.viewer._attempts import AttemptList
 from aeh.viewer._cells import STYLE
 from aeh.viewer._compare import CompareView
 from aeh.viewer._diff import DiffView
+from aeh.viewer._ready import load_compare_modules
 from aeh.viewer._runs import RunIndex
 from aeh.viewer._scorecard import Scorecard
 from aeh.viewer._source import Source
@@ -111,4 +112,6 @@ def view(db: StoreLike = None) -> Viewer:
     Run index → run scorecard → attempts → trace; compare two runs → trajectory diff of a task.
     Display it as a notebook cell's last value; `aeh view` serves the same app with Voila.
     """
-    return Viewer(db)
+    viewer = Viewer(db)
+    load_compare_modules()
+    return viewer

@@ -16,6 +16,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -97,8 +99,23 @@ def served(tmp_path_factory):
     aeh.run("smoke", attempts=2, seed=1, db=db, progress=False)
     aeh.run("smoke", attempts=2, seed=2, db=db, model="mock-degraded", progress=False)
     port = _free_port()
+    with view_server(db, port, "viewer-serving.log", "--max-kernels", str(CAP),
+                     "--abandon-after", str(ABANDON_AFTER)) as (server, url, started, lines):
+        yield server, url, started, lines
+    deadline = time.monotonic() + 30
+    while _voila_on(port) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _voila_on(port)  # a terminated `aeh view` takes its Voila server with it
+
+
+@contextmanager
+def view_server(db: Path, port: int, log_name: str, *options: str
+                ) -> Iterator[tuple[subprocess.Popen[str], str, float, list[tuple[float, str]]]]:
+    """`aeh view --db DB --port PORT --no-browser OPTIONS`, once it has said it serves: the process,
+    its URL, when it started (time.monotonic) and its output lines so far with their times. Its
+    output goes to test-artifacts/LOG_NAME at the end (seconds since the start: warnings, 503s)."""
     command = [str(Path(sys.executable).parent / "aeh"), "view", "--db", str(db), "--port", str(port),
-               "--no-browser", "--max-kernels", str(CAP), "--abandon-after", str(ABANDON_AFTER)]
+               "--no-browser", *options]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: list[tuple[float, str]] = []
     announced = threading.Event()
@@ -119,15 +136,10 @@ def served(tmp_path_factory):
     finally:
         stop_process(server)
         reader.join(timeout=30)
-        # the server's output, seconds since its start (what it warned of, 503s, culled kernels)
-        (Path(__file__).resolve().parents[2] / "test-artifacts" / "viewer-serving.log").write_text(
+        (Path(__file__).resolve().parents[2] / "test-artifacts" / log_name).write_text(
             "".join(f"{t - started:8.2f} {line}" for t, line in lines))
         assert server.stdout is not None
         server.stdout.close()
-        deadline = time.monotonic() + 30
-        while _voila_on(port) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert not _voila_on(port)  # a terminated `aeh view` takes its Voila server with it
 
 
 def _get(url: str, timeout: float) -> int:
