@@ -50,6 +50,7 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.buttons: dict[tuple[str, int], w.Button] = {}
         self._quiet = False
         self._buttons = RowButtons("225px", "aeh-open-attempt")
+        self.stale = False  # a run was shown lazily and its page is not read yet
         for control in (self.task, self.bucket, self.failed_only, self.cited_only, self.search):
             control.observe(lambda _: None if self._quiet else self.pager.go(0), names="value")
         super().__init__([self.header, w.HBox([self.task, self.bucket, self.failed_only, self.cited_only]),
@@ -57,8 +58,9 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.add_class("aeh-view")
 
     def show(self, run_id: str, tasks: list[str], *, task: str | None = None, bucket: str | None = None,
-             failed_only: bool = False) -> None:
-        """List run `run_id`'s attempts, filtered as given."""
+             failed_only: bool = False, lazy: bool = False) -> None:
+        """List run `run_id`'s attempts, filtered as given; `lazy`: set the filters now, read and draw
+        the page when `refresh_if_stale` is called (the tab is shown) or a filter changes."""
         if run_id != self.run_id:
             self.task_text = {}
         self.run_id = run_id
@@ -73,7 +75,15 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         finally:
             self._quiet = False
         self.header.value = f"<b>attempts of run {escape(run_id)}</b>"
-        self.pager.go(0)
+        self.pager.offset = 0
+        self.stale = True
+        if not lazy:
+            self.refresh()
+
+    def refresh_if_stale(self) -> None:
+        """Read and draw the page if `show(..., lazy=True)` left it unread (the tab was not shown)."""
+        if self.stale:
+            self.refresh()
 
     def _texts(self, store: Store, keys: list[tuple[str, int]]) -> None:
         """Read the input and target of each task in `keys` not read yet (one attempt of it)."""
@@ -104,6 +114,7 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         """Read the current page (only its rows) and show it."""
         if self.run_id is None:
             return
+        self.stale = False
         with self._source.open() as store:
             page = attempt_page(store, self.run_id, self.current_filter(store), limit=self.pager.limit,
                                 offset=self.pager.offset)

@@ -63,6 +63,9 @@ def test_filters_and_pages(mock_db):
     db, _, run_b = mock_db
     v = aeh.view(db)
     v.open_run(run_b)
+    assert v.attempts.rows == [] and v.attempts.stale  # opening a run does not draw its attempts …
+    v.tabs.selected_index = TABS.index("attempts")  # … showing their tab does
+    assert v.attempts.rows and not v.attempts.stale
     total = v.attempts.pager.total
     v.attempts.pager.limit = 2
     v.attempts.pager.go(0)
@@ -128,6 +131,7 @@ def test_attempts_list_shows_input_and_target_and_searches_them(mock_db):
     db, _, run_b = mock_db
     v = aeh.view(db)
     v.open_run(run_b)
+    v.tabs.selected_index = TABS.index("attempts")
     prompts = {t.id: t.prompt for t in aeh.load_suite("toy_math").tasks()}
     shown = {r.task_id for r in v.attempts.rows}
     assert shown and all(v.attempts.task_text[t][0] == prompts[t] for t in shown)  # the input column
