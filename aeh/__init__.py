@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 
 if _typing.TYPE_CHECKING:
-    from aeh._recorded_run import RecordedRun
     from aeh._version import __version__
     from aeh.analysis import (
         AgreementResult,
@@ -44,6 +43,7 @@ if _typing.TYPE_CHECKING:
     )
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
+    from aeh.importers.recorded_run import RecordedRun
     from aeh.models import Budget, GoldenTrace, GraderSpec, Task, TraceView
     from aeh.recording import Recorder, record_step
     from aeh.suite.contract import EvalSuite
@@ -79,7 +79,7 @@ _LAZY = {
     "run_async": "aeh.api",
     "recovery_curve": "aeh.experiments",
     "TraceBrowser": "aeh.widgets",
-    "RecordedRun": "aeh._recorded_run",
+    "RecordedRun": "aeh.importers.recorded_run",
     # Light, but still loaded on first use: pydantic and the models alone take ~0.2 s to import,
     # and the version needs importlib.metadata (~0.05 s); `import aeh` stays near instant.
     "__version__": "aeh._version",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from aeh._progress import BarProgress, interactive
-from aeh._sync import run_sync
+from aeh._util.sync import run_sync
 from aeh.adapters import Adapter, adapters, make_adapter
 from aeh.adapters.callable import CallableAdapter
 from aeh.adapters.options import route_adapter_keywords
 from aeh.engine import check_resumable, resume_mismatches, stored_options
+from aeh.engine.progress import BarProgress, interactive
 from aeh.engine.runplan import check_against_suite, wire_run
 from aeh.engine.runspec import RunSpec, spec_docs, spec_signature
 from aeh.engine.scheduler import RunProgress, execute_run, run_resources

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import typing as _typing
 
-from aeh._lazy import by_module as _by_module
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import by_module as _by_module
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 
 if _typing.TYPE_CHECKING:
-    from aeh._registry import RegistryError as RegistryError
+    from aeh._util.registry import RegistryError as RegistryError
     from aeh.adapters.callable import ToolCallError as ToolCallError
     from aeh.commands import Command as Command
     from aeh.commands.plugins import installed as installed
@@ -157,7 +157,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     # commands, and what is installed
     "aeh.commands": ("Command",),
     "aeh.commands.plugins": ("installed",),
-    "aeh._registry": ("RegistryError",),
+    "aeh._util.registry": ("RegistryError",),
 }
 
 #: Names this module exported before, kept one release with a DeprecationWarning naming their home:
@@ -170,7 +170,7 @@ _MOVED = {
     "default_graders": "aeh.grading",
     "default_invariants": "aeh.grading",
     "default_scorers": "aeh.grading",
-    "Registry": "aeh._registry",
+    "Registry": "aeh._util.registry",
 }
 
 __getattr__ = _lazy_getattr(__name__, _by_module(_NAMES), cache=True, moved=_MOVED)

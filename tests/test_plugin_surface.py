@@ -45,7 +45,7 @@ def test_shipped_suites_examples_and_test_plugins_import_only_the_plugin_surface
 def test_importing_the_plugin_surface_loads_only_its_table() -> None:
     """Every name is lazy: `import aeh.plugins` loads neither pydantic nor any aeh package."""
     code = ("import sys, aeh.plugins; print(sorted(m for m in sys.modules if m.split('.')[0] in ('aeh', 'pydantic')"
-            " and m not in ('aeh', 'aeh.plugins', 'aeh._lazy', 'aeh.errors', 'aeh._install')))")
+            " and m not in ('aeh', 'aeh.plugins', 'aeh._util', 'aeh._util.lazy', 'aeh.errors', 'aeh._util.install')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.adapters._registry import BUILTIN_ADAPTERS, Adapter, AdapterFactory, adapter_names, adapters, make_adapter
 
 if _typing.TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aeh._registry import load_object
+from aeh._util.registry import load_object
 from aeh.errors import ConfigError
 
 __all__ = ["BUILTIN_OPTIONS", "FLAGGED", "AdapterOptions", "adapter_option", "flag_meta", "options_model",

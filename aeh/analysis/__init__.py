@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aeh._lazy import lazy_getattr
+from aeh._util.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from aeh.analysis._agreement import agreement

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_text
-from aeh._problems import display_path
+from aeh._util.files import InputFileError, InputJsonError, loads_strict, read_input_text
+from aeh._util.problems import display_path
 from aeh.errors import ConfigError, Problem, ValidationError
 
 __all__ = ["BASELINE_FORMAT", "Baseline", "BaselineSummary", "BaselineTask", "load_baseline", "validate_baseline"]

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-from aeh._figure import figure, money
+from aeh._util.figure import figure, money
 from aeh.analysis._results import MatrixResult
 from aeh.errors import ConfigError
 from aeh.models import RunInfo

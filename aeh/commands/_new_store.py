@@ -18,7 +18,7 @@ __all__ = ["check_new_run_id", "store_for_write"]
 
 def check_new_run_id(run_id: str | None) -> None:
     """Refuse a `--run-id` that could not be part of a path (`../../x`), before anything is made."""
-    from aeh._files import unsafe_id
+    from aeh._util.files import unsafe_id
     from aeh.errors import ConfigError
 
     why = None if run_id is None else unsafe_id(run_id)

@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.engine.budget import BudgetExceeded, BudgetTracker
 from aeh.engine.context import AttemptContext
 from aeh.trace import SpanRecorder, SpanSink

@@ -6,7 +6,7 @@ theirs through the `aeh.graders` entry-point group.
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.grading._registry import BUILTIN_GRADERS, GradeContext, GraderConfig, GraderRegistry, default_graders, grader
 from aeh.grading.classify import classify_failure, unrecovered_tool_errors
 from aeh.grading.invariants import (

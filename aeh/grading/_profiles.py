@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.errors import ConfigError
 from aeh.grading.scorers import ScorerFn
 

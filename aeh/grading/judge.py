@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._lazy import moved_getattr
+from aeh._util.lazy import moved_getattr
 from aeh.llm import DEFAULT_BASE_URL, ProviderError, RequestSlots, chat_completion, make_client
 from aeh.pricing import PriceTable, load_price_table
 from aeh.trace import RecordsSpans, SpanNotes

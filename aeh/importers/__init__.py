@@ -12,7 +12,7 @@ analysis function (`aeh.load_run`, `aeh.pass_k`, `aeh.compare` …) works on the
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.importers._null_policy import NULL_OUTCOMES, NullPolicy
 from aeh.importers._registry import Importer, importers
 

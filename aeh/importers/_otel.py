@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aeh._files import (
+from aeh._util.files import (
     InputFileError,
     InputJsonError,
     check_json_depth,
@@ -45,8 +45,7 @@ from aeh._files import (
     strict_decoder,
     suspect_values,
 )
-from aeh._formats import looks_like_bytes, refusal_fix
-from aeh._install import install_command
+from aeh._util.install import install_command
 from aeh.errors import Problem, ValidationError
 from aeh.importers._otel_messages import export_messages, import_messages
 from aeh.importers._otel_shape import otlp_problems
@@ -55,6 +54,7 @@ from aeh.models import Span
 from aeh.store import StoreLike, redactor_for_run, using_store
 from aeh.suite.contract import EvalSuite
 from aeh.trajectory import Step, Trajectory
+from aeh.trajectory.formats import looks_like_bytes, refusal_fix
 
 __all__ = ["export_otlp_json", "import_otel_files", "load_otlp", "otlp_to_trajectories", "run_to_otlp"]
 

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from aeh._files import InputJsonError, max_input_bytes
+from aeh._util.files import InputJsonError, max_input_bytes
 from aeh.errors import ValidationError
 from aeh.importers._otel import _from_protobuf, _json_stream
 from aeh.importers._otel_shape import otlp_problems

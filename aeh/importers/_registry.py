@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.errors import ConfigError
 
 if TYPE_CHECKING:

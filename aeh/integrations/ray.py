@@ -33,8 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aeh._hosts import is_loopback
-from aeh._optional import require_extra
+from aeh._util.hosts import is_loopback
+from aeh._util.optional import require_extra
 from aeh.adapters import make_adapter
 from aeh.engine import make_work_root, release_work_root
 from aeh.engine.attempt import AttemptSetup, run_attempt

@@ -6,7 +6,7 @@ and per-attempt trace viewers. papermill/nbconvert are imported only when someth
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.report._copy import NotebookCopy, copy_notebooks
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html

@@ -101,7 +101,7 @@ def _classes() -> tuple[type, type]:
                 # namespace, and a new history session counting from [1].
                 kernel.shell.reset(new_session=True)
                 # Marked, so the rest of this process (progress bars) does not take the shell
-                # left behind for Jupyter: see aeh._progress.interactive.
+                # left behind for Jupyter: see aeh.engine.progress.interactive.
                 kernel.shell.aeh_report_shell = True
 
         def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aeh._lazy import lazy_getattr
+from aeh._util.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from aeh.stats._agreement import KAPPA_TRUST_THRESHOLD, Agreement, cohens_kappa

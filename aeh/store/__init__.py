@@ -7,7 +7,7 @@ and the plugin surface can import the store without a DataFrame library.
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.store._errors import AmbiguousRunIdError
 from aeh.store._label_import import LabelLine, import_labels
 from aeh.store._liveness import HEARTBEAT_S, STALE_AFTER_S, executing, host_name, owner_alive, run_is_dead

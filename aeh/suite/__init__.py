@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from aeh._lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_getattr as _lazy_getattr
 from aeh.models import Invariant, InvariantVerdict
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import DirectorySuite, load_suite, suite_hash, suites, validate_suite
