@@ -10,7 +10,7 @@ from aeh.trace import SpanRecorder, SpanSink
 if _typing.TYPE_CHECKING:
     # one unwrapped line a module, so these imports read as the `_NAMES` table below does
     # isort: off
-    from aeh.engine._health import health_warnings
+    from aeh.engine._health import HarnessHealth, health_warnings
     from aeh.engine._recorded import over_budget_summary, over_budget_warning, recorded_latency, recorded_overruns
     from aeh.engine._resume import check_resumable, resume_mismatches, stored_options
     from aeh.engine._spend import EvaluationSpend, merged_spend
@@ -23,7 +23,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.engine.budget": ("BudgetExceeded", "BudgetTracker"),
     "aeh.engine.context": ("AttemptContext",),
     "aeh.trace": ("SpanRecorder", "SpanSink"),
-    "aeh.engine._health": ("health_warnings",),
+    "aeh.engine._health": ("HarnessHealth", "health_warnings"),
     "aeh.engine._recorded": ("over_budget_summary", "over_budget_warning", "recorded_latency", "recorded_overruns"),
     "aeh.engine._resume": ("check_resumable", "resume_mismatches", "stored_options"),
     "aeh.engine._spend": ("EvaluationSpend", "merged_spend"),
