@@ -179,6 +179,7 @@ def layouts(db: Path, work: Path) -> list[tuple[str, int]]:
     out = []
     conn = sqlite3.connect(work, isolation_level=None)
     try:
+        conn.execute("PRAGMA journal_mode = DELETE")  # in WAL mode the file's size lags the vacuum
         conn.execute("PRAGMA foreign_keys = OFF")
         for label, sql in LAYOUTS:
             conn.executescript(f"BEGIN; {sql} COMMIT;")

@@ -212,3 +212,15 @@ def test_shares_split_the_work_evenly() -> None:
     assert shares(7, 3) == [3, 2, 2]
     assert shares(64, 2) == [32, 32]
     assert sum(shares(257, 4)) == 257
+
+
+def test_a_shard_on_workers_stores_what_the_shard_stores_alone(tmp_path: Path) -> None:
+    from tests.engine.stored_digest import canonical_rows
+
+    options = {"adapter": "mock", "attempts": 3, "seed": 9, "shard": "1/2", "concurrency": 4}
+    alone = aeh.run("toy_math", **options, db=tmp_path / "alone.db")
+    spread = aeh.run("toy_math", **options, workers=2, db=tmp_path / "spread.db")
+    processes.stop_workers()
+    assert alone.run_id == spread.run_id  # the shard's derived id: the stores merge
+    rows = canonical_rows(tmp_path / "alone.db", alone.run_id)
+    assert rows and canonical_rows(tmp_path / "spread.db", spread.run_id) == rows
