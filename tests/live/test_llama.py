@@ -122,9 +122,10 @@ def test_usage_matches_the_servers_own_counts(llama: str, tmp_path: Path) -> Non
     /metrics splits them into `prompt_tokens_total` (evaluated) and `prompt_tokens_cached_total`,
     and the sum matches exactly, concurrent or not. What cannot match is a request cut off at the
     attempt's budget (a loaded machine): aeh books its prompt as an estimate (≈4 characters a
-    token over the request's JSON: ~3× the real count for these short prompts, `usage_estimated`),
-    while the server counts what it evaluated and generated before it saw the client go. Such
-    calls are left out of the exact comparison and bounded instead.
+    token over the request's JSON, scaled by the server's counts for earlier requests once there
+    are some; `usage_estimated`) and the output that had streamed in, while the server counts what
+    it evaluated and generated before it saw the client go. Such calls are left out of the exact
+    comparison and bounded instead.
     """
     before = server_metrics(llama)
     db = tmp_path / "runs.db"
