@@ -200,6 +200,7 @@ class LiveChatAdapter:
         self._more_clients: list[ChatClient] = []
         self._calls_on: dict[int, int] = {}  # id(client) -> calls in flight on it
         self._ssl_context: Any = None
+        self._prompt_counts: dict[bool, tuple[int, int]] = {}  # tools offered -> (reported, estimated)
 
     def preflight(self) -> None:
         """Fail fast (AdapterError) when there is neither an API key nor a base URL to talk to.
@@ -300,6 +301,25 @@ class LiveChatAdapter:
             if client is not None:
                 await client.close()
 
+    def calibrate_estimate(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                           reported: int) -> None:
+        """Learn how the server's prompt count compares with the character estimate, from a call
+        that reported usage (kept apart for requests with and without tools: a template may leave
+        the tools out of the prompt, or render them at length)."""
+        total_reported, total_estimated = self._prompt_counts.get(bool(tools), (0, 0))
+        self._prompt_counts[bool(tools)] = (total_reported + reported,
+                                            total_estimated + _estimate_tokens(messages, tools))
+
+    def estimate_prompt(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[int, str]:
+        """(prompt tokens, basis) for a request the server never counted (a call cut off at the
+        budget): ≈4 characters a token over the request's JSON, scaled by what this run's server
+        reported for earlier requests of the same kind (with or without tools) when there were any."""
+        estimate = _estimate_tokens(messages, tools)
+        reported, estimated = self._prompt_counts.get(bool(tools), (0, 0))
+        if not estimated:
+            return estimate, "characters/4"
+        return max(1, round(estimate * reported / estimated)), "characters/4 scaled by the server's counts"
+
     def system_prompt(self, default: str) -> str:
         return self.options.system_prompt or default
 
@@ -356,18 +376,20 @@ def _estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     return max(1, len(json.dumps(messages, default=str)) // 4 + len(json.dumps(tools or [])) // 4)
 
 
-def _record_cut_off(ctx: AttemptContext, span: Any, model: str, messages: list[dict[str, Any]],
+def _record_cut_off(ctx: AttemptContext, span: Any, adapter: LiveChatAdapter, messages: list[dict[str, Any]],
                     tools: list[dict[str, Any]] | None, stream: StreamReply | None) -> None:
     """A request cancelled in flight (the attempt's budget ran out) still cost its prompt: the
-    tokens sent are estimated from the request, marked as an estimate, priced and counted. A
-    streamed reply also cost the tokens that had arrived (one a content or tool-call delta: a
-    floor, since the server may have generated one more before it saw the connection close)."""
+    tokens sent are estimated from the request (`LiveChatAdapter.estimate_prompt`), marked as an
+    estimate, priced and counted. A streamed reply also cost the tokens that had arrived (one a
+    content or tool-call delta: a floor, since the server may have generated one more before it
+    saw the connection close)."""
     seen = stream.output_events if stream is not None else 0
     answered = stream is not None and stream.events > 0  # the server had begun to reply
     before_reply = ctx.budget.model_calls == 0 and not answered  # no reply of this attempt, ever
-    ctx.record_cut_off_usage(span, _pricing_model(ctx, model, None), _estimate_tokens(messages, tools), seen)
+    tokens_in, basis = adapter.estimate_prompt(messages, tools)
+    ctx.record_cut_off_usage(span, _pricing_model(ctx, adapter.model or "", None), tokens_in, seen)
     span.set(**{"aeh.usage.cut_off": True, "aeh.model.before_first_reply": before_reply,
-                "aeh.usage.cut_off_output_seen": seen})
+                "aeh.usage.cut_off_output_seen": seen, "aeh.usage.estimate_basis": basis})
     if before_reply:
         ctx.budget.before_first_reply = True
 
@@ -469,7 +491,7 @@ async def chat_turn(
                 span.set(**{"aeh.provider.failing_at_cut_off": failures[-1],
                             "aeh.provider.failed_tries": len(failures)})
             elif "request_s" in timing:  # cut off at the budget: the server still read the prompt
-                _record_cut_off(ctx, span, model, messages, tools, streams[-1] if streams else None)
+                _record_cut_off(ctx, span, adapter, messages, tools, streams[-1] if streams else None)
             raise
         finally:
             _record_timing(ctx, span, timing, None)
@@ -501,9 +523,11 @@ async def chat_turn(
             tokens_in = _estimate_tokens(messages, tools) if tokens_in is None else tokens_in
             tokens_out = (max(1, len(json.dumps(output)) // 4)) if tokens_out is None else tokens_out
             span.set(usage_estimated=True)
-        elif tools:
-            suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
-            span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
+        else:
+            adapter.calibrate_estimate(messages, tools, int(tokens_in))
+            if tools:
+                suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
+                span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
         try:
             ctx.record_usage(span, _pricing_model(ctx, model, responded), int(tokens_in), int(tokens_out))
         finally:
