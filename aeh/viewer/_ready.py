@@ -36,7 +36,8 @@ def load_compare_modules(after_s: float = 3.0) -> None:
 def _load_compare_modules() -> None:
     import aeh.analysis
 
-    for name in ("compare", "drift", "gate"):  # each loads its module on first use
+    # each loads its module (and pandas) on first use
+    for name in ("scorecard_page", "BUCKET_ABBREVIATIONS", "compare", "drift", "gate", "trajectory_diff"):
         getattr(aeh.analysis, name)
     for name in _COMPARE_MODULES:
         try:
