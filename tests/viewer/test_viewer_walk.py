@@ -181,3 +181,19 @@ def test_the_run_index_is_built_without_pandas_or_the_analysis(mock_db):
              "assert 'pandas' in sys.modules and v.run.result is not None\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("preheat", [True, False])
+def test_ready_loads_the_clicks_modules_first_in_a_pre_heated_kernel(tmp_path, preheat):
+    import os
+    import subprocess
+    import sys
+
+    ready = tmp_path / "ready"
+    env = {**os.environ, "AEH_VIEW_READY": str(ready), "VOILA_PREHEAT": "True" if preheat else "False"}
+    probe = ("import sys\nfrom aeh.viewer import ready\nready()\n"
+             "print('pandas' in sys.modules, 'aeh.analysis._compare' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert ready.exists()  # aeh view may announce the address
+    assert done.stdout.split() == (["True", "True"] if preheat else ["False", "False"])
