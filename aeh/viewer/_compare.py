@@ -8,14 +8,17 @@ import math
 from collections.abc import Callable
 from functools import partial
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from aeh.analysis import CompareResult, build_baseline, compare, drift, gate
+from aeh import analysis
 from aeh.errors import AehError
 from aeh.viewer._cells import Pager, RowButtons, grid, pct
 from aeh.viewer._source import Source
+
+if TYPE_CHECKING:
+    from aeh.analysis import CompareResult
 
 __all__ = ["GATE_INLINE_ATTEMPTS", "CompareView"]
 
@@ -87,7 +90,7 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         """Compare A (baseline) with B and show every verdict (on big runs, the gate and the drift
         after a click on `deep`)."""
         with self._source.open() as store:
-            result = compare(run_a, run_b, store, overlap=True)
+            result = analysis.compare(run_a, run_b, store, overlap=True)
             tasks = result.table[~result.table["task_id"].astype(str).str.startswith("<")]
             scored = int(tasks["n_a"].sum() + tasks["n_b"].sum())
             inline = scored <= GATE_INLINE_ATTEMPTS
@@ -162,8 +165,8 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
     def _gate(self, store: Any, result: CompareResult) -> tuple[str, str]:
         """Per-dimension deltas against the noise band: the gate with run A as the baseline."""
         try:
-            baseline = build_baseline(result.run_a, store, allow_unfinished=True)
-            g = gate(baseline, result.run_b, store, allow_unfinished=True)
+            baseline = analysis.build_baseline(result.run_a, store, allow_unfinished=True)
+            g = analysis.gate(baseline, result.run_b, store, allow_unfinished=True)
         except AehError as exc:  # e.g. run A is no valid measurement, or its suite cannot be loaded
             return (f"<b>trajectory dimensions</b> — not compared: {escape(str(exc))}",
                     f"gate: <b>not run</b> ({escape(str(exc).splitlines()[0])})")
@@ -184,7 +187,7 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         the viewer never writes)."""
         suite = result.run_a_info.suite
         try:
-            d = drift(suite, db=store, dimensions=False, allow_mixed=True, allow_unfinished=True)
+            d = analysis.drift(suite, db=store, dimensions=False, allow_mixed=True, allow_unfinished=True)
         except AehError as exc:
             return "", f"drift of {escape(suite)}: <b>not computed</b> ({escape(str(exc))})"
         notes = "".join(f"<div style='color:#555'>{escape(n)}</div>" for n in d.notes)

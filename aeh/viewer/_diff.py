@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from aeh.analysis import TrajectoryDiff, trajectory_diff
+from aeh import analysis
 from aeh.errors import AehError
 from aeh.viewer._source import Source
+
+if TYPE_CHECKING:
+    from aeh.analysis import TrajectoryDiff
 
 __all__ = ["DiffView"]
 
@@ -28,7 +32,8 @@ class DiffView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
         """Align the task's steps under A and B (default: A's first pass against B's first failure)."""
         try:
             with self._source.open() as store:
-                self.result = trajectory_diff(run_a, run_b, task_id, store, attempt_a=attempt_a, attempt_b=attempt_b)
+                self.result = analysis.trajectory_diff(run_a, run_b, task_id, store, attempt_a=attempt_a,
+                                                       attempt_b=attempt_b)
         except AehError as exc:
             self.result = None
             self.out.value = f"<div style='color:#b3261e'>{escape(str(exc))}</div>"

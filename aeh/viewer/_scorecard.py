@@ -6,13 +6,17 @@ from collections import defaultdict
 from collections.abc import Callable
 from functools import partial
 from html import escape
+from typing import TYPE_CHECKING
 
 import ipywidgets as w
 
-from aeh.analysis import BUCKET_ABBREVIATIONS, RunResult, ScorecardPage, scorecard_page
+from aeh import analysis
 from aeh.store import dimension_means, dimension_overall
 from aeh.viewer._cells import Pager, RowButtons, grid, money, pct, rate_text
 from aeh.viewer._source import Source
+
+if TYPE_CHECKING:  # pandas and the analysis load when a run is opened, not with the run index
+    from aeh.analysis import RunResult, ScorecardPage
 
 __all__ = ["Scorecard"]
 
@@ -77,7 +81,7 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
     def _read(self) -> None:
         assert self._run_id is not None
         with self._source.open() as store:
-            self.page = scorecard_page(self._run_id, store, offset=self.pager.offset, limit=self.pager.limit)
+            self.page = analysis.scorecard_page(self._run_id, store, offset=self.pager.offset, limit=self.pager.limit)
             run_id = self.page.result.run_id
             if self._suite_dims is None:
                 self._suite_dims = dimension_overall(store, run_id)
@@ -108,13 +112,13 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
     def _show_buckets(self, counts: dict[str, int]) -> None:
         self.bucket_buttons = {}
         for bucket, n in counts.items():
-            short = BUCKET_ABBREVIATIONS.get(bucket, "harness")
+            short = analysis.BUCKET_ABBREVIATIONS.get(bucket, "harness")
             button = w.Button(description=f"{bucket} ({short}): {n}", tooltip=f"attempts in bucket {bucket}",
                               layout=w.Layout(width="auto"))
             button.add_class("aeh-open-bucket")
             button.on_click(lambda _b, bucket=bucket: self._open_task("", bucket))
             self.bucket_buttons[bucket] = button
-        key = " · ".join(f"{short} = {escape(b)}" for b, short in BUCKET_ABBREVIATIONS.items())
+        key = " · ".join(f"{short} = {escape(b)}" for b, short in analysis.BUCKET_ABBREVIATIONS.items())
         legend = w.HTML("<b>failure buckets</b> " + ("(click one for its attempts)" if self.bucket_buttons
                                                      else "— no failed attempt")
                         + f"<div style='color:#555;font-size:11px'>the failures column: {key}</div>")

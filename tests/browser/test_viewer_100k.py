@@ -84,7 +84,7 @@ def _walk(page, scope: str, prefix: str, shots: Path) -> None:
         return lambda: expect(page.locator(f"{visible}.aeh-pager-{what}:visible .aeh-pager-label")).to_contain_text(
             text, timeout=wait)
 
-    _timed(f"{prefix}: run (scorecard, first 50 tasks, first 50 attempts)",
+    _timed(f"{prefix}: run (its scorecard: summary and first 50 tasks)",
            lambda: page.locator(f"{visible}.aeh-open-run").first.click(),
            lambda: (page.locator(f"{visible}.aeh-suite-rate").wait_for(timeout=wait),
                     page.locator(f"{visible}.aeh-open-task").first.wait_for(timeout=wait)))
@@ -92,7 +92,7 @@ def _walk(page, scope: str, prefix: str, shots: Path) -> None:
     page.screenshot(path=str(shots / f"viewer-100k-{prefix}-run.png"), full_page=True)
     _timed(f"{prefix}: scorecard, next page of tasks",
            lambda: page.locator(f"{visible}.aeh-pager-tasks:visible .aeh-next").click(), label("tasks", "51–100"))
-    _timed(f"{prefix}: attempts tab", lambda: _tab(page, scope, "attempts"),
+    _timed(f"{prefix}: attempts tab (first 50 attempts)", lambda: _tab(page, scope, "attempts"),
            lambda: page.locator(f"{visible}.aeh-open-attempt").first.wait_for(timeout=wait))
     _timed(f"{prefix}: attempts, next page",
            lambda: page.locator(f"{visible}.aeh-pager-attempts:visible .aeh-next").click(),

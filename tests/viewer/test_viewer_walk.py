@@ -164,3 +164,36 @@ def test_on_big_runs_the_gate_and_drift_wait_for_a_click(mock_db, monkeypatch):
     monkeypatch.setattr("aeh.viewer._compare.GATE_INLINE_ATTEMPTS", 10**9)
     v.compare.show(run_a, run_b)  # small runs: all at once, no button
     assert "not run yet" not in v.compare.verdicts.value and v.compare.deep.layout.display == "none"
+
+
+def test_the_run_index_is_built_without_pandas_or_the_analysis(mock_db):
+    """aeh.view() in a fresh kernel (JupyterLab) draws the run index before pandas and the analysis
+    modules load (~0.5 s CPU); opening a run loads them."""
+    import subprocess
+    import sys
+
+    db, _, run_b = mock_db
+    probe = ("import sys, aeh\n"
+             f"v = aeh.view({str(db)!r})\n"
+             "heavy = [m for m in ('pandas', 'aeh.analysis._run_table', 'aeh.analysis._compare') if m in sys.modules]\n"
+             "assert v.runs.buttons and heavy == [], heavy\n"
+             f"v.open_run({run_b!r})\n"
+             "assert 'pandas' in sys.modules and v.run.result is not None\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("preheat", [True, False])
+def test_ready_loads_the_clicks_modules_first_in_a_pre_heated_kernel(tmp_path, preheat):
+    import os
+    import subprocess
+    import sys
+
+    ready = tmp_path / "ready"
+    env = {**os.environ, "AEH_VIEW_READY": str(ready), "VOILA_PREHEAT": "True" if preheat else "False"}
+    probe = ("import sys\nfrom aeh.viewer import ready\nready()\n"
+             "print('pandas' in sys.modules, 'aeh.analysis._compare' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert ready.exists()  # aeh view may announce the address
+    assert done.stdout.split() == (["True", "True"] if preheat else ["False", "False"])
