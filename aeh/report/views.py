@@ -46,12 +46,13 @@ def setup() -> None:
     # heavy: loaded on first use
     import matplotlib
 
-    try:  # in a kernel, each figure is shown once as a PNG after its cell, whatever $MPLBACKEND says
+    try:  # in a kernel or aeh's report shell, each figure is shown once as a PNG after its cell
         # heavy: loaded on first use
         from IPython import get_ipython
 
         shell = get_ipython()
-        if shell is not None and getattr(shell, "kernel", None) is not None:
+        in_kernel = getattr(shell, "kernel", None) is not None or getattr(shell, "aeh_report_shell", False)
+        if shell is not None and in_kernel:
             render_figures_once(shell)
     except ImportError:
         pass
