@@ -20,10 +20,10 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aeh._install import install_command
+from aeh._util.install import install_command
 
 if TYPE_CHECKING:
-    from aeh._files import InputJsonError
+    from aeh._util.files import InputJsonError
 
 __all__ = [
     "AdapterError",
@@ -87,7 +87,7 @@ class Problem:
 
     @classmethod
     def from_json_error(cls, where: str | Path, exc: InputJsonError) -> Problem:
-        """The problem for JSON `aeh._files` refused (NaN, a duplicate key, nesting), at its line."""
+        """The problem for JSON `aeh._util.files` refused (NaN, a duplicate key, nesting), at its line."""
         return cls(f"{where}:{exc.line}" if exc.line else str(where), exc.field, exc.problem, exc.fix or "fix the JSON")
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import aeh._install as install
-from aeh._install import DISTRIBUTION, install_command
+import aeh._util.install as install
+from aeh._util.install import DISTRIBUTION, install_command
 from aeh.report import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aeh._figure import MISSING, figure
+from aeh._util.figure import MISSING, figure
 
 
 @pytest.mark.parametrize("value", [None, math.nan, np.float64("nan"), pd.NA])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from aeh._pyfile import ImportTimedOut, import_file
+from aeh._util.pyfile import ImportTimedOut, import_file
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import aeh._optional as optional
-from aeh._install import install_command
+import aeh._util.optional as optional
+from aeh._util.install import install_command
 from aeh.cli import main
 from aeh.errors import AehError, MissingExtraError
 

@@ -45,22 +45,9 @@ def test_shipped_suites_examples_and_test_plugins_import_only_the_plugin_surface
 def test_importing_the_plugin_surface_loads_only_its_table() -> None:
     """Every name is lazy: `import aeh.plugins` loads neither pydantic nor any aeh package."""
     code = ("import sys, aeh.plugins; print(sorted(m for m in sys.modules if m.split('.')[0] in ('aeh', 'pydantic')"
-            " and m not in ('aeh', 'aeh.plugins', 'aeh._lazy', 'aeh.errors', 'aeh._install')))")
+            " and m not in ('aeh', 'aeh.plugins', 'aeh._util', 'aeh._util.lazy', 'aeh.errors', 'aeh._util.install')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-
-
-def test_the_type_checkers_imports_declare_the_same_names_as_the_table() -> None:
-    """`aeh/plugins.py` names each export twice (its TYPE_CHECKING import for the type checker, the
-    `_NAMES` table at run time); both must agree, and every name must resolve from its module."""
-    import aeh.plugins
-
-    tree = ast.parse((ROOT / "aeh" / "plugins.py").read_text(encoding="utf-8"))
-    guarded = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
-    typed = {(n.module, a.name) for n in guarded.body if isinstance(n, ast.ImportFrom) for a in n.names}
-    table = {(module, name) for module, names in aeh.plugins._NAMES.items() for name in names}
-    assert typed == table
-    assert all(getattr(aeh.plugins, name) is not None for name in aeh.plugins.__all__)
 
 
 def test_the_registries_are_reached_through_functions_and_the_old_names_warn() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "aeh"
 
@@ -37,3 +40,15 @@ def test_no_module_imports_another_packages_private_module() -> None:
     files = [p for p in PACKAGE.rglob("*.py") if "_bundled" not in p.parts]
     offenders = {_module_name(p): bad for p in files if (bad := _private_reaches(p))}
     assert offenders == {}
+
+
+def test_the_root_of_the_package_reads_like_a_table_of_contents() -> None:
+    """At most 8 modules at the root; the rest live in the packages they serve."""
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == [
+        "__init__.py", "_version.py", "api.py", "cli.py", "errors.py", "models.py", "plugins.py"]
+
+
+@pytest.mark.parametrize("name", ["aeh.trace", "aeh.trajectory", "aeh.recording", "aeh.llm", "aeh.logs", "aeh.dryrun",
+                                  "aeh.api", "aeh.plugins", "aeh.models", "aeh.errors"])
+def test_public_modules_keep_their_import_path(name: str) -> None:
+    assert importlib.import_module(name).__name__ == name

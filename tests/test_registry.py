@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aeh import _registry
-from aeh._registry import Registry, RegistryError
+from aeh._util import registry as _registry
+from aeh._util.registry import Registry, RegistryError
 
 
 class _One:
@@ -89,7 +89,7 @@ def test_the_entry_point_scan_is_cached_until_a_package_appears(tmp_path: Path,
 
 def test_a_name_missed_right_after_a_package_appears_is_found_at_once(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from aeh._registry import Registry
+    from aeh._util.registry import Registry
 
     monkeypatch.setattr(_registry, "RECHECK_S", 3600.0)  # the periodic check never comes
     registry: Registry[object] = Registry("thing", group="aeh.late_test")

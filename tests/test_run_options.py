@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import aeh
-from aeh._progress import BarProgress, interactive
 from aeh.api import _progress_for
+from aeh.engine.progress import BarProgress, interactive
 from aeh.errors import ConfigError
 from aeh.logs import RunLogger
 
@@ -43,7 +43,7 @@ def test_progress_bar_counts_every_attempt(db: Path, capsys: pytest.CaptureFixtu
 def test_the_shell_an_in_process_report_leaves_is_not_jupyter(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 
-    from aeh._progress import in_jupyter
+    from aeh.engine.progress import in_jupyter
 
     left = types.SimpleNamespace(aeh_report_shell=True)
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: left))

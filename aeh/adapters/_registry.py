@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.engine.adapter import Adapter
 from aeh.errors import ConfigError
 

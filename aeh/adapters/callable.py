@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from aeh._pyfile import NotAPythonFile, import_file
+from aeh._util.pyfile import NotAPythonFile, import_file
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.engine.toolthreads import run_in_worker

@@ -36,7 +36,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aeh._files import load_json_file
+from aeh._util.files import load_json_file
 from aeh.adapters._command_options import OUTPUT_CAP_BYTES, CommandOptions
 from aeh.adapters._confine import confined_argv, confinement_mode, solver_jail
 from aeh.adapters._solver_failure import environment_failure, workspace_fingerprint

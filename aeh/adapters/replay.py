@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aeh._lazy import moved_getattr
+from aeh._util.lazy import moved_getattr
 from aeh.engine.budget import BudgetExceeded
 from aeh.engine.context import AttemptContext
 from aeh.errors import ConfigError

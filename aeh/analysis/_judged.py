@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aeh._sync import run_sync
+from aeh._util.sync import run_sync
 from aeh.analysis._dimensions import _input, _load_suite_for, _records
 from aeh.engine import EvaluationSpend, merged_spend
 from aeh.grading.judge import JudgeClient

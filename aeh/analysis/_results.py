@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from aeh._figure import figure, money
+from aeh._util.figure import figure, money
 from aeh.analysis._result_frame import ResultFrame
 from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.models import RunInfo

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Protocol
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 
 __all__ = ["BUILTIN_COMMANDS", "Command", "commands"]
 

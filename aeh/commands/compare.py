@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aeh._figure import figure
+from aeh._util.figure import figure
 from aeh.commands._judge_options import add_allow_unfinished
 from aeh.errors import ExitCode
 

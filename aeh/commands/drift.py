@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from aeh._figure import figure
+from aeh._util.figure import figure
 from aeh.commands._judge_options import add_allow_unfinished
 from aeh.errors import ExitCode
 

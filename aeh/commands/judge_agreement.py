@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from aeh._figure import figure
+from aeh._util.figure import figure
 from aeh.errors import ExitCode
 
 if TYPE_CHECKING:

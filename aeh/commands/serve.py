@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-from aeh._hosts import is_loopback
+from aeh._util.hosts import is_loopback
 from aeh.commands._exit import EXIT_BAD_INPUT, EXIT_INVALID_RUN, EXIT_OK
 from aeh.commands._secrets import add_secret_argument
 

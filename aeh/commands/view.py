@@ -97,7 +97,7 @@ def wait_until_ready(server: subprocess.Popen[bytes], ready_file: Path, port: in
 def main(args: argparse.Namespace) -> int:
     from importlib.resources import files
 
-    from aeh._optional import require_extra
+    from aeh._util.optional import require_extra
     from aeh.errors import ConfigError
     from aeh.store import locate_store, open_store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from aeh._files import unsafe_id
+from aeh._util.files import unsafe_id
 from aeh.engine.runspec import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_SEED, RunSpec
 from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError

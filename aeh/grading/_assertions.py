@@ -2,7 +2,7 @@
 `artifact_exists`, `metric_present`, `output_contains`, `tool_called` and `tool_not_called`.
 
 They read what a recording kept on the attempt's `terminal_state` span (the terminal state as
-recorded, `artifacts`, `metrics`; see `aeh._harness_trajectory`). A live attempt has no such
+recorded, `artifacts`, `metrics`; see `aeh.trajectory.harness`). A live attempt has no such
 span: its terminal state is read from aeh's status, and an artifact is a file in its workspace.
 A tool counts as called, as that harness counts it, when a tool call or any recorded step names
 it (a `retry` or `plan` step with a `tool_name`).

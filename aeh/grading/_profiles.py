@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.errors import ConfigError
 from aeh.grading.scorers import ScorerFn
 
@@ -42,6 +42,7 @@ AEH_PROFILE = ScoringProfile(DEFAULT_PROFILE, "aeh's own definitions of every di
 
 
 def _trajectory_harness() -> ScoringProfile:
+    # loaded on first use: only the trajectory-harness profile needs its scorers
     from aeh.grading._harness_scorers import HARNESS_SCORERS
 
     return ScoringProfile("trajectory-harness", "agent-eval-harness's definitions of the six deterministic "

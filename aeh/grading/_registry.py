@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.models import GoldenTrace, GraderResult, GraderSpec, Task, TraceView
 from aeh.trace import RecordsSpans
 

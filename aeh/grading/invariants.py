@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.models import Invariant, InvariantResult, InvariantVerdict, TraceView
 from aeh.tools import path_escape
 

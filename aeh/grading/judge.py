@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import time
 from collections.abc import Iterator, Sequence
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._lazy import moved_getattr
+from aeh._util.lazy import moved_getattr
 from aeh.llm import DEFAULT_BASE_URL, ProviderError, RequestSlots, chat_completion, make_client
 from aeh.pricing import PriceTable, load_price_table
 from aeh.trace import RecordsSpans, SpanNotes
@@ -197,8 +198,6 @@ class JudgeClient:
             await client.close()
 
     def endpoint(self) -> str:
-        import os
-
         url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         return url.rstrip("/")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.models import Attempt, GoldenTrace, GraderResult, Span, Task, ToolCall
 
 __all__ = [

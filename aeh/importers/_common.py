@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aeh._files import InputFileError, InputJsonError, load_json_file
+from aeh._util.files import InputFileError, InputJsonError, load_json_file
 from aeh._version import __version__
 from aeh.engine.run_id import new_run_id
 from aeh.errors import Problem, ValidationError
@@ -40,7 +40,7 @@ def iso_to_epoch(value: Any) -> float | None:
 
 
 def load_json(path: Path, what: str, fix: str | None = None) -> tuple[Any, bytes]:
-    """The parsed JSON and the raw bytes of `path`, read under `aeh._files`' bounds (regular
+    """The parsed JSON and the raw bytes of `path`, read under `aeh._util.files`' bounds (regular
     file, size limit, strict JSON, nesting limit); a clean ValidationError when refused."""
     try:
         return load_json_file(path)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aeh._optional import require_extra
+from aeh._util.optional import require_extra
 from aeh.engine import EvaluationSpend
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import new_run_id, run_info, short_hash, write_run

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aeh._sync import run_sync
+from aeh._util.sync import run_sync
 from aeh.adapters import TrajectoryAdapter
 from aeh.engine import make_work_root, over_budget_summary, release_work_root
 from aeh.engine.attempt import run_attempt

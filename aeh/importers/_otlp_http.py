@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
-from aeh._files import InputJsonError, max_input_bytes
+from aeh._util.files import InputJsonError, max_input_bytes
 from aeh.errors import ValidationError
 from aeh.importers._otel import _from_protobuf, _json_stream
 from aeh.importers._otel_shape import otlp_problems
@@ -95,6 +95,7 @@ def decode_body(body: bytes, content_type: str, encoding: str) -> dict[str, Any]
 
 def _protobuf_answer(status: int, rejected: int, message: str) -> bytes:
     if status == 200:
+        # the otel extra's protobuf classes only for a protobuf request
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
         response = ExportTraceServiceResponse()

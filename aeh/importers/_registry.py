@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from aeh._registry import Registry
+from aeh._util.registry import Registry
 from aeh.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -111,6 +111,7 @@ class TrajectoryImporter:
 
 def add_scoring_argument(parser: argparse.ArgumentParser) -> None:
     """`--scoring PROFILE`: the scoring profile the imported run's trajectory dimensions are stored under."""
+    # grading only when a command adds --scoring, so `aeh --help` stays fast
     from aeh.grading import SCORING_HELP
 
     parser.add_argument("--scoring", metavar="PROFILE", help=SCORING_HELP + " (default aeh)")

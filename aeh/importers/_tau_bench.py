@@ -18,13 +18,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aeh._formats import looks_like, refusal_fix
 from aeh.errors import Problem, ValidationError
 from aeh.grading.classify import classify_failure
 from aeh.importers._common import load_json, new_run_id, run_info, short_hash, write_run
 from aeh.models import Attempt, GraderResult, Span, ToolCall
 from aeh.pricing import load_price_table
 from aeh.store import StoreLike
+from aeh.trajectory.formats import looks_like, refusal_fix
 
 __all__ = ["DEFAULT_MODEL", "import_tau_bench", "records_to_attempts"]
 

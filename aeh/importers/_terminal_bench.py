@@ -30,8 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from aeh._files import unsafe_id
-from aeh._formats import looks_like, refusal_fix
+from aeh._util.files import unsafe_id
 from aeh.errors import Problem, ValidationError
 from aeh.importers._common import (
     iso_to_epoch,
@@ -52,6 +51,7 @@ from aeh.models import (
 )
 from aeh.pricing import PriceTable, load_price_table
 from aeh.store import StoreLike
+from aeh.trajectory.formats import looks_like, refusal_fix
 
 __all__ = ["agent_from_submission", "discover_results", "import_terminal_bench", "model_from_submission"]
 

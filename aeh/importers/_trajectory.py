@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from aeh._sync import run_sync
+from aeh._util.sync import run_sync
 from aeh.adapters import TrajectoryAdapter, number_attempts
 from aeh.engine import over_budget_summary
 from aeh.engine.runplan import plan_run

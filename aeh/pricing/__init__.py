@@ -19,7 +19,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._yaml import load_yaml, read_text_limited
+from aeh._util.yaml import load_yaml, read_text_limited
 from aeh.errors import Problem, ValidationError
 
 __all__ = ["DEFAULT_PRICE_TABLE", "ModelPrice", "PriceTable", "load_price_table"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import figure, money
+from aeh._util.figure import figure, money
 from aeh.analysis import MatrixResult
 from aeh.grading import unconfined_lines
 from aeh.importers import hidden_set_lines

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aeh._optional import require_extra
+from aeh._util.optional import require_extra
 from aeh.errors import ConfigError
 from aeh.report._execute import NotebookExecutionError, execute_notebook
 from aeh.report._export import export_html

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import MISSING, figure
+from aeh._util.figure import MISSING, figure
 from aeh.analysis import AgreementResult, CompareResult, RunResult
 from aeh.report._expect import expect as _expect
 from aeh.report._trace_view import money

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._figure import MISSING, figure
+from aeh._util.figure import MISSING, figure
 from aeh.analysis import (
     BUCKET_ABBREVIATIONS,
     AgreementResult,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._files import InputFileError, InputJsonError, loads_strict, read_input_text
+from aeh._util.files import InputFileError, InputJsonError, loads_strict, read_input_text
 from aeh.errors import Problem, ValidationError
 
 if TYPE_CHECKING:

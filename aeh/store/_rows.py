@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from aeh._lazy import lazy_module
+from aeh._util.lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunConfig, RunInfo, Span, ToolCall
 from aeh.store._packed import pack_bytes

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from aeh._lazy import lazy_module
+from aeh._util.lazy import lazy_module
 from aeh.errors import RunNotFoundError, StoreError, StoreWriteError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.store import _rows as rows

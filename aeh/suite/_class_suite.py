@@ -23,7 +23,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from aeh._problems import display_path
+from aeh._util.problems import display_path
 from aeh.errors import Problem
 from aeh.models import GoldenTrace, Invariant, Task
 from aeh.tools import ToolRegistry

@@ -25,7 +25,7 @@ from typing import Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from aeh._problems import display_path, pydantic_problems, read_yaml
+from aeh._util.problems import display_path, pydantic_problems, read_yaml
 from aeh.errors import Problem
 from aeh.grading import (
     HIDDEN_PATTERNS,

@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 import pydantic
 
-from aeh._problems import display_path, pydantic_problems, read_yaml, salvage_task
-from aeh._pyfile import ImportTimedOut, import_file, import_time_limit
+from aeh._util.problems import display_path, pydantic_problems, read_yaml, salvage_task
+from aeh._util.pyfile import ImportTimedOut, import_file, import_time_limit
 from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Task

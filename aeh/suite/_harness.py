@@ -29,13 +29,13 @@ import pydantic
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from aeh._harness_trajectory import TERMINAL_STATUS
-from aeh._problems import display_path, pydantic_problems
-from aeh._yaml import load_yaml, read_text_limited
+from aeh._util.problems import display_path, pydantic_problems
+from aeh._util.yaml import load_yaml, read_text_limited
 from aeh.errors import Problem
 from aeh.grading.invariants import registered_invariants
 from aeh.models import GoldenTrace, Invariant, Task
 from aeh.tools import ToolRegistry
+from aeh.trajectory.harness import TERMINAL_STATUS
 
 __all__ = ["HarnessSuite", "is_harness_suite_file"]
 

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aeh._files import InputJsonError, load_json_file
-from aeh._problems import display_path
+from aeh._util.files import InputJsonError, load_json_file
+from aeh._util.problems import display_path
 from aeh.errors import Problem
 from aeh.suite._coding import CodingSuite
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pydantic
 
-from aeh._problems import pydantic_problems
+from aeh._util.problems import pydantic_problems
 from aeh.errors import Problem
 from aeh.grading import default_graders
 from aeh.models import Task

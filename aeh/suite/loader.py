@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aeh._problems import display_path, pydantic_problems, read_yaml
-from aeh._registry import Registry, RegistryError
+from aeh._util.problems import display_path, pydantic_problems, read_yaml
+from aeh._util.registry import Registry, RegistryError
 from aeh.errors import Problem, SuiteLoadError
 from aeh.models import TRAJECTORY_FIELDS
 from aeh.suite import builtin

@@ -36,7 +36,11 @@ import pydantic
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from aeh._problems import display_path, pydantic_problems, read_yaml  # the same `file:field: message — fix` as tasks
+from aeh._util.problems import (  # the same `file:field: message — fix` as tasks
+    display_path,
+    pydantic_problems,
+    read_yaml,
+)
 from aeh.errors import ConfigError, Problem, ValidationError
 from aeh.models import Task
 

@@ -4,7 +4,7 @@ Run index → a run's scorecard → its attempts → one attempt's trace, and co
 the trajectory diff of one task. It reads the store only: every read opens it read-only.
 """
 
-from aeh._optional import require_extra
+from aeh._util.optional import require_extra
 
 require_extra("aeh.view", ("ipywidgets", "IPython"))
 

@@ -1,6 +1,6 @@
 """Live JupyterLab widgets. `aeh.TraceBrowser` resolves here lazily (ipywidgets loads on first use)."""
 
-from aeh._optional import require_extra
+from aeh._util.optional import require_extra
 
 require_extra("aeh.TraceBrowser", ("ipywidgets", "IPython"))
 

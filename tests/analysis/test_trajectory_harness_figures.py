@@ -64,7 +64,7 @@ def harness_runs(files: dict[str, Path], tmp_path_factory: pytest.TempPathFactor
 
 def _declared(path: Path) -> dict[str, object]:
     """What a suite file declares that scoring reads: everything but the words of descriptions and goals."""
-    from aeh._yaml import load_yaml
+    from aeh._util.yaml import load_yaml
 
     tasks = load_yaml(path.read_text())["tasks"]
     return {t["task_id"]: {k: ({**v, "goal": None} if k == "input" else v)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import aeh._optional
+import aeh._util.optional
 from aeh.cli import main
 from aeh.commands.view import voila_command, voila_env
 
@@ -42,8 +42,8 @@ def test_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.Capture
 
 def test_without_the_jupyter_extra_it_names_the_install_command(tmp_path: Path, monkeypatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    real = aeh._optional.find_spec
-    monkeypatch.setattr(aeh._optional, "find_spec", lambda name: None if name == "voila" else real(name))
+    real = aeh._util.optional.find_spec
+    monkeypatch.setattr(aeh._util.optional, "find_spec", lambda name: None if name == "voila" else real(name))
     assert main(["view", "--db", str(tmp_path / "runs.db")]) == 2
     err = capsys.readouterr().err
     assert "aeh view needs the optional 'jupyter' tools (voila not installed)" in err and "pip install" in err

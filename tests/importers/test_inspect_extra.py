@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import aeh._optional as optional
-from aeh._install import install_command
+import aeh._util.optional as optional
+from aeh._util.install import install_command
 from aeh.errors import MissingExtraError
 from aeh.importers import import_inspect_logs
 

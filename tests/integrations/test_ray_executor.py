@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import aeh
-import aeh._optional as optional
-from aeh._install import install_command
+import aeh._util.optional as optional
+from aeh._util.install import install_command
 from aeh.cli import main as cli_main
 from aeh.errors import ConfigError, MissingExtraError
 from aeh.store import Store

@@ -78,7 +78,7 @@ def test_aeh_run_points_at_the_directory(demo: Path, tmp_path: Path) -> None:
 
 
 def test_the_class_itself_is_a_suite_as_an_entry_point_gives_it(demo: Path, tmp_path: Path) -> None:
-    from aeh._pyfile import import_file
+    from aeh._util.pyfile import import_file
 
     with pytest.warns(DeprecationWarning):
         module = import_file(demo / "suite.py", "spec_demo_suite")

@@ -12,7 +12,7 @@ import pydantic
 import yaml
 from pydantic import BaseModel
 
-from aeh._yaml import load_yaml, read_text_limited
+from aeh._util.yaml import load_yaml, read_text_limited
 from aeh.errors import Problem
 from aeh.models import Task
 

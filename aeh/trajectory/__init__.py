@@ -25,18 +25,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from aeh._files import (
+from aeh._util.files import (
     InputFileError,
     InputJsonError,
     decode_input_text,
     loads_strict,
     read_bytes_limited,
 )
-from aeh._formats import KINDS, looks_like, looks_like_bytes
-from aeh._harness_trajectory import FORMAT_NAME as HARNESS_FORMAT
-from aeh._harness_trajectory import HarnessTrajectory, is_harness_trajectory, to_aeh_trajectory
 from aeh.errors import Problem, ValidationError
 from aeh.models import AgentStatus
+from aeh.trajectory.formats import KINDS, looks_like, looks_like_bytes
+from aeh.trajectory.harness import FORMAT_NAME as HARNESS_FORMAT
+from aeh.trajectory.harness import HarnessTrajectory, is_harness_trajectory, to_aeh_trajectory
 
 __all__ = ["FORMAT", "Step", "Trajectory", "load_trajectories", "parse_trajectories", "source_format",
            "trajectory_json_schema"]

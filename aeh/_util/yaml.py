@@ -4,7 +4,7 @@
 `graders:` silently wins), aliases that expand past any sane size ("billion laughs": 1 KB of
 text, gigabytes once validated or dumped) and nesting deep enough to overflow Python's stack.
 `load_yaml` refuses each with a `yaml.MarkedYAMLError`, so callers that already turn YAML errors
-into `file:line` problems report them the same way. `read_text_limited` (from `aeh._files`) refuses what is
+into `file:line` problems report them the same way. `read_text_limited` (from `aeh._util.files`) refuses what is
 not a regular file (a symlink to /dev/zero, a FIFO) or is too big, before reading a byte of it.
 """
 
@@ -15,13 +15,13 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from aeh._files import DEFAULT_MAX_INPUT_BYTES, InputFileError, read_bytes_limited, read_text_limited
+from aeh._util.files import DEFAULT_MAX_INPUT_BYTES, InputFileError, read_bytes_limited, read_text_limited
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "InputFileError", "YamlLimitError",
            "load_yaml", "read_bytes_limited", "read_text_limited"]
 
 #: Input files are hand-written: tasks, suites, fault profiles, price tables, label files
-#: (the default; `AEH_MAX_INPUT_BYTES` changes it, see `aeh._files`).
+#: (the default; `AEH_MAX_INPUT_BYTES` changes it, see `aeh._util.files`).
 MAX_INPUT_BYTES = DEFAULT_MAX_INPUT_BYTES
 #: Scalars, sequences and mappings after every alias is expanded.
 MAX_YAML_NODES = 200_000

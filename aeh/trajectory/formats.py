@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aeh._harness_trajectory import is_harness_trajectory
-from aeh._install import install_command
+from aeh._util.install import install_command
+from aeh.trajectory.harness import is_harness_trajectory
 
 __all__ = ["KINDS", "looks_like", "looks_like_bytes", "refusal_fix"]
 
