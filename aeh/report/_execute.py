@@ -57,7 +57,7 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
     imported once; see `aeh.report._inprocess`);
     a Jupyter kernel name such as `python3` starts that kernel as a separate process, which in an
     aeh install is the same Python (see docs/notebooks.md). Inside a running IPython the
-    in-process kernel is not available and `python3` is used.
+    in-process engine is not available and `python3` is used.
     """
     import papermill as pm  # heavy: imported only when a report is rendered
 

@@ -3,9 +3,11 @@ process, with the outputs, parameters and failures a kernel gives, and nothing l
 
 from __future__ import annotations
 
+import atexit
 import base64
 import gc
 import json
+import os
 import re
 import sys
 import warnings
@@ -83,6 +85,10 @@ def test_a_cells_state_does_not_stay_in_this_process(tmp_path: Path) -> None:
                        "matplotlib.rcParams['lines.linewidth'] = 9.5\n"
                        "warnings.simplefilter('ignore')",
                        "print(left_in_cell)")
+    # once first: what importing papermill, IPython and the rest leaves (urllib3 adds a warning
+    # filter when imported, say) is the imports', not a cell's
+    execute_notebook(_notebook(tmp_path / "warm.ipynb", "import matplotlib"), {}, tmp_path / "warm-out.ipynb",
+                     kernel="inprocess")
     streams = sys.stdout, sys.stderr, sys.displayhook, sys.excepthook
     main, filters = sys.modules["__main__"], list(warnings.filters)
     width, backend = matplotlib.rcParams["lines.linewidth"], matplotlib.get_backend(auto_select=False)
@@ -132,3 +138,25 @@ def test_in_process_and_kernel_process_reports_show_the_same(mock_db, tmp_path: 
     assert len(json.loads(attempts[0][1])["rows"]) > 0
     body = [page[page.index("<main>"):] for page in (mine, theirs)]
     assert body[0] == body[1]  # and nothing else differs either
+
+
+@pytest.mark.slow
+def test_inside_a_running_ipython_the_notebook_runs_in_a_kernel_process(tmp_path: Path) -> None:
+    """The in-process engine needs IPython's singleton: inside a Jupyter kernel (or any running
+    IPython) a report falls back to a `python3` kernel process and leaves that shell alone."""
+    from IPython import get_ipython
+    from IPython.core.interactiveshell import InteractiveShell
+
+    source = _notebook(tmp_path / "nb.ipynb", "import os\nprint(os.getpid())")
+    main = sys.modules["__main__"]
+    running = InteractiveShell.instance()
+    try:
+        out = execute_notebook(source, {}, tmp_path / "out.ipynb", kernel="inprocess")
+        assert get_ipython() is running
+    finally:
+        atexit.unregister(running.atexit_operations)
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"] = main
+    printed = int("".join(_executed(out)[1]["outputs"][0]["text"]))
+    assert printed != os.getpid()  # a kernel process ran the cell
+    assert (tmp_path / "out.kernel.log").exists()
