@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from aeh.analysis._results import evaluation_cost_text, format_run_table, judge_verdicts_text, resumed
     from aeh.analysis._results import suite_interval_text, with_fail_under
     from aeh.analysis._run_table import HARNESS_ERROR_LIMIT
+    from aeh.analysis._scorecard import ScorecardPage, scorecard_page
     from aeh.analysis._spans import span_attributes, spans
     from aeh.analysis._trajectory_diff import CHANGED_STEP, ONLY_A_STEP, ONLY_B_STEP, SAME_STEP, AlignedStep, Step
     from aeh.analysis._trajectory_diff import TrajectoryDiff, align_steps, diff_attempts, trajectory_diff
@@ -58,6 +59,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
                               "evaluation_cost_text", "format_run_table", "judge_verdicts_text", "resumed",
                               "suite_interval_text", "with_fail_under"),
     "aeh.analysis._run_table": ("HARNESS_ERROR_LIMIT",),
+    "aeh.analysis._scorecard": ("ScorecardPage", "scorecard_page"),
     "aeh.analysis._spans": ("span_attributes", "spans"),
     "aeh.analysis._trajectory_diff": ("CHANGED_STEP", "ONLY_A_STEP", "ONLY_B_STEP", "SAME_STEP", "AlignedStep", "Step",
                                       "TrajectoryDiff", "align_steps", "diff_attempts", "trajectory_diff"),

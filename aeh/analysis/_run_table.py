@@ -23,7 +23,7 @@ from aeh.stats import suite_rate
 from aeh.stats import wilson_confint as proportion_confint
 
 __all__ = ["BUCKET_ABBREVIATIONS", "HARNESS_ERROR_LIMIT", "counts_table", "failure_summaries",
-           "harness_error_causes", "run_table_from_totals"]
+           "harness_error_causes", "run_table_from_totals", "task_frame"]
 
 
 
@@ -97,13 +97,10 @@ _ORDER = ["task_id", "n", "successes", "rate", "low", "high", "clean_successes",
 def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: RunInfo) -> RunResult:
     """The run's result from the per-task totals (`task_totals`) and the stored errors of the
     harness-error attempts: the per-task table, the suite summary and the run's warnings."""
-    frame = _with_intervals(tasks.to_pandas())
-    rest = [c for c in frame.columns if c not in _ORDER]
-    frame = frame[[c for c in _ORDER if c in frame.columns] + rest].reset_index(drop=True)
+    frame = task_frame(tasks)
     priced = bool(frame["priced"].all()) if len(frame) else True
     total_cost = float(frame["cost_usd"].sum()) if priced and len(frame) else None
     successes = int(frame["successes"].sum()) if len(frame) else 0
-    frame["failures"] = failure_summaries(frame)
     checks, warnings = _run_warnings(frame, run)
     return RunResult(
         table=frame, run=run, **_summary(frame, run.run_id),
@@ -125,6 +122,16 @@ def run_table_from_totals(tasks: pl.DataFrame, errors: list[str | None], run: Ru
         # Imported runs say how the source's results were counted (e.g. null results as failures).
         import_policy=run.config.facts.get("import_policy"),
     )
+
+
+def task_frame(tasks: pl.DataFrame) -> pd.DataFrame:
+    """The per-task rows from per-task totals: Wilson intervals, the table's column order, and the
+    failures summary (`wa:2 te:1`)."""
+    frame = _with_intervals(tasks.to_pandas())
+    rest = [c for c in frame.columns if c not in _ORDER]
+    frame = frame[[c for c in _ORDER if c in frame.columns] + rest].reset_index(drop=True)
+    frame["failures"] = failure_summaries(frame)
+    return frame
 
 
 def _evaluation_spend(spend: dict[str, Any] | None, agent_cost: float | None) -> dict[str, Any]:

@@ -15,7 +15,8 @@ import polars as pl
 from aeh.models import FAILURE_PRIORITY
 from aeh.store import Store
 
-__all__ = ["AGENT_BUCKETS", "HARNESS_BUCKET", "harness_errors", "task_counts", "task_totals", "with_rates_and_costs"]
+__all__ = ["AGENT_BUCKETS", "HARNESS_BUCKET", "RUN_WIDE", "harness_errors", "task_counts", "task_totals",
+           "with_rates_and_costs"]
 
 HARNESS_BUCKET = "harness_error"
 AGENT_BUCKETS = [b for b in FAILURE_PRIORITY if b != HARNESS_BUCKET]
@@ -57,6 +58,11 @@ _TOTALS: dict[str, tuple[str, pl.DataType]] = {
     "grading_s": ("total(grading_s)", pl.Float64()),
     "needs_review": _count("needs_human_review"),
 }
+#: What a run's summary needs of every task (suite rate, cost, buckets, the faults check), and no
+#: more: a scorecard page reads these for the whole run and `_TOTALS` for its own tasks only.
+RUN_WIDE: dict[str, tuple[str, pl.DataType]] = {
+    k: _TOTALS[k] for k in ("attempts", "n", "successes", "harness_errors", *(f"fail_{b}" for b in AGENT_BUCKETS),
+                            "_unpriced", "cost_usd", "injected_faults", "tool_calls")}
 _LATENCY = ("latency_p50_s", "latency_p90_s")
 _BEFORE_LATENCY = "injected_faults"
 
@@ -67,13 +73,14 @@ def task_counts(store: Store, run_id: str) -> pl.DataFrame:
     return counts.with_columns((pl.col("successes") / pl.col("n")).alias("rate"))
 
 
-def task_totals(store: Store, run_id: str) -> pl.DataFrame:
-    """The per-task table's polars frame: counts, buckets, tokens, cost, latency p50/p90, by task_id.
+def task_totals(store: Store, run_id: str, tasks: list[str] | None = None) -> pl.DataFrame:
+    """The per-task table's polars frame: counts, buckets, tokens, cost, latency p50/p90, by task_id
+    (of `tasks` only, if given).
 
     Call inside `store.snapshot()` so the totals and the latencies describe the same attempts.
     """
-    totals = store.task_aggregates(run_id, _TOTALS)
-    latency = _latency_quantiles(store, run_id, totals["attempts"])
+    totals = store.task_aggregates(run_id, _TOTALS, tasks=tasks)
+    latency = _latency_quantiles(store, run_id, totals["attempts"], tasks)
     at = totals.columns.index(_BEFORE_LATENCY)
     return with_rates_and_costs(pl.concat([totals[:, :at], latency, totals[:, at:]], how="horizontal"))
 
@@ -92,13 +99,13 @@ def with_rates_and_costs(totals: pl.DataFrame) -> pl.DataFrame:
     ).drop("_unpriced")
 
 
-def _latency_quantiles(store: Store, run_id: str, attempts: pl.Series) -> pl.DataFrame:
+def _latency_quantiles(store: Store, run_id: str, attempts: pl.Series, tasks: list[str] | None) -> pl.DataFrame:
     """Median and p90 latency per task (linear interpolation), in the totals' task order.
 
     The latencies come in task order, so each task's rows are the next `attempts` ones: a
     task index repeated that many times groups them without fetching task_id per attempt.
     """
-    latency = store.attempts_frame(run_id, ["latency_s"])["latency_s"]
+    latency = store.attempts_frame(run_id, ["latency_s"], tasks=tasks)["latency_s"]
     if latency.len() != attempts.sum():
         raise RuntimeError("latency rows and task totals disagree: read them inside store.snapshot()")
     task = pl.int_range(attempts.len(), eager=True).repeat_by(attempts).explode()

@@ -28,7 +28,7 @@ if _typing.TYPE_CHECKING:
     from aeh.store._label_pairs import JUDGE_KINDS, human_label_pairs, labels_frame, programmatic_verdicts
     from aeh.store._merge import MergeResult, merge_stores
     from aeh.store._pages import AttemptFilter, AttemptPage, AttemptRow, RunPage, RunSummary, TaskCount, attempt_page
-    from aeh.store._pages import dimension_means, run_choices, run_page
+    from aeh.store._pages import dimension_means, dimension_overall, run_choices, run_page
     from aeh.store._review import review_packets, write_review_jsonl
     from aeh.store._store import Store, open_stores, unclosed_stores
     # isort: on
@@ -51,7 +51,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.store._label_pairs": ("JUDGE_KINDS", "human_label_pairs", "labels_frame", "programmatic_verdicts"),
     "aeh.store._merge": ("MergeResult", "merge_stores"),
     "aeh.store._pages": ("AttemptFilter", "AttemptPage", "AttemptRow", "RunPage", "RunSummary", "TaskCount",
-                         "attempt_page", "dimension_means", "run_choices", "run_page"),
+                         "attempt_page", "dimension_means", "dimension_overall", "run_choices", "run_page"),
     "aeh.store._review": ("review_packets", "write_review_jsonl"),
     "aeh.store._store": ("Store", "open_stores", "unclosed_stores"),
 }

@@ -18,7 +18,7 @@ from aeh.store._liveness import with_liveness
 from aeh.store._store import Store
 
 __all__ = ["AttemptFilter", "AttemptPage", "AttemptRow", "RunPage", "RunSummary", "TaskCount",
-           "attempt_page", "dimension_means", "run_choices", "run_page"]
+           "attempt_page", "dimension_means", "dimension_overall", "run_choices", "run_page"]
 
 _HARNESS = "failure_bucket IS 'harness_error'"
 _VALID = "failure_bucket IS NOT 'harness_error'"  # IS NOT: a NULL bucket (a success) is valid
@@ -213,11 +213,22 @@ def _cited(evidence: str | None) -> list[int]:
     return [s for s in steps if isinstance(s, int)]
 
 
-def dimension_means(store: Store, run_id: str) -> list[tuple[str, str, float, int]]:
-    """(task_id, dimension, mean score, attempts scored) of the run's stored scores, aggregated by SQLite."""
+def dimension_means(store: Store, run_id: str, tasks: list[str] | None = None) -> list[tuple[str, str, float, int]]:
+    """(task_id, dimension, mean score, attempts scored) of the run's stored scores (of `tasks` only,
+    if given), aggregated by SQLite."""
     full = store.resolve_run_id(run_id)
+    only = "" if tasks is None else f" AND task_id IN ({', '.join('?' * len(tasks)) or 'NULL'})"
     with store._read() as conn:
         found = conn.execute(
-            "SELECT task_id, dimension, avg(score), count(*) FROM dimension_scores WHERE run_id = ? "
-            "GROUP BY task_id, dimension ORDER BY task_id, dimension", (full,)).fetchall()
+            f"SELECT task_id, dimension, avg(score), count(*) FROM dimension_scores WHERE run_id = ?{only} "
+            "GROUP BY task_id, dimension ORDER BY task_id, dimension", (full, *(tasks or ()))).fetchall()
     return [(str(t), str(d), float(m), int(n)) for t, d, m, n in found]
+
+
+def dimension_overall(store: Store, run_id: str) -> dict[str, tuple[float, int]]:
+    """dimension → (mean score over every scored attempt of the run, attempts scored)."""
+    full = store.resolve_run_id(run_id)
+    with store._read() as conn:
+        found = conn.execute("SELECT dimension, avg(score), count(*) FROM dimension_scores WHERE run_id = ? "
+                             "GROUP BY dimension ORDER BY dimension", (full,)).fetchall()
+    return {str(d): (float(m), int(n)) for d, m, n in found}

@@ -341,21 +341,22 @@ class Store:
             yield
 
     def attempts_frame(self, run_id: str, columns: Sequence[str] | None = None, *,
-                       failure_bucket: str | None = None) -> pl.DataFrame:
+                       failure_bucket: str | None = None, tasks: Sequence[str] | None = None) -> pl.DataFrame:
         """One row per attempt of the run, ordered by task and attempt (schema: ATTEMPTS_SCHEMA).
 
         `columns` picks a subset (readers that skip the JSON columns are much faster);
-        `failure_bucket` keeps only the attempts in that bucket.
+        `failure_bucket` keeps only the attempts in that bucket, `tasks` those of these tasks.
         """
         full = self.resolve_run_id(run_id)
         cols = _known(columns or rows.ATTEMPT_COLUMNS, frames.ATTEMPTS_SCHEMA, "attempt")
-        where, params = _run_filter(full, failure_bucket=failure_bucket)
+        where, params = _with_tasks(*_run_filter(full, failure_bucket=failure_bucket), tasks)
         return self._run_frame("attempts", full, where, params, cols, frames.ATTEMPTS_SCHEMA, "attempt")
 
-    def task_aggregates(self, run_id: str, aggregates: Mapping[str, tuple[str, pl.DataType]]) -> pl.DataFrame:
-        """One row per task of the run, ordered by task_id: `task_id`, then one column per entry
-        of `aggregates` (name → (SQL aggregate over the attempts columns, dtype)), e.g.
-        `{"successes": ("sum(success)", pl.Int64())}`.
+    def task_aggregates(self, run_id: str, aggregates: Mapping[str, tuple[str, pl.DataType]], *,
+                        tasks: Sequence[str] | None = None) -> pl.DataFrame:
+        """One row per task of the run (of `tasks` only, if given), ordered by task_id: `task_id`,
+        then one column per entry of `aggregates` (name → (SQL aggregate over the attempts
+        columns, dtype)), e.g. `{"successes": ("sum(success)", pl.Int64())}`.
 
         SQLite aggregates the rows, so a thousand rows come back rather than every attempt. The
         expressions are the caller's code, never user input: they are pasted into the query.
@@ -363,9 +364,10 @@ class Store:
         full = self.resolve_run_id(run_id)
         exprs = ", ".join(f"{sql} AS \"{name}\"" for name, (sql, _) in aggregates.items())
         schema = {"task_id": pl.String(), **{name: dtype for name, (_, dtype) in aggregates.items()}}
+        where, params = _with_tasks("run_id = ?", (full,), tasks)
         return self._frame(
-            f"SELECT task_id, {exprs} FROM attempts WHERE run_id = ? GROUP BY task_id ORDER BY task_id",
-            (full,), schema,
+            f"SELECT task_id, {exprs} FROM attempts WHERE {where} GROUP BY task_id ORDER BY task_id",
+            params, schema,
         )
 
     def spans_frame(self, run_id: str, task_id: str | None = None, attempt: int | None = None,
@@ -551,6 +553,13 @@ def _run_filter(run_id: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
     (a None value is no condition). Column names are the caller's code, never user input."""
     given = {k: v for k, v in equal.items() if v is not None}
     return " AND ".join(["run_id = ?", *(f"{k} = ?" for k in given)]), (run_id, *given.values())
+
+
+def _with_tasks(where: str, params: tuple[Any, ...], tasks: Sequence[str] | None) -> tuple[str, tuple[Any, ...]]:
+    """`where` narrowed to the rows of `tasks` (None: no narrowing; empty: no row)."""
+    if tasks is None:
+        return where, params
+    return f"{where} AND task_id IN ({', '.join('?' * len(tasks)) or 'NULL'})", (*params, *tasks)
 
 
 def _connect_read_only(path: str, wait_s: float) -> sqlite3.Connection:

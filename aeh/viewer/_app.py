@@ -12,6 +12,7 @@ from aeh.viewer._attempts import AttemptList
 from aeh.viewer._cells import STYLE
 from aeh.viewer._compare import CompareView
 from aeh.viewer._diff import DiffView
+from aeh.viewer._ready import load_compare_modules
 from aeh.viewer._runs import RunIndex
 from aeh.viewer._scorecard import Scorecard
 from aeh.viewer._source import Source
@@ -45,6 +46,7 @@ class Viewer(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type informat
             self.runs, w.VBox([self.open_compare_button, self.run]), self.attempts,
             self.trace, self.compare, self.diff])
         self.tabs.titles = TABS
+        self.tabs.observe(self._on_tab, names="selected_index")
         self._compare_options()
         super().__init__([STYLE, w.HTML(f"<b>aeh view</b> · store <code>{escape(str(self.source.path))}</code> "
                                         "(read-only)"), self.tabs])
@@ -55,15 +57,20 @@ class Viewer(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type informat
         self.compare.set_runs(options)
 
     def open_run(self, run_id: str) -> None:
-        """Show run `run_id`'s scorecard and list its attempts."""
+        """Show run `run_id`'s scorecard; its attempts list is read when the attempts tab is shown
+        (a hidden tab's widgets cost the kernel and the browser as much as a shown one's)."""
         self.run.show(run_id)
         assert self.run.result is not None
         self.current_run = self.run.result.run_id
-        self.attempts.show(self.current_run, self._tasks())
+        self.attempts.show(self.current_run, self._tasks(), lazy=True)
         self.tabs.selected_index = _RUN
 
+    def _on_tab(self, change: dict[str, object]) -> None:
+        if change.get("new") == _ATTEMPTS:
+            self.attempts.refresh_if_stale()
+
     def _tasks(self) -> list[str]:
-        return [str(t) for t in self.run.result.table["task_id"]] if self.run.result is not None else []
+        return self.run.task_ids
 
     def _open_task(self, task: str, bucket: str | None) -> None:
         if self.current_run is None:
@@ -111,4 +118,6 @@ def view(db: StoreLike = None) -> Viewer:
     Run index → run scorecard → attempts → trace; compare two runs → trajectory diff of a task.
     Display it as a notebook cell's last value; `aeh view` serves the same app with Voila.
     """
-    return Viewer(db)
+    viewer = Viewer(db)
+    load_compare_modules()
+    return viewer

@@ -4,6 +4,7 @@ dimension scores; a search reads the task, its input and target, the answer and 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from html import escape
 
 import ipywidgets as w
@@ -11,7 +12,7 @@ import ipywidgets as w
 from aeh.models import FAILURE_PRIORITY
 from aeh.report import input_and_target
 from aeh.store import AttemptFilter, AttemptRow, Store, attempt_page
-from aeh.viewer._cells import Pager, grid, money, verdict_html
+from aeh.viewer._cells import Pager, RowButtons, grid, money, verdict_html
 from aeh.viewer._source import Source
 
 __all__ = ["AttemptList"]
@@ -48,6 +49,8 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.rows: list[AttemptRow] = []
         self.buttons: dict[tuple[str, int], w.Button] = {}
         self._quiet = False
+        self._buttons = RowButtons("225px", "aeh-open-attempt")
+        self.stale = False  # a run was shown lazily and its page is not read yet
         for control in (self.task, self.bucket, self.failed_only, self.cited_only, self.search):
             control.observe(lambda _: None if self._quiet else self.pager.go(0), names="value")
         super().__init__([self.header, w.HBox([self.task, self.bucket, self.failed_only, self.cited_only]),
@@ -55,8 +58,9 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.add_class("aeh-view")
 
     def show(self, run_id: str, tasks: list[str], *, task: str | None = None, bucket: str | None = None,
-             failed_only: bool = False) -> None:
-        """List run `run_id`'s attempts, filtered as given."""
+             failed_only: bool = False, lazy: bool = False) -> None:
+        """List run `run_id`'s attempts, filtered as given; `lazy`: set the filters now, read and draw
+        the page when `refresh_if_stale` is called (the tab is shown) or a filter changes."""
         if run_id != self.run_id:
             self.task_text = {}
         self.run_id = run_id
@@ -71,7 +75,15 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         finally:
             self._quiet = False
         self.header.value = f"<b>attempts of run {escape(run_id)}</b>"
-        self.pager.go(0)
+        self.pager.offset = 0
+        self.stale = True
+        if not lazy:
+            self.refresh()
+
+    def refresh_if_stale(self) -> None:
+        """Read and draw the page if `show(..., lazy=True)` left it unread (the tab was not shown)."""
+        if self.stale:
+            self.refresh()
 
     def _texts(self, store: Store, keys: list[tuple[str, int]]) -> None:
         """Read the input and target of each task in `keys` not read yet (one attempt of it)."""
@@ -102,6 +114,7 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         """Read the current page (only its rows) and show it."""
         if self.run_id is None:
             return
+        self.stale = False
         with self._source.open() as store:
             page = attempt_page(store, self.run_id, self.current_filter(store), limit=self.pager.limit,
                                 offset=self.pager.offset)
@@ -110,11 +123,9 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.buttons = {}
         rows = []
         for r in page.rows:
-            button = w.Button(description=f"{r.task_id[:26]} #{r.attempt}", tooltip="open the trace",
-                              layout=w.Layout(width="225px"))
-            button.add_class("aeh-open-attempt")
+            button = self._buttons.make(f"{r.task_id[:26]} #{r.attempt}", "open the trace",
+                                        partial(self._open_attempt, self.run_id or "", r.task_id, r.attempt))
             button.add_class("aeh-passed" if r.success else "aeh-failed")
-            button.on_click(lambda _b, r=r: self._open_attempt(self.run_id or "", r.task_id, r.attempt))
             self.buttons[(r.task_id, r.attempt)] = button
             rows.append([button, *_cells(r, self.task_text.get(r.task_id, ("", "")))])
         self.pager.update(page.total, len(page.rows))

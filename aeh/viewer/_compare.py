@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from html import escape
 from typing import Any
 
@@ -13,10 +14,14 @@ import ipywidgets as w
 
 from aeh.analysis import CompareResult, build_baseline, compare, drift, gate
 from aeh.errors import AehError
-from aeh.viewer._cells import grid, pct
+from aeh.viewer._cells import Pager, RowButtons, grid, pct
 from aeh.viewer._source import Source
 
-__all__ = ["CompareView"]
+__all__ = ["GATE_INLINE_ATTEMPTS", "CompareView"]
+
+#: Above this many attempts in A and B together, the dimension gate (which scores every attempt of
+#: both runs again: minutes on 100k) and the drift wait for a click instead of running with compare.
+GATE_INLINE_ATTEMPTS = 20_000
 
 _HEADER = ["task", "A rate [CI]", "B rate [CI]", "Δ [95% CI]", "q", "verdict", "trajectory"]
 _COLUMNS = "240px 170px 170px 190px 60px 110px 130px"
@@ -59,8 +64,15 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.drift = w.HTML()
         self.result: CompareResult | None = None
         self.diff_buttons: dict[str, w.Button] = {}
-        super().__init__([w.HBox([self.run_a, self.run_b, self.go]), self.verdicts, self.tasks, self.dimensions,
-                          self.drift])
+        self._buttons = RowButtons("120px", "aeh-open-diff")
+        self.pager = Pager(50, lambda _: self._tasks(), "tasks")
+        self.deep = w.Button(description="run the dimension gate and the drift",
+                             layout=w.Layout(width="auto", display="none"),
+                             tooltip="scores every attempt of both runs again", disabled=True)
+        self.deep.add_class("aeh-compare-deep")
+        self.deep.on_click(lambda _: self._run_deep())
+        super().__init__([w.HBox([self.run_a, self.run_b, self.go]), self.verdicts, self.deep, self.pager,
+                          self.tasks, self.dimensions, self.drift])
         self.add_class("aeh-view")
 
     def set_runs(self, options: list[tuple[str, str]], a: str | None = None, b: str | None = None) -> None:
@@ -72,12 +84,41 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             self.run_a.value = a if a in ids else ids[1 if len(ids) > 1 else 0]
 
     def show(self, run_a: str, run_b: str) -> None:
-        """Compare A (baseline) with B and show every verdict."""
+        """Compare A (baseline) with B and show every verdict (on big runs, the gate and the drift
+        after a click on `deep`)."""
         with self._source.open() as store:
             result = compare(run_a, run_b, store, overlap=True)
-            gate_html, gate_line = self._gate(store, result)
-            drift_html, drift_line = self._drift(store, result)
+            tasks = result.table[~result.table["task_id"].astype(str).str.startswith("<")]
+            scored = int(tasks["n_a"].sum() + tasks["n_b"].sum())
+            inline = scored <= GATE_INLINE_ATTEMPTS
+            if inline:
+                gate_html, gate_line = self._gate(store, result)
+                drift_html, drift_line = self._drift(store, result)
         self.result = result
+        if not inline:
+            gate_html = drift_html = ""
+            gate_line = (f"gate (dimensions, A as baseline): <b>not run yet</b> — it scores the {scored:,} attempts "
+                         "of both runs again; click “run the dimension gate and the drift”")
+            drift_line = f"drift of {escape(result.run_a_info.suite)}: <b>not run yet</b>"
+        self.deep.disabled = inline
+        self.deep.layout.display = None if not inline else "none"
+        self._head(result, gate_line, drift_line)
+        self.pager.go(0)
+        self.dimensions.value = gate_html
+        self.drift.value = drift_html
+
+    def _run_deep(self) -> None:
+        if self.result is None:
+            return
+        with self._source.open() as store:
+            gate_html, gate_line = self._gate(store, self.result)
+            drift_html, drift_line = self._drift(store, self.result)
+        self.deep.disabled = True
+        self._head(self.result, gate_line, drift_line)
+        self.dimensions.value = gate_html
+        self.drift.value = drift_html
+
+    def _head(self, result: CompareResult, gate_line: str, drift_line: str) -> None:
         v = result.verdict
         self.verdicts.value = (
             f"<h3 style='margin:4px 0'>A {escape(result.run_a)} → B {escape(result.run_b)}</h3>"
@@ -90,22 +131,22 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             f"<div class='aeh-gate-verdict'>{gate_line}</div><div class='aeh-drift-verdict'>{drift_line}</div>"
             + "".join(f"<div style='color:#a05a00'>⚠ {escape(x)}</div>" for x in result.warnings)
             + _refusals_html("success-rate comparison", v.cannot_judge))
-        self._tasks(result)
-        self.dimensions.value = gate_html
-        self.drift.value = drift_html
 
-    def _tasks(self, result: CompareResult) -> None:
+    def _tasks(self) -> None:
+        """The page of per-task rows the pager points at (a thousand tasks are a thousand rows)."""
+        result = self.result
+        if result is None:
+            return
+        page = result.table.iloc[self.pager.offset:self.pager.offset + self.pager.limit]
         self.diff_buttons = {}
         rows = []
-        for r in result.table.itertuples():
+        for r in page.itertuples():
             task = str(r.task_id)
             if task.startswith("<"):
                 button: w.Widget | str = ""
             else:
-                button = w.Button(description="diff steps", tooltip=f"trajectory diff of {task}",
-                                  layout=w.Layout(width="120px"))
-                button.add_class("aeh-open-diff")
-                button.on_click(lambda _b, t=task: self._open_diff(result.run_a, result.run_b, t))
+                button = self._buttons.make("diff steps", f"trajectory diff of {task}",
+                                            partial(self._open_diff, result.run_a, result.run_b, task))
                 self.diff_buttons[task] = button
             verdict = ("<span style='color:#b3261e'>regressed</span>" if r.regressed is True
                        else "<span style='color:#197a2c'>improved</span>" if r.improved is True
@@ -114,6 +155,7 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
                          _rate(r.rate_a, r.low_a, r.high_a, r.n_a), _rate(r.rate_b, r.low_b, r.high_b, r.n_b),
                          f"{_num(r.delta)} [{_num(r.delta_low)}, {_num(r.delta_high)}]", _num(r.q_value, "{:.3f}"),
                          verdict, button])
+        self.pager.update(len(result.table), len(page))
         self.tasks.children = [w.HTML("<b>per task</b> (success rate, B − A; exact test, BH q)"),
                                grid(_HEADER, rows, _COLUMNS)]
 

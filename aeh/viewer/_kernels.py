@@ -10,9 +10,13 @@ Voila (`VoilaConfiguration.multi_kernel_manager_class`):
   down abandoned kernels, then waits up to `slot_wait` seconds for a slot, then gets 503 — never a
   new process;
 - a kernel is abandoned when no page is connected to it, it is idle (not starting, not rendering),
-  and it has done nothing for `abandon_after` seconds (the page it was started for never
-  connected, or went away); they are also culled every `cull_every` seconds, so an idle server
-  goes back to its pre-heated kernel;
+  and for `abandon_after` seconds it has done nothing, has not been handed to a page, and no page
+  has left it (the page it was started for never connected, or went away); they are also culled
+  every `cull_every` seconds, so an idle server goes back to its pre-heated kernel. A pre-heated
+  kernel is idle from the moment it has rendered the viewer: when Voila takes it from the pool for
+  a page, its quiet time starts again, or a kernel that waited in the pool longer than
+  `abandon_after` would be shut down in the second before the page connects to it (the page then
+  asks for a kernel that no longer exists and never renders);
 - readiness: once a kernel has rendered the viewer, the notebook's last cell calls
   `aeh.viewer.ready()` (`_ready.py`), and `aeh view` prints its address only then.
 """
@@ -20,6 +24,7 @@ Voila (`VoilaConfiguration.multi_kernel_manager_class`):
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -45,6 +50,10 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # jupyter_server's __init__ is unannotated
         self._sweeper: PeriodicCallback | None = None
         self._starting = 0  # kernels being started: they hold a slot before they are listed
+        self._was_pooled: set[str] = set()  # the pool at the last look
+        #: kernel → when (time.monotonic) it was last handed to a page, or a page left it
+        self._touched: dict[str, float] = {}
+        self._culling: set[str] = set()  # being shut down: one shutdown each, however many sweeps see them
         #: kernels started in all, and requests refused with 503 (for tests and logs)
         self.started = 0
         self.refused = 0
@@ -58,18 +67,39 @@ class BoundedKernelManager(AsyncMappingKernelManager):
                     found.add(str(task.result().get("kernel_id")))
         return found
 
-    def _abandoned(self) -> list[str]:
-        now = datetime.now(UTC)
+    def notify_disconnect(self, kernel_id: str) -> None:
+        """A page's connection to `kernel_id` closed: its quiet time starts now."""
+        super().notify_disconnect(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
+        self._touched[kernel_id] = time.monotonic()
+
+    def _note_handed_out(self) -> set[str]:
+        """The pool now; a kernel that has left it since the last look went to a page (Voila pops
+        it for a request): its quiet time starts now, not when it finished pre-rendering."""
         pooled = self._pooled()
+        now = time.monotonic()
+        for kernel_id in self._was_pooled - pooled:
+            self._touched[kernel_id] = now
+        self._was_pooled = pooled
+        listed = set(self.list_kernel_ids())
+        for kernel_id in set(self._touched) - listed:
+            del self._touched[kernel_id]
+        return pooled
+
+    def _abandoned(self) -> list[str]:
+        pooled = self._note_handed_out()
+        now, mono = datetime.now(UTC), time.monotonic()
         out = []
         for kernel_id in self.list_kernel_ids():
-            if kernel_id in pooled or self._kernel_connections.get(kernel_id, 0) > 0:
+            if kernel_id in pooled or kernel_id in self._culling or self._kernel_connections.get(kernel_id, 0) > 0:
                 continue
             kernel = self._kernels.get(kernel_id)
             if getattr(kernel, "execution_state", "idle") != "idle":
                 continue  # still starting, or rendering the viewer (a pre-heated kernel before it joins its pool)
             last = getattr(kernel, "last_activity", None)
-            if kernel is not None and last is not None and (now - last).total_seconds() >= self.abandon_after:
+            if kernel is None or last is None:
+                continue
+            quiet = min((now - last).total_seconds(), mono - self._touched.get(kernel_id, -math.inf))
+            if quiet >= self.abandon_after:
                 out.append(kernel_id)
         return out
 
@@ -79,7 +109,13 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         for kernel_id in gone:
             self.log.info("aeh view: shutting down kernel %s (no page connected for %.0f s)", kernel_id,
                           self.abandon_after)
-            await self.shutdown_kernel(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
+            self._culling.add(kernel_id)
+            try:
+                await self.shutdown_kernel(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
+            except (KeyError, HTTPError) as exc:  # the page's own shutdown (on unload) came first
+                self.log.info("aeh view: kernel %s was already gone (%r)", kernel_id, exc)
+            finally:
+                self._culling.discard(kernel_id)
         return len(gone)
 
     def _start_sweeping(self) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from html import escape
 
 import ipywidgets as w
 
 from aeh.stats import suite_rate, wilson_interval
 from aeh.store import RunSummary, run_choices, run_page
-from aeh.viewer._cells import Pager, grid, money, pct, rate_text
+from aeh.viewer._cells import Pager, RowButtons, grid, money, pct, rate_text
 from aeh.viewer._source import Source
 
 __all__ = ["RunIndex", "summary_rate"]
@@ -45,6 +46,7 @@ class RunIndex(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
         self.table = w.VBox()
         self.buttons: dict[str, w.Button] = {}
         self.page_runs: list[RunSummary] = []
+        self._buttons = RowButtons("205px", "aeh-open-run")
         for control in (self.suite, self.adapter, self.status):
             control.observe(lambda _: self.pager.go(0), names="value")
         super().__init__([w.HBox([self.suite, self.adapter, self.status]), self.pager, self.table])
@@ -62,10 +64,8 @@ class RunIndex(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
         self.buttons = {}
         rows = []
         for s in page.runs:
-            button = w.Button(description=s.info.run_id, tooltip=f"open run {s.info.run_id}",
-                              layout=w.Layout(width="205px"))
-            button.add_class("aeh-open-run")
-            button.on_click(lambda _b, rid=s.info.run_id: self._open_run(rid))
+            button = self._buttons.make(s.info.run_id, f"open run {s.info.run_id}",
+                                        partial(self._open_run, s.info.run_id))
             self.buttons[s.info.run_id] = button
             rows.append([button, *self.cells(s)])
         self.pager.update(page.total, len(page.runs))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from html import escape
 
 import ipywidgets as w
-import pandas as pd
 
-from aeh.analysis import BUCKET_ABBREVIATIONS, RunResult, run_table
-from aeh.store import dimension_means
-from aeh.viewer._cells import Pager, grid, money, pct, rate_text
+from aeh.analysis import BUCKET_ABBREVIATIONS, RunResult, ScorecardPage, scorecard_page
+from aeh.store import dimension_means, dimension_overall
+from aeh.viewer._cells import Pager, RowButtons, grid, money, pct, rate_text
 from aeh.viewer._source import Source
 
 __all__ = ["Scorecard"]
@@ -25,9 +25,12 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
 
     def __init__(self, source: Source, open_task: Callable[[str, str | None], None], limit: int = 50) -> None:
         self._source, self._open_task = source, open_task
-        self.result: RunResult | None = None
+        #: the page shown: the run's summary, the page's task rows, every task id, the buckets
+        self.page: ScorecardPage | None = None
         self._dims: list[tuple[str, str, float, int]] = []
-        # A run of a thousand tasks as one grid is thousands of widgets: the task table is paged too.
+        self._suite_dims: dict[str, tuple[float, int]] | None = None
+        # A run of a thousand tasks as one grid is thousands of widgets: the task table is paged too,
+        # and a page reads its own tasks' rows only (the summary is aggregated over the run).
         self.pager = Pager(limit, lambda _: self._show_tasks(), "tasks")
         self.header = w.HTML("<i>pick a run in the run index</i>")
         self.tasks = w.VBox()
@@ -35,15 +38,28 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
         self.buckets = w.VBox()
         self.task_buttons: dict[str, w.Button] = {}
         self.bucket_buttons: dict[str, w.Button] = {}
+        self._task_column = RowButtons("235px", "aeh-open-task")
+        self._run_id: str | None = None
         super().__init__([self.header, self.buckets, self.pager, self.tasks, self.dimensions])
         self.add_class("aeh-view")
 
+    @property
+    def result(self) -> RunResult | None:
+        """The run shown (summary fields over the whole run; rows: the tasks of this page)."""
+        return self.page.result if self.page is not None else None
+
+    @property
+    def task_ids(self) -> list[str]:
+        """Every task of the run shown, in table order."""
+        return self.page.tasks if self.page is not None else []
+
     def show(self, run_id: str) -> None:
-        """Read and show run `run_id` (per-task totals are aggregated by SQLite)."""
-        with self._source.open() as store:
-            result = run_table(run_id, store)
-            dims = dimension_means(store, result.run_id)
-        self.result = result
+        """Read and show run `run_id`: its summary and its first page of tasks."""
+        self._run_id, self._suite_dims = run_id, None
+        self.pager.offset = 0
+        self._read()
+        assert self.page is not None
+        result = self.page.result
         info = result.run
         rate = rate_text(result.suite_rate, result.suite_low, result.suite_high)
         warn = "".join(f"<div style='color:#a05a00'>⚠ {escape(x)}</div>" for x in result.warnings)
@@ -55,38 +71,43 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
             f"({escape(result.suite_rate_method)}) · {result.attempts_total} attempts · "
             f"harness errors {result.harness_errors} ({pct(result.harness_error_rate)}) · "
             f"cost {money(result.total_cost_usd)}</div>{warn}")
-        self._dims = dims
-        self._show_buckets(result.table)
-        self.pager.go(0)
+        self._show_buckets(self.page.buckets)
+        self._draw_tasks()
+
+    def _read(self) -> None:
+        assert self._run_id is not None
+        with self._source.open() as store:
+            self.page = scorecard_page(self._run_id, store, offset=self.pager.offset, limit=self.pager.limit)
+            run_id = self.page.result.run_id
+            if self._suite_dims is None:
+                self._suite_dims = dimension_overall(store, run_id)
+            self._dims = dimension_means(store, run_id, tasks=[str(t) for t in self.page.result["task_id"]])
 
     def _show_tasks(self) -> None:
-        if self.result is None:
+        if self._run_id is None:
             return
-        start = self.pager.offset
-        table = self.result.table.iloc[start:start + self.pager.limit]
+        self._read()
+        self._draw_tasks()
+
+    def _draw_tasks(self) -> None:
+        assert self.page is not None
+        table = self.page.result.table
         self.task_buttons = {}
         rows = []
         for r in table.itertuples():
-            button = w.Button(description=str(r.task_id)[:34], tooltip=f"attempts of {r.task_id}",
-                              layout=w.Layout(width="235px"))
-            button.add_class("aeh-open-task")
-            button.on_click(lambda _b, t=str(r.task_id): self._open_task(t, None))
-            self.task_buttons[str(r.task_id)] = button
+            task = str(r.task_id)
+            button = self._task_column.make(task[:34], f"attempts of {task}", partial(self._open_task, task, None))
+            self.task_buttons[task] = button
             rows.append([button, str(r.n), str(r.successes), rate_text(r.rate, r.low, r.high), str(r.harness_errors),
                          escape(str(r.failures)), money(None if not r.priced else r.cost_usd),
                          f"{r.latency_p50_s:.3f} s"])
         self.tasks.children = [w.HTML("<b>tasks</b> (click one for its attempts)"), grid(_HEADER, rows, _COLUMNS)]
-        self.pager.update(len(self.result.table), len(table))
-        shown = set(self.task_buttons)
-        self.dimensions.value = _dimensions_html(self._dims, shown)
+        self.pager.update(len(self.page.tasks), len(table))
+        self.dimensions.value = _dimensions_html(self._suite_dims or {}, self._dims)
 
-    def _show_buckets(self, table: pd.DataFrame) -> None:
-        counts = {b: int(table[f"fail_{b}"].sum()) for b in BUCKET_ABBREVIATIONS if f"fail_{b}" in table.columns}
-        counts["harness_error"] = int(table["harness_errors"].sum())
+    def _show_buckets(self, counts: dict[str, int]) -> None:
         self.bucket_buttons = {}
         for bucket, n in counts.items():
-            if not n:
-                continue
             short = BUCKET_ABBREVIATIONS.get(bucket, "harness")
             button = w.Button(description=f"{bucket} ({short}): {n}", tooltip=f"attempts in bucket {bucket}",
                               layout=w.Layout(width="auto"))
@@ -100,22 +121,19 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
         self.buckets.children = [legend, w.HBox(list(self.bucket_buttons.values()))]
 
 
-def _dimensions_html(dims: list[tuple[str, str, float, int]], shown: set[str]) -> str:
-    """The suite mean per dimension over every task, then the rows of the tasks on this page."""
-    if not dims:
+def _dimensions_html(suite: dict[str, tuple[float, int]], dims: list[tuple[str, str, float, int]]) -> str:
+    """The suite mean per dimension over every scored attempt, then the rows of the tasks on this page."""
+    if not suite:
         return ("<b>trajectory dimensions</b> — none stored for this run (score them with "
                 "<code>aeh score RUN</code>; the viewer never writes)")
-    by_dim: dict[str, list[tuple[float, int]]] = defaultdict(list)
     tasks: dict[str, dict[str, float]] = defaultdict(dict)
-    for task, dim, mean, n in dims:
-        by_dim[dim].append((mean, n))
-        if task in shown:
-            tasks[task][dim] = mean
-    names = sorted(by_dim)
-    suite = {d: sum(m * n for m, n in v) / sum(n for _, n in v) for d, v in by_dim.items()}
+    for task, dim, mean, _n in dims:
+        tasks[task][dim] = mean
+    names = sorted(suite)
     head = "".join(f"<th>{escape(d)}</th>" for d in names)
     body = "".join(f"<tr><td>{escape(t)}</td>" + "".join(f"<td>{v[d]:.2f}</td>" if d in v else "<td>—</td>"
                                                         for d in names) + "</tr>" for t, v in sorted(tasks.items()))
-    mean_row = "<tr><td><b>suite (mean)</b></td>" + "".join(f"<td><b>{suite[d]:.2f}</b></td>" for d in names) + "</tr>"
+    means = "".join(f"<td><b>{suite[d][0]:.2f}</b></td>" for d in names)
+    mean_row = f"<tr><td><b>suite (mean)</b></td>{means}</tr>"
     return (f"<b>trajectory dimensions</b> (mean score per task, 0–1)<table class='aeh-dimensions'><thead><tr>"
             f"<th>task</th>{head}</tr></thead><tbody>{mean_row}{body}</tbody></table>")

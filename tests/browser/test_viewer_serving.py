@@ -16,6 +16,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -97,8 +99,23 @@ def served(tmp_path_factory):
     aeh.run("smoke", attempts=2, seed=1, db=db, progress=False)
     aeh.run("smoke", attempts=2, seed=2, db=db, model="mock-degraded", progress=False)
     port = _free_port()
+    with view_server(db, port, "viewer-serving.log", "--max-kernels", str(CAP),
+                     "--abandon-after", str(ABANDON_AFTER)) as (server, url, started, lines):
+        yield server, url, started, lines
+    deadline = time.monotonic() + 30
+    while _voila_on(port) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _voila_on(port)  # a terminated `aeh view` takes its Voila server with it
+
+
+@contextmanager
+def view_server(db: Path, port: int, log_name: str, *options: str
+                ) -> Iterator[tuple[subprocess.Popen[str], str, float, list[tuple[float, str]]]]:
+    """`aeh view --db DB --port PORT --no-browser OPTIONS`, once it has said it serves: the process,
+    its URL, when it started (time.monotonic) and its output lines so far with their times. Its
+    output goes to test-artifacts/LOG_NAME at the end (seconds since the start: warnings, 503s)."""
     command = [str(Path(sys.executable).parent / "aeh"), "view", "--db", str(db), "--port", str(port),
-               "--no-browser", "--max-kernels", str(CAP), "--abandon-after", str(ABANDON_AFTER)]
+               "--no-browser", *options]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: list[tuple[float, str]] = []
     announced = threading.Event()
@@ -119,12 +136,10 @@ def served(tmp_path_factory):
     finally:
         stop_process(server)
         reader.join(timeout=30)
+        (Path(__file__).resolve().parents[2] / "test-artifacts" / log_name).write_text(
+            "".join(f"{t - started:8.2f} {line}" for t, line in lines))
         assert server.stdout is not None
         server.stdout.close()
-        deadline = time.monotonic() + 30
-        while _voila_on(port) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert not _voila_on(port)  # a terminated `aeh view` takes its Voila server with it
 
 
 def _get(url: str, timeout: float) -> int:
@@ -138,8 +153,6 @@ def _get(url: str, timeout: float) -> int:
         return 0  # timed out, or refused
 
 
-@pytest.mark.xfail(strict=False, reason="known defect: after the burst of 100 rapid requests the pool can stop "
-                   "rendering pages (no .aeh-open-run within 120 s); the kernel bounds it checks before that hold")
 def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(served, browser, artifacts):
     server, url, started, lines = served
     figures: dict[str, float | int | list[int]] = {}
@@ -207,18 +220,26 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
     # the manager never holds more than CAP kernels; a process it has let go of may still be exiting
     # while the kernel that takes its slot starts, so the process count may touch CAP + 1 for a moment
     assert max(sampled) <= CAP + 1 and sampled.count(CAP + 1) <= 20  # ≤ 2 s of the samples
-    time.sleep(3)
-    tree = [server.pid, *_descendants(server.pid)]
-    before = _cpu_seconds(tree)
-    time.sleep(5)
-    idle = (_cpu_seconds(tree) - before) / 5
+    # Back to idle: the last refused requests end and the refilled pool kernel renders the viewer,
+    # then nothing runs. CPU of the server and its kernels over 5 s windows, until one is < 0.1 cores.
+    burst_end, idle = time.monotonic(), 1.0
+    while idle >= 0.1 and time.monotonic() < burst_end + 90:
+        tree = [server.pid, *_descendants(server.pid)]
+        before = _cpu_seconds(tree)
+        time.sleep(5)
+        idle = (_cpu_seconds(tree) - before) / 5
+    figures["seconds from the kernels' cull to an idle server"] = round(time.monotonic() - burst_end, 1)
     figures["kernels after the burst"] = _kernels(server.pid)
     figures["server CPU after the burst (cores)"] = round(idle, 3)
     assert figures["kernels after the burst"] <= 1 and idle < 0.1  # back to idle: the pre-heated kernel only
 
-    page = browser.new_page()
-    page.goto(url, wait_until="commit", timeout=120_000)
-    page.locator(".aeh-open-run").first.wait_for(timeout=120_000)  # and it still serves
-    page.close()
+    # And it still serves, also a page given a pre-heated kernel that waited in the pool longer than
+    # abandon_after (that kernel was once culled between the page's request and its connection).
+    for _ in range(3):
+        time.sleep(ABANDON_AFTER + 1)
+        page = browser.new_page()
+        page.goto(url, wait_until="commit", timeout=120_000)
+        page.locator(".aeh-open-run").first.wait_for(timeout=60_000)
+        page.close()
     print(json.dumps(figures, indent=1))
     (artifacts / "viewer-serving.json").write_text(json.dumps(figures, indent=1))

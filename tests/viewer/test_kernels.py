@@ -21,6 +21,7 @@ def manager(monkeypatch: pytest.MonkeyPatch) -> BoundedKernelManager:
     async def start(self: BoundedKernelManager, *args: Any, **kwargs: Any) -> str:
         kernel_id = str(uuid.uuid4())
         self._kernels[kernel_id] = SimpleNamespace(last_activity=datetime.now(UTC))
+        self._kernel_connections[kernel_id] = 0  # as jupyter_server's start_kernel does
         return kernel_id
 
     async def shutdown(self: BoundedKernelManager, kernel_id: str, *args: Any, **kwargs: Any) -> None:
@@ -82,5 +83,66 @@ def test_a_request_that_waits_gets_the_slot_a_closing_page_frees(manager: Bounde
         third = await manager.start_kernel()
         await closing
         assert third in manager.list_kernel_ids() and len(manager.list_kernel_ids()) == 2
+
+    asyncio.run(go())
+
+
+def _pool(manager: BoundedKernelManager, *kernel_ids: str) -> list[asyncio.Future[dict[str, str]]]:
+    """Voila's pool of pre-heated kernels (tasks whose result names the kernel)."""
+    tasks = []
+    for kernel_id in kernel_ids:
+        task: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        task.set_result({"kernel_id": kernel_id})
+        tasks.append(task)
+    manager._pools = {"view.ipynb": tasks}  # type: ignore[attr-defined]  # Voila's subclass adds it
+    return tasks
+
+
+def test_a_kernel_taken_from_the_pool_is_not_culled_before_its_page_connects(manager: BoundedKernelManager) -> None:
+    """The defect this guards: a pre-heated kernel that waited in the pool longer than abandon_after
+    was shut down in the second between Voila handing it to a page and the page connecting."""
+    async def go() -> None:
+        heated = await manager.start_kernel()
+        pool = _pool(manager, heated)
+        _age(manager, heated, 3600)  # rendered the viewer an hour ago, waiting in the pool since
+        assert manager._abandoned() == []  # in the pool: kept
+        pool.pop(0)  # a request takes it (VoilaKernelManager.get_rendered_notebook)
+        assert manager._abandoned() == []  # handed to a page just now: its page has abandon_after to connect
+        manager._touched[heated] -= 31  # … and 31 s later no page has connected: abandoned
+        assert manager._abandoned() == [heated]
+
+    asyncio.run(go())
+
+
+def test_a_kernel_a_page_left_is_culled_abandon_after_later(manager: BoundedKernelManager) -> None:
+    async def go() -> None:
+        kernel_id = await manager.start_kernel()
+        manager.notify_connect(kernel_id)  # type: ignore[no-untyped-call]
+        _age(manager, kernel_id, 3600)  # the page was open an hour without a click
+        assert manager._abandoned() == []
+        manager.notify_disconnect(kernel_id)  # it reloads, or closes
+        assert manager._abandoned() == []
+        manager._touched[kernel_id] -= 31
+        assert manager._abandoned() == [kernel_id]
+
+    asyncio.run(go())
+
+
+def test_sweeps_that_overlap_shut_an_abandoned_kernel_down_once(manager: BoundedKernelManager,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    async def slow_shutdown(self: BoundedKernelManager, kernel_id: str, *args: Any, **kwargs: Any) -> None:
+        calls.append(kernel_id)
+        await asyncio.sleep(0.2)  # a kernel process takes a moment to exit
+        del self._kernels[kernel_id]  # a second shutdown of the same kernel would raise KeyError
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "shutdown_kernel", slow_shutdown)
+
+    async def go() -> None:
+        kernel_id = await manager.start_kernel()
+        _age(manager, kernel_id, 31)
+        culled = await asyncio.gather(manager.cull_abandoned(), manager.cull_abandoned(), manager.cull_abandoned())
+        assert calls == [kernel_id] and sorted(culled) == [0, 0, 1] and manager.list_kernel_ids() == []
 
     asyncio.run(go())

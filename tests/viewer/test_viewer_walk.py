@@ -63,6 +63,9 @@ def test_filters_and_pages(mock_db):
     db, _, run_b = mock_db
     v = aeh.view(db)
     v.open_run(run_b)
+    assert v.attempts.rows == [] and v.attempts.stale  # opening a run does not draw its attempts …
+    v.tabs.selected_index = TABS.index("attempts")  # … showing their tab does
+    assert v.attempts.rows and not v.attempts.stale
     total = v.attempts.pager.total
     v.attempts.pager.limit = 2
     v.attempts.pager.go(0)
@@ -78,7 +81,7 @@ def test_filters_and_pages(mock_db):
     bucket = next(iter(v.run.bucket_buttons))
     v.run.bucket_buttons[bucket].click()
     assert v.attempts.bucket.value == bucket and all(r.failure_bucket == bucket for r in v.attempts.rows)
-    tasks = list(v.run.result.table["task_id"])
+    tasks = v.run.task_ids
     v.run.pager.limit = 1
     v.run.pager.next.click()  # the task table is paged: one task a page here
     assert list(v.run.task_buttons) == [tasks[1]] and v.run.pager.label.value == f"tasks 2–2 of {len(tasks)}"
@@ -128,6 +131,7 @@ def test_attempts_list_shows_input_and_target_and_searches_them(mock_db):
     db, _, run_b = mock_db
     v = aeh.view(db)
     v.open_run(run_b)
+    v.tabs.selected_index = TABS.index("attempts")
     prompts = {t.id: t.prompt for t in aeh.load_suite("toy_math").tasks()}
     shown = {r.task_id for r in v.attempts.rows}
     assert shown and all(v.attempts.task_text[t][0] == prompts[t] for t in shown)  # the input column
@@ -144,3 +148,19 @@ def test_attempts_list_shows_input_and_target_and_searches_them(mock_db):
                                    for r in v.attempts.rows)
     v.attempts.search.value = "no such text anywhere 7b1f"
     assert v.attempts.rows == []
+
+
+def test_on_big_runs_the_gate_and_drift_wait_for_a_click(mock_db, monkeypatch):
+    db, run_a, run_b = mock_db
+    monkeypatch.setattr("aeh.viewer._compare.GATE_INLINE_ATTEMPTS", 1)  # these runs count as big
+    v = aeh.view(db)
+    v.compare.show(run_a, run_b)
+    assert v.compare.result is not None and "not run yet" in v.compare.verdicts.value
+    assert v.compare.dimensions.value == "" and not v.compare.deep.disabled and v.compare.deep.layout.display is None
+    v.compare.deep.click()
+    assert "gate (dimensions, A as baseline): <b>" in v.compare.verdicts.value
+    assert "not run yet" not in v.compare.verdicts.value and "band" in v.compare.dimensions.value
+    assert "drift of toy_math" in v.compare.verdicts.value and v.compare.deep.disabled
+    monkeypatch.setattr("aeh.viewer._compare.GATE_INLINE_ATTEMPTS", 10**9)
+    v.compare.show(run_a, run_b)  # small runs: all at once, no button
+    assert "not run yet" not in v.compare.verdicts.value and v.compare.deep.layout.display == "none"
