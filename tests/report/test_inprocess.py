@@ -160,3 +160,22 @@ def test_inside_a_running_ipython_the_notebook_runs_in_a_kernel_process(tmp_path
     printed = int("".join(_executed(out)[1]["outputs"][0]["text"]))
     assert printed != os.getpid()  # a kernel process ran the cell
     assert (tmp_path / "out.kernel.log").exists()
+
+
+def test_a_failing_cell_fails_aeh_report(mock_db, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The command, not only the function: a cell that raises in-process ends `aeh report` with
+    an error naming the cell, a non-zero exit and the failed notebook kept beside the report."""
+    import aeh.report._execute as execute
+
+    db, _, run_id = mock_db
+    failing = _notebook(tmp_path / "run_suite.ipynb", "run_id = run_id or 'none'\ndb = db if 'db' in dir() else None",
+                        "raise RuntimeError(f'no chart for {run_id}')")
+    monkeypatch.setattr(execute, "notebook_path", lambda name: failing)
+    out = tmp_path / "report.html"
+    code = cli(["report", "--run-id", run_id, "--db", str(db), "--out", str(out), "--kernel", "inprocess"])
+    err = capsys.readouterr().err
+    assert code != 0 and not out.exists()
+    assert "failed in cell [4] `raise RuntimeError(f'no chart for {run_id}')`" in err  # after the injected cell
+    assert f"RuntimeError: no chart for {run_id}" in err
+    assert (tmp_path / "report.failed.ipynb").exists()
