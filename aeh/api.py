@@ -18,9 +18,8 @@ from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError
 from aeh.grading import require_confinement, require_preflight
 from aeh.importers import write_run_cards
-from aeh.integrations._workers import WorkerSpec, price_fields
 from aeh.integrations.processes import ProcessExecutor
-from aeh.integrations.ray import RayExecutor, require_ray
+from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import PriceTable, load_price_table

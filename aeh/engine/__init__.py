@@ -8,7 +8,7 @@ from aeh.engine.context import AttemptContext
 from aeh.trace import SpanRecorder, SpanSink
 
 if _typing.TYPE_CHECKING:
-    from aeh.engine._health import health_warnings
+    from aeh.engine._health import HarnessHealth, health_warnings
     from aeh.engine._recorded import over_budget_summary, over_budget_warning, recorded_latency, recorded_overruns
     from aeh.engine._resume import check_resumable, resume_mismatches, stored_options
     from aeh.engine._spend import EvaluationSpend, merged_spend
@@ -16,6 +16,7 @@ if _typing.TYPE_CHECKING:
 
 # loaded on first use: what other packages take from here, kept off this package's import
 _LAZY = {
+    "HarnessHealth": "aeh.engine._health",
     "health_warnings": "aeh.engine._health",
     "over_budget_summary": "aeh.engine._recorded",
     "over_budget_warning": "aeh.engine._recorded",
@@ -39,6 +40,7 @@ __all__ = [
     "BudgetExceeded",
     "BudgetTracker",
     "EvaluationSpend",
+    "HarnessHealth",
     "SpanRecorder",
     "SpanSink",
     "check_resumable",

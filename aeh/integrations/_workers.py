@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aeh.adapters import make_adapter
-from aeh.engine import make_work_root, release_work_root
-from aeh.engine._health import HarnessHealth
+from aeh.engine import HarnessHealth, make_work_root, release_work_root
 from aeh.engine.attempt import AttemptSetup, attempt_seed, run_attempt
 from aeh.engine.runplan import plan_run
 from aeh.engine.scheduler import build_attempt_setup
