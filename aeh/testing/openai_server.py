@@ -20,6 +20,8 @@ Options that imitate a real single-process server (llama-cpp-python's, see docs/
 - `serial=True`: one request is processed at a time; others wait in the server's queue.
 - `timings=True`: replies carry llama.cpp's `timings` object (prompt_ms + predicted_ms = the
   time spent processing, excluding time queued).
+- `hold_until_in_flight=N`: no reply is sent before N requests have been in flight at once
+  (at most 30 s), so a test of concurrent calls does not depend on how fast they start.
 - `reject_response_format={"json_schema"}`: a request whose `response_format.type` is listed
   is refused with HTTP 400, as servers without structured output do.
 - Streaming: a request with `"stream": true` gets its reply as server-sent events, as llama.cpp
@@ -145,7 +147,7 @@ class FakeOpenAIServer:
     def __init__(self, replies: Sequence[Reply] | Responder = (), *, count_prompt_tokens: bool = False,
                  drop_tools_without_choice: bool = False, serial: bool = False,
                  timings: bool = False, reject_response_format: Sequence[str] = (),
-                 ignore_stream: bool = False) -> None:
+                 ignore_stream: bool = False, hold_until_in_flight: int = 0) -> None:
         self._script = list(replies) if not callable(replies) else []
         self._responder = replies if callable(replies) else None
         self._lock = threading.Lock()
@@ -159,6 +161,8 @@ class FakeOpenAIServer:
         self.timings = timings
         self.reject_response_format = set(reject_response_format)
         self.ignore_stream = ignore_stream
+        self.hold_until_in_flight = hold_until_in_flight
+        self._in_flight_changed = threading.Condition(self._lock)
         self.chunks_sent = 0
         """Streamed content and tool-call chunks written (all requests)."""
         self._serial_lock = threading.Lock()
@@ -373,6 +377,10 @@ class _Handler(BaseHTTPRequestHandler):
             with self.fake._lock:
                 self.fake.in_flight += 1
                 self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
+                self.fake._in_flight_changed.notify_all()
+                # Hold every reply until that many requests are in flight at once (30 s at most).
+                self.fake._in_flight_changed.wait_for(
+                    lambda: self.fake.max_in_flight >= self.fake.hold_until_in_flight, timeout=30)
             try:
                 started = time.monotonic()
                 with self.fake._lock:

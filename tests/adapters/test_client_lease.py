@@ -40,7 +40,7 @@ def test_aehs_own_pool_serves_every_call_from_one_client():
 
 @pytest.mark.parametrize(("http_client", "clients"), [("aeh", 1), ("httpx", 2), ("openai", 2)])
 async def test_a_run_closes_every_client_it_opened(server, run_live, http_client, clients):
-    srv = server([Reply.text("126", delay_s=0.2)])
+    srv = server([Reply.text("126")], hold_until_in_flight=CALLS_PER_CLIENT + 4)  # all 12 at once, at any load
     opened = []
 
     class Counting(SingleShotAdapter):
