@@ -14,33 +14,16 @@ from __future__ import annotations
 
 import typing as _typing
 
-from aeh._util.lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_exports as _lazy_exports
 from aeh.errors import AehError, SuiteLoadError, ValidationError
 
 if _typing.TYPE_CHECKING:
+    # one unwrapped line a module, so these imports read as the `_NAMES` table below does
+    # isort: off
     from aeh._version import __version__
-    from aeh.analysis import (
-        AgreementResult,
-        CompareResult,
-        DriftResult,
-        GateResult,
-        RunResult,
-        TrajectoryDiff,
-        agreement,
-        attempts,
-        compare,
-        drift,
-        gate,
-        load_run,
-        matrix,
-        pass_k,
-        power,
-        runs,
-        scores,
-        span_attributes,
-        spans,
-        trajectory_diff,
-    )
+    from aeh.analysis import AgreementResult, CompareResult, DriftResult, GateResult, RunResult, TrajectoryDiff
+    from aeh.analysis import agreement, attempts, compare, drift, gate, load_run, matrix, pass_k, power, runs, scores
+    from aeh.analysis import span_attributes, spans, trajectory_diff
     from aeh.api import run, run_async
     from aeh.experiments import recovery_curve
     from aeh.importers.recorded_run import RecordedRun
@@ -51,99 +34,31 @@ if _typing.TYPE_CHECKING:
     from aeh.tools import ToolRegistry, ToolUnavailable
     from aeh.viewer import view
     from aeh.widgets import TraceBrowser
+    # isort: on
 
-# heavy: loaded on first use (pandas, polars, scipy, statsmodels; ipywidgets for TraceBrowser)
-_LAZY = {
-    "AgreementResult": "aeh.analysis",
-    "CompareResult": "aeh.analysis",
-    "DriftResult": "aeh.analysis",
-    "GateResult": "aeh.analysis",
-    "RunResult": "aeh.analysis",
-    "agreement": "aeh.analysis",
-    "attempts": "aeh.analysis",
-    "compare": "aeh.analysis",
-    "drift": "aeh.analysis",
-    "load_run": "aeh.analysis",
-    "matrix": "aeh.analysis",
-    "pass_k": "aeh.analysis",
-    "power": "aeh.analysis",
-    "runs": "aeh.analysis",
-    "spans": "aeh.analysis",
-    "span_attributes": "aeh.analysis",
-    "scores": "aeh.analysis",
-    "gate": "aeh.analysis",
-    "TrajectoryDiff": "aeh.analysis",
-    "trajectory_diff": "aeh.analysis",
-    "view": "aeh.viewer",
-    "run": "aeh.api",
-    "run_async": "aeh.api",
-    "recovery_curve": "aeh.experiments",
-    "TraceBrowser": "aeh.widgets",
-    "RecordedRun": "aeh.importers.recorded_run",
-    # Light, but still loaded on first use: pydantic and the models alone take ~0.2 s to import,
-    # and the version needs importlib.metadata (~0.05 s); `import aeh` stays near instant.
-    "__version__": "aeh._version",
-    "Budget": "aeh.models",
-    "GoldenTrace": "aeh.models",
-    "GraderSpec": "aeh.models",
-    "Task": "aeh.models",
-    "TraceView": "aeh.models",
-    "Recorder": "aeh.recording",
-    "record_step": "aeh.recording",
-    "EvalSuite": "aeh.suite.contract",
-    "load_suite": "aeh.suite.loader",
-    "ToolRegistry": "aeh.tools._tools",
-    "ToolUnavailable": "aeh.tools._tools",
+# Names not imported above load on first use (pandas, polars, scipy, statsmodels; ipywidgets for
+# TraceBrowser). The light ones too: pydantic and the models alone take ~0.2 s to import, and the version
+# needs importlib.metadata (~0.05 s); `import aeh` stays near instant.
+_NAMES: dict[str, tuple[str, ...]] = {
+    "aeh.errors": ("AehError", "SuiteLoadError", "ValidationError"),
+    "aeh._version": ("__version__",),
+    "aeh.analysis": ("AgreementResult", "CompareResult", "DriftResult", "GateResult", "RunResult", "TrajectoryDiff",
+                     "agreement", "attempts", "compare", "drift", "gate", "load_run", "matrix", "pass_k", "power",
+                     "runs", "scores", "span_attributes", "spans", "trajectory_diff"),
+    "aeh.api": ("run", "run_async"),
+    "aeh.experiments": ("recovery_curve",),
+    "aeh.importers.recorded_run": ("RecordedRun",),
+    "aeh.models": ("Budget", "GoldenTrace", "GraderSpec", "Task", "TraceView"),
+    "aeh.recording": ("Recorder", "record_step"),
+    "aeh.suite.contract": ("EvalSuite",),
+    "aeh.suite.loader": ("load_suite",),
+    "aeh.tools": ("ToolRegistry", "ToolUnavailable"),
+    "aeh.viewer": ("view",),
+    "aeh.widgets": ("TraceBrowser",),
 }
 
-
-__getattr__ = _lazy_getattr(__name__, _LAZY, cache=True)  # later lookups skip it
+__getattr__, __all__ = _lazy_exports(__name__, _NAMES, cache=True)
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
-__all__ = [
-    "AehError",
-    "AgreementResult",
-    "Budget",
-    "CompareResult",
-    "DriftResult",
-    "EvalSuite",
-    "GateResult",
-    "GoldenTrace",
-    "GraderSpec",
-    "RecordedRun",
-    "Recorder",
-    "RunResult",
-    "SuiteLoadError",
-    "Task",
-    "ToolRegistry",
-    "ToolUnavailable",
-    "TraceBrowser",
-    "TraceView",
-    "TrajectoryDiff",
-    "ValidationError",
-    "__version__",
-    "agreement",
-    "attempts",
-    "compare",
-    "drift",
-    "gate",
-    "load_run",
-    "load_suite",
-    "matrix",
-    "pass_k",
-    "power",
-    "record_step",
-    "recovery_curve",
-    "run",
-    "run_async",
-    "runs",
-    "scores",
-    "span_attributes",
-    "spans",
-    "trajectory_diff",
-    "view",
-]
+    return list(__all__)

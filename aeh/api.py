@@ -18,7 +18,9 @@ from aeh.engine.wiring import RunWiring
 from aeh.errors import ConfigError
 from aeh.grading import require_confinement, require_preflight
 from aeh.importers import write_run_cards
-from aeh.integrations.ray import RayExecutor, WorkerSpec, price_fields, require_ray
+from aeh.integrations import WorkerSpec, price_fields
+from aeh.integrations.processes import ProcessExecutor
+from aeh.integrations.ray import RayExecutor, require_ray
 from aeh.logs import RunLogger
 from aeh.models import RunInfo
 from aeh.pricing import PriceTable, load_price_table
@@ -66,7 +68,9 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     (`ray://host:10001`; default `RAY_ADDRESS`, else a local cluster), `ray_workers` actors
     (default one per CPU), each with `concurrency` attempts in flight; this process writes the store.
     `shard="i/n"` (with a seed) runs only shard i (1-based) of the plan under a run id every shard
-    shares; `aeh merge` joins the shard stores. See docs/scale-out.md.
+    shares; `aeh merge` joins the shard stores. `workers=N`: run the attempts on N worker processes
+    of this machine, each with its own event loop and its share of `concurrency` (past what one
+    loop's CPU keeps up with); this process writes the store. See docs/scale-out.md.
 
     An adapter's own options (its options model, `aeh.adapters.options`) are keywords too:
     `aeh.run("coding", adapter="command", solver="reference")` is
@@ -82,6 +86,9 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     spec = RunSpec.build(*args, caller="aeh.run", **route_adapter_keywords(adapter_name, options))
     if spec.executor == "ray":
         require_ray()
+        if spec.workers > 1:
+            raise ConfigError(f"workers={spec.workers} runs attempts on processes of this machine; with "
+                              "executor='ray' give the Ray actors as ray_workers= (--ray-workers N) instead")
     stored = _stored_run(spec.resume, spec.db) if spec.resume is not None else None
     if stored is not None and not check_resumable(stored[0]):
         return _already_finished(stored, spec.db)
@@ -99,7 +106,11 @@ async def run_async(*args: Any, **options: Any) -> RunResult:
     require_confinement(loaded, run_resources(spec))  # so does graded code with no jail to run in
     await _prepare(adapter, wiring)
     if spec.executor == "ray":
-        wiring.executor = _ray_executor(spec, adapter, wiring, prices)
+        wiring.executor = RayExecutor(_worker_spec(spec, adapter, wiring, prices, "executor='ray'"),
+                                      address=spec.ray_address, workers=spec.ray_workers)
+    elif spec.workers > 1:
+        wiring.executor = ProcessExecutor(_worker_spec(spec, adapter, wiring, prices, f"workers={spec.workers}"),
+                                          workers=spec.workers)
     run_id = await _execute(spec, loaded, adapter, wiring, prices)
     return _result_table(run_id, spec, stored)
 
@@ -191,7 +202,7 @@ async def _execute(spec: RunSpec, suite: EvalSuite, adapter: Adapter, wiring: Ru
             logger.redactor = store.redactor
         span_sinks: list[SpanSink] = [RedactingSink(s, store.redactor) for s in spec.sinks or []]
         span_sinks += [logger] if isinstance(logger, RunLogger) and logger.wants_spans else []
-        if isinstance(wiring.executor, RayExecutor):
+        if isinstance(wiring.executor, RayExecutor | ProcessExecutor):
             wiring.executor.sinks = span_sinks
         info = await execute_run(suite, adapter, store, prices, spec, wiring, sinks=span_sinks, progress=logger)
         return info.run_id
@@ -216,23 +227,26 @@ def _already_finished(stored: tuple[RunInfo, int], db: StoreLike) -> RunResult:
     return resumed(run_table(info.run_id, db), count, already_finished=True)
 
 
-def _ray_executor(spec: RunSpec, adapter: Adapter, wiring: RunWiring, prices: PriceTable) -> RayExecutor:
-    """Ray workers rebuild the suite from its spec and the adapter by name: refuse what cannot be."""
+def _worker_spec(spec: RunSpec, adapter: Adapter, wiring: RunWiring, prices: PriceTable, what: str) -> WorkerSpec:
+    """What worker processes (Ray's or this machine's) rebuild the run from: they load the suite
+    from its spec and make the adapter by name, so refuse what cannot be rebuilt that way."""
     suite = spec.suite
     if not isinstance(suite, str | Path):
-        raise ConfigError("executor='ray' needs the suite as a name, entry point or directory (workers load "
+        raise ConfigError(f"{what} needs the suite as a name, entry point or directory (workers load "
                           "it themselves), not a suite object")
     if isinstance(adapter, CallableAdapter) or not isinstance(adapter.name, str) or adapter.name not in adapters:
-        raise ConfigError("executor='ray' rebuilds the adapter by name on every worker: give adapter='NAME' "
+        raise ConfigError(f"{what} rebuilds the adapter by name on every worker: give adapter='NAME' "
                           "(with adapter_options), not agent= or an adapter object")
+    if spec.max_connections is not None and spec.max_connections < spec.workers:
+        raise ConfigError(f"max_connections={spec.max_connections} cannot be shared by {spec.workers} worker "
+                          "processes (each needs a slot) — give --workers at most --max-connections")
     # A directory by absolute path: a worker's working directory need not be this one.
     local = Path(suite).expanduser()
     suite_spec = str(local.resolve()) if local.is_dir() else str(suite)
-    worker = WorkerSpec(suite=suite_spec, adapter=adapter.name, model=spec.model,
-                        adapter_options=dict(spec.adapter_options or {}),
-                        run_options=spec.for_worker(wiring.fault_profile), prices=price_fields(prices),
-                        concurrency=spec.concurrency)
-    return RayExecutor(worker, address=spec.ray_address, workers=spec.ray_workers)
+    return WorkerSpec(suite=suite_spec, adapter=adapter.name, model=spec.model,
+                      adapter_options=dict(spec.adapter_options or {}),
+                      run_options=spec.for_worker(wiring.fault_profile), prices=price_fields(prices),
+                      concurrency=spec.concurrency)
 
 
 def _stored_run(run_id: str, db: str | Path | Store | None) -> tuple[RunInfo, int]:

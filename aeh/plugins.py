@@ -20,122 +20,30 @@ from __future__ import annotations
 
 import typing as _typing
 
-from aeh._util.lazy import by_module as _by_module
-from aeh._util.lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from aeh._util.registry import RegistryError as RegistryError
-    from aeh.adapters.callable import ToolCallError as ToolCallError
-    from aeh.commands import Command as Command
-    from aeh.commands.plugins import installed as installed
-    from aeh.engine.adapter import Adapter as Adapter
-    from aeh.engine.context import AttemptContext as AttemptContext
-    from aeh.grading import (
-        GradeContext as GradeContext,
-    )
-    from aeh.grading import (
-        GraderConfig as GraderConfig,
-    )
-    from aeh.grading import (
-        extract_last_number as extract_last_number,
-    )
-    from aeh.grading import (
-        grader as grader,
-    )
-    from aeh.grading import (
-        invariant as invariant,
-    )
-    from aeh.grading import (
-        registered_invariants as registered_invariants,
-    )
-    from aeh.grading.scorers import (
-        DimensionScore as DimensionScore,
-    )
-    from aeh.grading.scorers import (
-        scorer as scorer,
-    )
-    from aeh.grading.workspace_graders import (
-        QueryTooSlow as QueryTooSlow,
-    )
-    from aeh.grading.workspace_graders import (
-        check_read_only_sql as check_read_only_sql,
-    )
-    from aeh.grading.workspace_graders import (
-        connect_read_only as connect_read_only,
-    )
-    from aeh.grading.workspace_graders import (
-        run_read_only as run_read_only,
-    )
-    from aeh.importers import (
-        Importer as Importer,
-    )
-    from aeh.importers import (
-        import_otel_files as import_otel_files,
-    )
-    from aeh.importers import (
-        new_run_id as new_run_id,
-    )
-    from aeh.importers import (
-        run_info as run_info,
-    )
-    from aeh.importers import (
-        write_run as write_run,
-    )
-    from aeh.models import (
-        AgentOutcome as AgentOutcome,
-    )
-    from aeh.models import (
-        Attempt as Attempt,
-    )
-    from aeh.models import (
-        GoldenTrace as GoldenTrace,
-    )
-    from aeh.models import (
-        GraderResult as GraderResult,
-    )
-    from aeh.models import (
-        Invariant as Invariant,
-    )
-    from aeh.models import (
-        InvariantVerdict as InvariantVerdict,
-    )
-    from aeh.models import (
-        Task as Task,
-    )
-    from aeh.models import (
-        TraceView as TraceView,
-    )
-    from aeh.suite import EvalSuite as EvalSuite
-    from aeh.tools import (
-        ToolEnv as ToolEnv,
-    )
-    from aeh.tools import (
-        ToolInputError as ToolInputError,
-    )
-    from aeh.tools import (
-        ToolRegistry as ToolRegistry,
-    )
-    from aeh.tools import (
-        ToolSpec as ToolSpec,
-    )
-    from aeh.tools import (
-        ToolUnavailable as ToolUnavailable,
-    )
-    from aeh.tools import (
-        evaluate_arithmetic as evaluate_arithmetic,
-    )
-    from aeh.trajectory import (
-        Step as Step,
-    )
-    from aeh.trajectory import (
-        Trajectory as Trajectory,
-    )
-    from aeh.trajectory import (
-        load_trajectories as load_trajectories,
-    )
+    # one unwrapped line a module, so these imports read as the `_NAMES` table below does
+    # isort: off
+    from aeh._util.registry import RegistryError
+    from aeh.adapters.callable import ToolCallError
+    from aeh.commands import Command
+    from aeh.commands.plugins import installed
+    from aeh.engine.adapter import Adapter
+    from aeh.engine.context import AttemptContext
+    from aeh.grading import GradeContext, GraderConfig, extract_last_number, grader, invariant, registered_invariants
+    from aeh.grading.scorers import DimensionScore, scorer
+    from aeh.grading.workspace_graders import QueryTooSlow, check_read_only_sql, connect_read_only, run_read_only
+    from aeh.importers import Importer, import_otel_files, new_run_id, run_info, write_run
+    from aeh.models import AgentOutcome, Attempt, GoldenTrace, GraderResult, Invariant, InvariantVerdict, Task
+    from aeh.models import TraceView
+    from aeh.suite import EvalSuite
+    from aeh.tools import ToolEnv, ToolInputError, ToolRegistry, ToolSpec, ToolUnavailable, evaluate_arithmetic
+    from aeh.trajectory import Step, Trajectory, load_trajectories
+    # isort: on
 
 #: module → the names it gives; the one declaration of what `aeh.plugins` exports
-#: (tests/test_plugin_surface.py checks the TYPE_CHECKING imports above say the same).
+#: (tests/test_lazy_names.py checks the TYPE_CHECKING imports above say the same).
 _NAMES: dict[str, tuple[str, ...]] = {
     # suites and their tools
     "aeh.suite": ("EvalSuite",),
@@ -173,9 +81,7 @@ _MOVED = {
     "Registry": "aeh._util.registry",
 }
 
-__getattr__ = _lazy_getattr(__name__, _by_module(_NAMES), cache=True, moved=_MOVED)
-
-__all__ = sorted(name for names in _NAMES.values() for name in names)
+__getattr__, __all__ = _lazy_exports(__name__, _NAMES, cache=True, moved=_MOVED)
 
 
 def __dir__() -> list[str]:

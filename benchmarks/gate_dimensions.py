@@ -29,7 +29,8 @@ import pandas as pd
 from _results import machine, publish
 
 import aeh
-from aeh.analysis._dimensions import OVERALL, GateResult, baseline_from_frame, gate_frame, gate_summaries, score_run
+from aeh.analysis._dimensions import OVERALL, baseline_from_frame, score_run
+from aeh.analysis._gate import GateResult, gate_frame, gate_summaries
 from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
 from aeh.stats import two_sample_test, wilson_interval
 

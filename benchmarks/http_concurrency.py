@@ -1,6 +1,7 @@
 """Attempts in flight against a 200 ms model through the real openai client over loopback HTTP.
 
     .venv/bin/python benchmarks/http_concurrency.py [--levels 1 8 32 64] [--repeat 3] [--pin] [--write]
+    .venv/bin/python benchmarks/http_concurrency.py --levels 64 256 --workers 1 2 --executor-only --write
 
 The model is `aeh.testing.FakeOpenAIServer` in its own process (so its threads do not share this
 process's CPU), answering every chat completion after 200 ms. Per level c it prints:
@@ -22,6 +23,13 @@ process's CPU), answering every chat completion after 200 ms. Per level c it pri
   costs cancel): the call plus the engine's workspace, grading, scoring and storing.
 
 The agent is the `single_shot` adapter (one model call per attempt) on toy_math.
+
+`--workers 1 2`: a second table, the same whole run at each level with `workers=W` (W worker
+processes, each with its own event loop, this process writing the store; W = 1 is the run in
+this process), the adapter by name, W interleaved round by round with Inspect at the same level.
+Beside each: the CPU of the driver, of the busiest worker and of everything (driver, workers and
+the model server, which share the machine), and the CPU-bound ceiling of of-ideal,
+ideal ÷ max(ideal, driver, busiest worker, all CPU ÷ cores): what idle cores would give.
 Targets: ≥ 0.9 of ideal at 64 and ≥ 0.8 at 256 in flight; ≤ 0.8 ms client CPU per call.
 `--pin` puts the server on the last core and this process on the others, so the two do not
 compete for one core (on 2 cores that leaves aeh's event loop and its store writer one core).
@@ -198,6 +206,60 @@ def through_aeh(base_url: str, c: int, n: int, db: Path) -> tuple[float, float, 
     return wall, used, TimedSingleShot.cpu / max(1, TimedSingleShot.calls)
 
 
+def through_workers(base_url: str, c: int, n: int, db: Path, workers: int, server_pid: int) -> dict[str, Any]:
+    """A whole aeh run of n attempts on `workers` processes (1: this process): its wall, and the
+    CPU of this process, of each worker (kept warm between runs) and of the model server."""
+    from aeh.integrations.processes import idle_workers
+
+    pids = idle_workers() if workers > 1 else []
+    before = {pid: proc_cpu_s(pid) for pid in pids}
+    server, cpu, start = proc_cpu_s(server_pid), time.process_time(), time.perf_counter()
+    aeh.run("toy_math", adapter="single_shot", model="gpt-4o-mini", attempts=n, concurrency=c, seed=1, db=db,
+            tasks=["add_then_multiply"], progress=False, max_connections=c, workers=workers,
+            adapter_options={"base_url": base_url, "api_key": "x"})
+    wall, used = time.perf_counter() - start, time.process_time() - cpu
+    spent = {pid: proc_cpu_s(pid) - before[pid] for pid in idle_workers() if pid in before}
+    return {"wall": wall, "driver": used, "workers": spent, "server": proc_cpu_s(server_pid) - server}
+
+
+def executor_table(base_url: str, server_pid: int, levels: list[int], counts: list[int], repeat: int,
+                   tmp: Path) -> list[str]:
+    """Per level and worker count: of ideal (best, median), CPU, and the CPU-bound ceiling."""
+    cores = os.cpu_count() or 1
+    rows = ["| in flight | attempts | workers | of ideal, best (median) | Inspect AI: of ideal | "
+            "driver CPU (s) | busiest worker CPU (s) | all CPU incl. server (s) | CPU ceiling: of ideal | "
+            "load (1 min) |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for w in counts:  # start the workers and load what attempts use, as a notebook's first runs do
+        for k in range(2):
+            through_workers(base_url, 8, 32, tmp / f"warm{w}-{k}.db", w, server_pid)
+    for c in levels:
+        n = max(8, 4 * c)
+        ideal = math.ceil(n / c) * DELAY_S
+        runs: dict[int, list[dict[str, Any]]] = {w: [] for w in counts}
+        peer: list[tuple[float, float]] = []
+        loads = []
+        for r in range(repeat):  # interleaved rounds: every variant sees the same load
+            for w in counts:
+                runs[w].append(through_workers(base_url, c, n, tmp / f"w{w}c{c}r{r}.db", w, server_pid))
+            found = inspect_eval(base_url, c, n)
+            if found is not None:
+                peer.append(found)
+            loads.append(float(Path("/proc/loadavg").read_text().split()[0]))
+        inspect = f"{ideal / min(w for w, _ in peer):.2f}" if peer else "—"
+        for w in counts:
+            walls = [m["wall"] for m in runs[w]]
+            driver = statistics.median(m["driver"] for m in runs[w])
+            busiest = statistics.median(max(m["workers"].values(), default=m["driver"]) for m in runs[w])
+            total = statistics.median(m["driver"] + sum(m["workers"].values()) + m["server"] for m in runs[w])
+            bound = max(ideal, driver, busiest, total / cores)
+            rows.append(f"| {c} | {n} | {w} | {ideal / min(walls):.2f} ({ideal / statistics.median(walls):.2f}) | "
+                        f"{inspect} | {driver:.2f} | {busiest:.2f} | {total:.2f} | {ideal / bound:.2f} | "
+                        f"{statistics.median(loads):.1f} |")
+            print(rows[-1], flush=True)
+    return rows
+
+
 def inspect_eval(base_url: str, c: int, n: int) -> tuple[float, float] | None:
     """(wall s, process CPU s per sample) of Inspect AI asking the same server n questions, c at a
     time (its openai provider, chat completions, `max_connections` = `max_samples` = c); None
@@ -262,6 +324,9 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 64, 256])
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (best wall, median CPU)")
     parser.add_argument("--pin", action="store_true", help="server on the last core, this process on the rest")
+    parser.add_argument("--workers", type=int, nargs="+", default=[], metavar="W",
+                        help="also a whole run with workers=W at each level (e.g. 1 2)")
+    parser.add_argument("--executor-only", action="store_true", help="only the --workers table")
     parser.add_argument("--write", action="store_true", help="record the figures in benchmarks/RESULTS.md")
     args = parser.parse_args()
     proc, base_url = start_server(args.pin)
@@ -272,17 +337,24 @@ def main() -> None:
             "bare client CPU per call (ms) | HttpChatClient CPU per call (ms) | "
             "aeh CPU per model call (ms) | aeh CPU per attempt (ms) |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    executor_rows: list[str] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             through_aeh(base_url, 2, 2, Path(tmp) / "warm.db")  # imports, first-use set-up
             asyncio.run(bare(base_url, 2, 2))
             inspect_eval(base_url, 2, 2)
-            for c in args.levels:
+            for c in args.levels if not args.executor_only else []:
                 rows.append(level(base_url, proc.pid, c, args.repeat, Path(tmp)))
                 print(rows[-1], flush=True)
+            if args.workers:
+                executor_rows = executor_table(base_url, proc.pid, args.levels, args.workers, args.repeat, Path(tmp))
     finally:
         proc.kill()
     load_after = Path("/proc/loadavg").read_text().split()[:3]
+    if executor_rows:
+        publish_executor(args, load_before, load_after, executor_rows)
+    if args.executor_only:
+        return
     body = "\n".join([
         f"## http_concurrency — {time.strftime('%Y-%m-%d')}", "", machine(),
         f"Load average before/after: {' '.join(load_before)} / {' '.join(load_after)}"
@@ -301,6 +373,26 @@ def main() -> None:
     print(body)
     if args.write:
         write_section("http_concurrency", body)
+
+
+def publish_executor(args: argparse.Namespace, load_before: list[str], load_after: list[str],
+                     rows: list[str]) -> None:
+    body = "\n".join([
+        f"## http_concurrency_workers — {time.strftime('%Y-%m-%d')}", "", machine(),
+        f"Load average before/after: {' '.join(load_before)} / {' '.join(load_after)}.", "",
+        f"`benchmarks/http_concurrency.py --levels {' '.join(map(str, args.levels))} --workers "
+        f"{' '.join(map(str, args.workers))} --repeat {args.repeat}"
+        f"{' --executor-only' if args.executor_only else ''}`: "
+        f"the {DELAY_S * 1000:.0f} ms model; a whole aeh run (`single_shot` by name, toy_math, one call an attempt) "
+        "with `workers=W` (W = 1: attempts on this process's loop; W ≥ 2: W worker processes started once, each "
+        "with its share of the in-flight attempts, this process writing the store), rounds interleaved with "
+        "Inspect AI's `eval` at the same level. of ideal = ceil(N/c)·0.2 s ÷ wall (best, and median of the "
+        "rounds). CPU: medians over the rounds. CPU ceiling = ideal ÷ max(ideal, driver CPU, busiest worker CPU, "
+        "all CPU ÷ cores): the of-ideal idle cores would allow. Targets: ≥ 0.9 of ideal at 64 and ≥ 0.8 at 256.",
+        "", *rows])
+    print(body)
+    if args.write:
+        write_section("http_concurrency_workers", body)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ import aeh
 
 SUITE = str(Path(__file__).with_name("cpu_suite"))
 CONFIGS = (("local (1 process, concurrency 4)", "local", None), ("ray, 1 worker", "ray", 1),
-           ("ray, 2 workers", "ray", 2))
+           ("ray, 2 workers", "ray", 2), ("workers=2 (local processes)", "processes", 2))
+"""(label, executor, workers): "processes" is `workers=N`, the local worker processes Ray's executor
+shares its worker side with."""
 
 
 def cpu_s(pid: int) -> float:
@@ -47,14 +49,18 @@ def cpu_s(pid: int) -> float:
 
 def run_once(attempts: int, executor: str, workers: int | None) -> tuple[float, float, list[float]]:
     """Wall seconds, this process's CPU seconds, and each idle Ray worker's CPU seconds for one run."""
+    from aeh.integrations import processes
     from aeh.integrations.ray import idle_workers
 
-    pids = [pid for _, pid in idle_workers()] if executor == "ray" else []
+    pids = ([pid for _, pid in idle_workers()] if executor == "ray"
+            else processes.idle_workers() if executor == "processes" else [])
+    options = ({"executor": "local", "workers": workers} if executor == "processes"
+               else {"executor": executor, "ray_workers": workers})
     before = [cpu_s(p) for p in pids]
     with tempfile.TemporaryDirectory() as tmp:
         start, cpu = time.perf_counter(), time.process_time()
         aeh.run(SUITE, adapter="mock", attempts=attempts, concurrency=4, seed=1, db=Path(tmp) / "runs.db",
-                progress=False, adapter_options={"latency_s": 0}, executor=executor, ray_workers=workers)
+                progress=False, adapter_options={"latency_s": 0}, **options)
         took, cpu = time.perf_counter() - start, time.process_time() - cpu
     return took, cpu, [cpu_s(p) - b for p, b in zip(pids, before, strict=True)]
 
@@ -101,6 +107,7 @@ def main() -> None:
     try:
         first_local = wall(args.attempts, "local", None)
         first_ray = wall(args.attempts, "ray", 2)  # starts the two workers
+        first_processes = wall(args.attempts, "processes", 2)  # starts the two local worker processes
         print(f"first run, {n} attempts: local {first_local:.2f} s, ray 2 workers {first_ray:.2f} s "
               f"(with worker start-up) = {first_local / first_ray:.2f}x", flush=True)
         small = {label: min(wall(1, ex, w) for _ in range(2)) for label, ex, w in CONFIGS}
@@ -117,6 +124,9 @@ def main() -> None:
     finally:
         ray_integration.stop_workers()
         ray.shutdown()
+        from aeh.integrations.processes import stop_workers
+
+        stop_workers()
         shim_dir.cleanup()
     load = os.getloadavg()[0]
     base = CONFIGS[0][0]
@@ -131,7 +141,9 @@ def main() -> None:
              + (" Run with --no-iri: Ray's processes do not import rfc3987-syntax (see the script)."
                 if args.no_iri else ""), "",
              f"First Ray run of the process ({n} attempts, 2 workers, including their start-up): "
-             f"{first_ray:.2f} s vs local {first_local:.2f} s = **{first_local / first_ray:.2f}×**.", "",
+             f"{first_ray:.2f} s vs local {first_local:.2f} s = **{first_local / first_ray:.2f}×**; "
+             f"workers=2 (local processes, with their start-up) {first_processes:.2f} s = "
+             f"{first_local / first_processes:.2f}×.", "",
              f"| executor | 4 attempts, warm (s) | {n} attempts, median (best) (s) | speed-up, whole run (median) |",
              "| --- | ---: | ---: | ---: |"]
     for label, _, _ in CONFIGS:
@@ -150,6 +162,12 @@ def main() -> None:
               f"{busiest:.2f} s). On 2 otherwise idle cores the 2-worker run could take no less than "
               f"max(driver, busiest worker, all CPU / 2) = {floor:.2f} s: a CPU-bound speed-up of "
               f"**{bound:.2f}×** at most, whatever the load."]
+    p_driver, p_busiest, p_total = (statistics.median(f(d, w) for d, w in cpus[CONFIGS[3][0]]) for f in
+                                    (lambda d, w: d, lambda d, w: max(w, default=0.0), lambda d, w: d + sum(w)))
+    p_floor = max(p_driver, p_busiest, p_total / 2)
+    lines += ["", f"workers=2 (local processes): {p_driver:.2f} s in the driver, {p_total - p_driver:.2f} s in the "
+              f"workers (busiest {p_busiest:.2f} s): no less than {p_floor:.2f} s on 2 idle cores, a CPU-bound "
+              f"speed-up of **{local_cpu / p_floor:.2f}×** at most."]
     two = statistics.median(r[base] / r[CONFIGS[2][0]] for r in rounds)
     if two < 1.8 <= bound:
         lines += ["", f"The wall-time speed-up ({two:.2f}×) misses 1.8× because the cores were not free: the "

@@ -18,8 +18,10 @@ reports with `--kernel python3`; `--cold` repeats everything with no byte-compil
 byte-compiled into a temporary directory, first on sys.path), interleaved with today's.
 
 Then one more in-process run of each, timed by phase from inside (`--phases-child`): start-up
-imports, papermill import, kernel start, each notebook cell (papermill's per-cell durations),
-HTML export, the redaction of what is written. Targets: CPU ≤ 1.5 × the floor measured in the same
+imports, papermill import, each notebook cell (papermill's per-cell durations),
+HTML export, the redaction of what is written. And, in the same window, what the mechanism alone
+costs: the floor's imports plus papermill's and nbconvert's, and a one-cell notebook run and
+exported the way `aeh report` runs and exports the report. Targets: CPU ≤ 1.5 × the floor measured in the same
 window, for smoke × 5 and core × 5, and a core × 5 report ≤ 1.5 MB (every attempt's trace embedded).
 """
 
@@ -125,9 +127,6 @@ def phases_child(run_id: str, db: str, out: str) -> None:
     render.export_html = timer("HTML export (nbconvert import + render)", render.export_html)
     render.execute_notebook = timer("papermill execute (total)", render.execute_notebook)
     render.Redactor.redact_text = timer("redaction of the HTML and notebook", render.Redactor.redact_text, True)
-    import nbclient.client as nbc
-    for name in ("start_new_kernel", "start_new_kernel_client"):  # the sync wrappers papermill calls
-        setattr(nbc.NotebookClient, name, timer("kernel start", getattr(nbc.NotebookClient, name)))
     main(["report", "--run-id", run_id, "--db", db, "--out", out, "--keep-ipynb"])
     phases["total"] = time.perf_counter() - start
     cells = []
@@ -136,6 +135,30 @@ def phases_child(run_id: str, db: str, out: str) -> None:
             lines = [ln for ln in "".join(cell["source"]).splitlines() if ln.strip() and not ln.startswith("#")]
             cells.append([lines[0][:48] if lines else "", cell["metadata"]["papermill"]["duration"]])
     print(json.dumps({"phases": phases, "cells": cells}))
+
+
+#: The mechanism alone: papermill running a one-cell notebook that imports what the floor imports,
+#: in process as `aeh report` does, and nbconvert exporting it (the same export, the same redaction).
+_MECHANISM = """
+import sys
+from pathlib import Path
+from aeh.report import import_lean
+import_lean()  # first, as `aeh report` does: nbformat imported before it would pull in every format checker
+import nbformat
+from aeh.report import execute_notebook, export_html
+from aeh.store import Redactor
+tmp = Path(sys.argv[1])
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("run_id = None"),
+                                     nbformat.v4.new_code_cell("import aeh, pandas, matplotlib.pyplot")])
+nb.cells[0].metadata["tags"] = ["parameters"]
+nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+nbformat.write(nb, tmp / "floor.ipynb")
+execute_notebook(tmp / "floor.ipynb", {"run_id": "x"}, tmp / "floor-out.ipynb")
+(tmp / "floor.html").write_text(Redactor().redact_text(export_html(tmp / "floor-out.ipynb")))
+"""
+#: The imports alone: the floor's, then papermill's (lean, as `aeh report` imports it) and nbconvert's.
+_IMPORTS = ("import aeh, pandas, matplotlib.pyplot; from aeh.report import import_lean; import_lean(); "
+            "import nbconvert")
 
 
 def _phases(run_id: str, db: Path, out: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -148,7 +171,7 @@ def _phase_rows(found: dict[str, dict[str, Any]]) -> list[str]:
     suites = list(found)
     rows = [f"| phase (in-process, as installed) | {' | '.join(f'{s} (s)' for s in suites)} |",
             "| --- |" + " ---: |" * len(suites)]
-    order = ["start-up imports (aeh CLI, store, report)", "import papermill", "kernel start"]
+    order = ["start-up imports (aeh CLI, store, report)", "import papermill"]
     for label in order:
         rows.append(f"| {label} | " + " | ".join(f"{found[s]['phases'].get(label, 0):.2f}" for s in suites) + " |")
     for i, (source, _) in enumerate(found[suites[0]]["cells"]):
@@ -181,7 +204,9 @@ def main() -> None:
         installed.update(AEH_DB=str(db), PYTHONDONTWRITEBYTECODE="1")
         runs = {suite: aeh.run(suite, attempts=5, seed=1, db=db, progress=False).run_id
                 for suite in SUITES}
-        cmds = {"floor": [sys.executable, "-c", "import aeh, pandas, matplotlib.pyplot"]}
+        cmds = {"floor": [sys.executable, "-c", "import aeh, pandas, matplotlib.pyplot"],
+                "imports": [sys.executable, "-c", _IMPORTS],
+                "mechanism": [sys.executable, "-c", _MECHANISM, tmp]}
         for suite, rid in runs.items():
             for kernel, extra in kernels.items():
                 cmds[f"{suite}/{kernel}"] = [*_aeh(), "report", "--run-id", rid,
@@ -227,6 +252,18 @@ def main() -> None:
                             f"{old_cpu / floor_cpu:.2f} | |" + " |" * (2 * len(kernels) - 2) + " | before |")
     floor = "; ".join(f"{state} {figs['floor'][0]:.2f} s wall, {figs['floor'][1]:.2f} s CPU"
                       for state, figs in figures.items())
+    below = ["| what runs (fresh process, in-process engine) | bytecode | CPU (s) | CPU × floor |",
+             "| --- | --- | ---: | ---: |"]
+    for state, figs in figures.items():
+        floor_cpu = figs["floor"][1]
+        for name, label in (("floor", "`import aeh, pandas, matplotlib.pyplot` (the floor)"),
+                            ("imports", "the floor's imports + papermill (lean) + nbconvert, nothing run"),
+                            ("mechanism", "papermill runs a one-cell notebook importing the floor's modules; "
+                                          "nbconvert exports it; redaction")):
+            below.append(f"| {label} | {state} | {figs[name][1]:.2f} | {figs[name][1] / floor_cpu:.2f} |")
+        print(f"mechanism alone ({state}): {figs['mechanism'][1]:.2f} s = "
+              f"{figs['mechanism'][1] / floor_cpu:.2f} × the floor; imports alone "
+              f"{figs['imports'][1] / floor_cpu:.2f} ×")
     body = "\n".join([
         f"## report_time — {time.strftime('%Y-%m-%d')}", "", machine(), "",
         f"`benchmarks/report_time.py --runs {args.runs}`: fresh processes, median of {args.runs}, the commands "
@@ -235,6 +272,9 @@ def main() -> None:
         f"smoke report ran (`python -v`): {len(compiled)}. Load average (1 min) at start / after timing / "
         f"after phases: {' / '.join(loads)}.", "", *rows, "",
         f"Floor in the same window: `import aeh, pandas, matplotlib.pyplot` in a fresh process: {floor}.", "",
+        "What the product's design costs before any chart or table (same window, same processes "
+        "interleaved): executing a notebook with papermill and exporting it with nbconvert.", "",
+        *below, "",
         "Where an in-process report's time goes (one run each, as installed, wall seconds timed inside the "
         "process; a cell's time includes what it imports first):", "",
         *_phase_rows(found)])

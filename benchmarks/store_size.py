@@ -84,6 +84,7 @@ class Sizes:
     import_cpu: float
     parts: list[tuple[str, int]]
     columns: list[tuple[str, int]]
+    layouts: list[tuple[str, int]]
 
 
 def measure(label: str, samples: int, epochs: int, context_chars: int, tmp: Path) -> Sizes:
@@ -94,7 +95,7 @@ def measure(label: str, samples: int, epochs: int, context_chars: int, tmp: Path
     with mock.patch.object(_packed, "PACK_AT", 1 << 62):  # every attributes value stored as text
         imported(log, plain_db)
     found = Sizes(label, n, n_spans, log.stat().st_size, db.stat().st_size, plain_db.stat().st_size,
-                  archive_bytes(db), import_cpu, breakdown(db), span_columns(db))
+                  archive_bytes(db), import_cpu, breakdown(db), span_columns(db), layouts(db, tmp / "layouts.db"))
     print(f"{label}: {n} attempts, {n_spans} spans: aeh store {found.aeh:,} B, Inspect .eval {found.inspect:,} B "
           f"(ratio {found.aeh / found.inspect:.2f}); attributes as text {found.as_text:,} B "
           f"({found.as_text / found.inspect:.2f}); per-attempt archive {found.floor:,} B "
@@ -135,6 +136,58 @@ def archive_bytes(db: Path) -> int:
             total += len(zlib.compress(json.dumps(document, separators=(",", ":")).encode()))
     conn.close()
     return total
+
+
+#: Cuts of the spans table a migration could make, each on top of the ones before it:
+#: (what it is, the SQL that makes it from the stored table).
+LAYOUTS = (
+    ("spans keyed by their attempt, one b-tree (no rowid, no second index)", """
+        CREATE TABLE spans_new (run_id TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+            span_id TEXT NOT NULL, parent_span_id TEXT, category TEXT NOT NULL, name TEXT NOT NULL,
+            start_ts REAL NOT NULL, end_ts REAL, status TEXT NOT NULL, attributes TEXT NOT NULL,
+            PRIMARY KEY (run_id, task_id, attempt, span_id)) WITHOUT ROWID;
+        INSERT INTO spans_new SELECT run_id, task_id, attempt, span_id, parent_span_id, category, name,
+            start_ts, end_ts, status, attributes FROM spans;
+        DROP TABLE spans; ALTER TABLE spans_new RENAME TO spans;"""),
+    ("+ the run as a number, not its id's text on every span", """
+        CREATE TABLE spans_new (run INTEGER NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+            span_id TEXT NOT NULL, parent_span_id TEXT, category TEXT NOT NULL, name TEXT NOT NULL,
+            start_ts REAL NOT NULL, end_ts REAL, status TEXT NOT NULL, attributes TEXT NOT NULL,
+            PRIMARY KEY (run, task_id, attempt, span_id)) WITHOUT ROWID;
+        INSERT INTO spans_new SELECT 1, task_id, attempt, span_id, parent_span_id, category, name,
+            start_ts, end_ts, status, attributes FROM spans;
+        DROP TABLE spans; ALTER TABLE spans_new RENAME TO spans;"""),
+    ("+ times as whole microseconds from the attempt's first span", """
+        CREATE TABLE spans_new (run INTEGER NOT NULL, task_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+            span_id TEXT NOT NULL, parent_span_id TEXT, category TEXT NOT NULL, name TEXT NOT NULL,
+            start_us INTEGER NOT NULL, duration_us INTEGER, status TEXT NOT NULL, attributes TEXT NOT NULL,
+            PRIMARY KEY (run, task_id, attempt, span_id)) WITHOUT ROWID;
+        INSERT INTO spans_new SELECT s.run, s.task_id, s.attempt, s.span_id, s.parent_span_id, s.category, s.name,
+            CAST((s.start_ts - f.first) * 1e6 AS INTEGER), CAST((s.end_ts - s.start_ts) * 1e6 AS INTEGER),
+            s.status, s.attributes
+        FROM spans s JOIN (SELECT task_id, attempt, min(start_ts) AS first FROM spans GROUP BY task_id, attempt) f
+            USING (task_id, attempt);
+        DROP TABLE spans; ALTER TABLE spans_new RENAME TO spans;"""),
+)
+
+
+def layouts(db: Path, work: Path) -> list[tuple[str, int]]:
+    """The store's vacuumed size after each cut of `LAYOUTS` in turn (on a copy)."""
+    work.unlink(missing_ok=True)
+    with sqlite3.connect(db) as source, sqlite3.connect(work) as target:
+        source.backup(target)
+    out = []
+    conn = sqlite3.connect(work, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")  # in WAL mode the file's size lags the vacuum
+        conn.execute("PRAGMA foreign_keys = OFF")
+        for label, sql in LAYOUTS:
+            conn.executescript(f"BEGIN; {sql} COMMIT;")
+            conn.execute("VACUUM")
+            out.append((label, work.stat().st_size))
+    finally:
+        conn.close()
+    return out
 
 
 def breakdown(db: Path) -> list[tuple[str, int]]:
@@ -190,6 +243,11 @@ def main() -> None:
                   f"| {sum(b for _, b in r.parts if b / r.aeh < 0.02):,} | |"]
         lines += ["", "Largest span columns (summed value lengths, before SQLite's record headers): "
                   + ", ".join(f"`{name}` {b:,} B" for name, b in r.columns[:4]) + "."]
+        lines += ["", f"What a migration of the spans table could save, {r.label} (each cut on top of the ones "
+                  "above, measured on a vacuumed copy of the store):", "",
+                  "| spans layout | store (B/attempt) | / Inspect |", "| --- | ---: | ---: |",
+                  f"| as stored (schema 7) | {r.aeh / r.attempts:,.0f} | {r.aeh / r.inspect:.2f} |"]
+        lines += [f"| {label} | {b / r.attempts:,.0f} | {b / r.inspect:.2f} |" for label, b in r.layouts]
     write_section("store_size", "\n".join(lines))
 
 

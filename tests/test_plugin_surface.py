@@ -50,19 +50,6 @@ def test_importing_the_plugin_surface_loads_only_its_table() -> None:
     assert out.strip() == "[]"
 
 
-def test_the_type_checkers_imports_declare_the_same_names_as_the_table() -> None:
-    """`aeh/plugins.py` names each export twice (its TYPE_CHECKING import for the type checker, the
-    `_NAMES` table at run time); both must agree, and every name must resolve from its module."""
-    import aeh.plugins
-
-    tree = ast.parse((ROOT / "aeh" / "plugins.py").read_text(encoding="utf-8"))
-    guarded = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
-    typed = {(n.module, a.name) for n in guarded.body if isinstance(n, ast.ImportFrom) for a in n.names}
-    table = {(module, name) for module, names in aeh.plugins._NAMES.items() for name in names}
-    assert typed == table
-    assert all(getattr(aeh.plugins, name) is not None for name in aeh.plugins.__all__)
-
-
 def test_the_registries_are_reached_through_functions_and_the_old_names_warn() -> None:
     import aeh.plugins
     from aeh.adapters import adapters

@@ -22,7 +22,7 @@ ALLOWED_LIBRARIES = frozenset({
     "cython_runtime",
 })  # fmt: skip
 #: aeh modules a run has no use for (statistics it does not compute, commands it does not run).
-FORBIDDEN = ("aeh.analysis._agreement", "aeh.analysis._drift", "aeh.analysis._dimensions", "aeh.analysis._compare",
+FORBIDDEN = ("aeh.analysis._agreement", "aeh.analysis._drift", "aeh.analysis._dimensions", "aeh.analysis._gate", "aeh.analysis._compare",
              "aeh.analysis._power", "aeh.analysis._judged", "aeh.analysis._matrix", "aeh.stats._agreement",
              "aeh.stats._calibration", "aeh.stats._power", "aeh.stats._compare", "aeh.stats._drift", "aeh.dryrun",
              "aeh.report", "aeh.viewer", "aeh.widgets", "scipy.stats", "statsmodels", "httpx", "openai", "tqdm",

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["by_module", "lazy_getattr", "lazy_module", "moved_getattr"]
+__all__ = ["by_module", "lazy_exports", "lazy_getattr", "lazy_module", "moved_getattr"]
 
 
 def by_module(declared: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -89,3 +89,15 @@ def lazy_module(name: str) -> Any:
     checker sees the real module; unlike `importlib.util.LazyLoader` it puts nothing into
     `sys.modules` until the module is really imported."""
     return _LazyModule(name)
+
+
+def lazy_exports(package: str, declared: Mapping[str, Iterable[str]], *, cache: bool = False,
+                 moved: Mapping[str, str] | None = None) -> tuple[Callable[[str], object], list[str]]:
+    """The `__getattr__` and `__all__` of a package that declares its exports once, module → names.
+
+    A name the package has not bound (imported) yet is imported from its module on first use
+    (`lazy_getattr`); names it imports eagerly are declared too, so the declaration is the whole
+    export list. `__all__` is every declared name but the private ones (`_x`), sorted."""
+    table = by_module(declared)
+    public = sorted(name for name in table if not (name.startswith("_") and not name.startswith("__")))
+    return lazy_getattr(package, table, cache=cache, moved=moved), public

@@ -2,10 +2,12 @@
 
 import typing as _typing
 
-from aeh._util.lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_exports as _lazy_exports
 from aeh.adapters._registry import BUILTIN_ADAPTERS, Adapter, AdapterFactory, adapter_names, adapters, make_adapter
 
 if _typing.TYPE_CHECKING:
+    # one unwrapped line a module, so these imports read as the `_NAMES` table below does
+    # isort: off
     from aeh.adapters._chat import DECLINE_TOOL
     from aeh.adapters._fidelity import tool_choice_ignored, tools_dropped_suspect
     from aeh.adapters._playback import TrajectoryAdapter, number_attempts
@@ -14,37 +16,20 @@ if _typing.TYPE_CHECKING:
     from aeh.adapters.react import ReactAdapter
     from aeh.adapters.replay import ReplayAdapter
     from aeh.adapters.single_shot import SingleShotAdapter
+    # isort: on
 
-# heavy: loaded on first use (replay reads the store, which brings polars)
-_LAZY = {target.rpartition(":")[2]: target.partition(":")[0] for target in BUILTIN_ADAPTERS.values()}
+# Names not imported above load on first use (replay reads the store, which brings polars).
+_NAMES: dict[str, tuple[str, ...]] = {
+    "aeh.adapters._registry": ("BUILTIN_ADAPTERS", "Adapter", "AdapterFactory", "adapter_names", "adapters",
+                               "make_adapter"),
+    "aeh.adapters._chat": ("DECLINE_TOOL",),
+    "aeh.adapters._fidelity": ("tool_choice_ignored", "tools_dropped_suspect"),
+    "aeh.adapters._playback": ("TrajectoryAdapter", "number_attempts"),
+    "aeh.adapters.command": ("CommandAdapter",),
+    "aeh.adapters.mock": ("MockAdapter",),
+    "aeh.adapters.react": ("ReactAdapter",),
+    "aeh.adapters.replay": ("ReplayAdapter",),
+    "aeh.adapters.single_shot": ("SingleShotAdapter",),
+}
 
-_LAZY.update({
-    "DECLINE_TOOL": "aeh.adapters._chat",
-    "tool_choice_ignored": "aeh.adapters._fidelity",
-    "tools_dropped_suspect": "aeh.adapters._fidelity",
-    "TrajectoryAdapter": "aeh.adapters._playback",
-    "number_attempts": "aeh.adapters._playback",
-})
-
-
-__getattr__ = _lazy_getattr(__name__, _LAZY)
-
-
-__all__ = [
-    "BUILTIN_ADAPTERS",
-    "DECLINE_TOOL",
-    "Adapter",
-    "AdapterFactory",
-    "CommandAdapter",
-    "MockAdapter",
-    "ReactAdapter",
-    "ReplayAdapter",
-    "SingleShotAdapter",
-    "TrajectoryAdapter",
-    "adapter_names",
-    "adapters",
-    "make_adapter",
-    "number_attempts",
-    "tool_choice_ignored",
-    "tools_dropped_suspect",
-]
+__getattr__, __all__ = _lazy_exports(__name__, _NAMES)

@@ -32,6 +32,7 @@ from pydantic import Field, field_validator
 
 from aeh.adapters._fidelity import schema_patterns, tool_choice_ignored, tools_dropped_suspect
 from aeh.adapters._http_chat import HttpChatClient
+from aeh.adapters._stream import StreamReply
 from aeh.adapters._tool_result import tool_result_content
 from aeh.adapters.options import AdapterOptions
 from aeh.engine.context import AttemptContext
@@ -164,12 +165,18 @@ class ChatOptions(AdapterOptions):
     keep-alive pool (an `httpx.AsyncClient` instead when HTTP(S)_PROXY routes the endpoint);
     "httpx" the same client on an `httpx.AsyncClient`; "openai" the openai SDK's `AsyncOpenAI`
     (for what only the SDK does, e.g. its other auth schemes)."""
+    stream: bool = True
+    """Stream each reply (`"stream": true`, `stream_options.include_usage`), read back into the
+    same message. A budget cut then stops the server at its next token (it writes to a closed
+    connection) and books the tokens that had arrived; a non-streamed request is noticed only
+    when the server polls its socket, which llama.cpp's server does not do while other requests
+    or monitors keep it busy. Not applied with `http_client="openai"` (the SDK's plain request)."""
     probe_tools: bool = False
     """At run start, send two one-token requests (without and with a tool, `tool_choice` as
     configured) and compare the prompt tokens the server reports: equal counts mean the server
     leaves tools out of the prompt. Recorded on the run; a drop is a run warning."""
 
-    @field_validator("offer_decline_tool", "probe_tools", mode="before")
+    @field_validator("offer_decline_tool", "probe_tools", "stream", mode="before")
     @classmethod
     def _flag(cls, value: Any) -> Any:
         # A flag given on the command line is a string; anything but a yes is no.
@@ -193,13 +200,13 @@ class LiveChatAdapter:
         self._more_clients: list[ChatClient] = []
         self._calls_on: dict[int, int] = {}  # id(client) -> calls in flight on it
         self._ssl_context: Any = None
+        self._prompt_counts: dict[bool, tuple[int, int]] = {}  # tools offered -> (reported, estimated)
 
     def preflight(self) -> None:
         """Fail fast (AdapterError) when there is neither an API key nor a base URL to talk to.
 
         Cheap and offline: builds no client. Call it before a run so a missing key is one clear
-        error instead of every attempt becoming a harness error. It also imports the openai SDK,
-        so that import (~0.5 s) is not counted in the first attempt's time.
+        error instead of every attempt becoming a harness error.
         """
         if not (
             self.options.api_key
@@ -213,7 +220,11 @@ class LiveChatAdapter:
             )
 
     async def warm_up(self) -> None:
-        """Create the shared client before the first attempt, so its set-up is not agent time."""
+        """Create the shared client and import the openai SDK (whose error classes every request
+        reads; 0.5 s of imports, several seconds on a loaded machine) before the first attempt,
+        so neither is counted in that attempt's time."""
+        import openai  # noqa: F401, PLC0415 — imported here, not inside the first attempt
+
         _ = self.client
 
     async def probe_tools(self) -> dict[str, Any]:
@@ -290,6 +301,25 @@ class LiveChatAdapter:
             if client is not None:
                 await client.close()
 
+    def calibrate_estimate(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                           reported: int) -> None:
+        """Learn how the server's prompt count compares with the character estimate, from a call
+        that reported usage (kept apart for requests with and without tools: a template may leave
+        the tools out of the prompt, or render them at length)."""
+        total_reported, total_estimated = self._prompt_counts.get(bool(tools), (0, 0))
+        self._prompt_counts[bool(tools)] = (total_reported + reported,
+                                            total_estimated + _estimate_tokens(messages, tools))
+
+    def estimate_prompt(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> tuple[int, str]:
+        """(prompt tokens, basis) for a request the server never counted (a call cut off at the
+        budget): ≈4 characters a token over the request's JSON, scaled by what this run's server
+        reported for earlier requests of the same kind (with or without tools) when there were any."""
+        estimate = _estimate_tokens(messages, tools)
+        reported, estimated = self._prompt_counts.get(bool(tools), (0, 0))
+        if not estimated:
+            return estimate, "characters/4"
+        return max(1, round(estimate * reported / estimated)), "characters/4 scaled by the server's counts"
+
     def system_prompt(self, default: str) -> str:
         return self.options.system_prompt or default
 
@@ -346,13 +376,20 @@ def _estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     return max(1, len(json.dumps(messages, default=str)) // 4 + len(json.dumps(tools or [])) // 4)
 
 
-def _record_cut_off(ctx: AttemptContext, span: Any, model: str, messages: list[dict[str, Any]],
-                    tools: list[dict[str, Any]] | None) -> None:
+def _record_cut_off(ctx: AttemptContext, span: Any, adapter: LiveChatAdapter, messages: list[dict[str, Any]],
+                    tools: list[dict[str, Any]] | None, stream: StreamReply | None) -> None:
     """A request cancelled in flight (the attempt's budget ran out) still cost its prompt: the
-    tokens sent are estimated from the request, marked as an estimate, priced and counted."""
-    before_reply = ctx.budget.model_calls == 0  # no model call of this attempt was ever answered
-    ctx.record_cut_off_usage(span, _pricing_model(ctx, model, None), _estimate_tokens(messages, tools))
-    span.set(**{"aeh.usage.cut_off": True, "aeh.model.before_first_reply": before_reply})
+    tokens sent are estimated from the request (`LiveChatAdapter.estimate_prompt`), marked as an
+    estimate, priced and counted. A streamed reply also cost the tokens that had arrived (one a
+    content or tool-call delta: a floor, since the server may have generated one more before it
+    saw the connection close)."""
+    seen = stream.output_events if stream is not None else 0
+    answered = stream is not None and stream.events > 0  # the server had begun to reply
+    before_reply = ctx.budget.model_calls == 0 and not answered  # no reply of this attempt, ever
+    tokens_in, basis = adapter.estimate_prompt(messages, tools)
+    ctx.record_cut_off_usage(span, _pricing_model(ctx, adapter.model or "", None), tokens_in, seen)
+    span.set(**{"aeh.usage.cut_off": True, "aeh.model.before_first_reply": before_reply,
+                "aeh.usage.cut_off_output_seen": seen, "aeh.usage.estimate_basis": basis})
     if before_reply:
         ctx.budget.before_first_reply = True
 
@@ -384,6 +421,20 @@ def _record_timing(ctx: AttemptContext, span: Any, timing: dict[str, float], res
     })
 
 
+def _request_body(opts: ChatOptions, model: str, messages: list[dict[str, Any]],
+                  tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    request: dict[str, Any] = {"model": model, "messages": messages}
+    if opts.temperature is not None:
+        request["temperature"] = opts.temperature
+    if opts.max_output_tokens is not None:
+        request["max_tokens"] = opts.max_output_tokens
+    if tools:
+        request["tools"] = tools
+        if opts.tool_choice:
+            request["tool_choice"] = opts.tool_choice
+    return request
+
+
 async def chat_turn(
     ctx: AttemptContext,
     adapter: LiveChatAdapter,
@@ -399,15 +450,7 @@ async def chat_turn(
     """
     opts = adapter.options
     model = adapter.model or ""
-    request: dict[str, Any] = {"model": model, "messages": messages}
-    if opts.temperature is not None:
-        request["temperature"] = opts.temperature
-    if opts.max_output_tokens is not None:
-        request["max_tokens"] = opts.max_output_tokens
-    if tools:
-        request["tools"] = tools
-        if opts.tool_choice:
-            request["tool_choice"] = opts.tool_choice
+    request = _request_body(opts, model, messages, tools)
     tool_names = [t["function"]["name"] for t in tools or []]
     attrs = {
         "turn": turn,
@@ -422,6 +465,11 @@ async def chat_turn(
         "aeh.request.tool_choice": request.get("tool_choice", "unset") if tools else None,
     }
     with ctx.model_call(model, messages=messages, tools=tools, **attrs) as span, adapter.lease() as client:
+        streams: list[StreamReply] | None = None
+        if opts.stream and isinstance(client, HttpChatClient):  # see ChatOptions.stream
+            request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+            streams = []
+        span.set(**{"aeh.request.stream": streams is not None})
         limits = getattr(ctx, "connections", None)
         limiter = limits.for_endpoint(endpoint_of(client)) if limits is not None else None
         slot = (lambda: limiter.slot(ctx.budget)) if limiter is not None else None
@@ -430,7 +478,7 @@ async def chat_turn(
         try:
             response = await chat_completion(client, recorder=ctx.recorder, retries=opts.retries,
                                               backoff_s=opts.backoff_s, slot=slot, timing=timing,
-                                              failures=failures, **request)
+                                              failures=failures, streams=streams, **request)
         except ProviderError as exc:
             if exc.kind == "refused":  # the run summary names what the server refused, once
                 span.set(**{"aeh.provider.refused_status": exc.status_code,
@@ -443,7 +491,7 @@ async def chat_turn(
                 span.set(**{"aeh.provider.failing_at_cut_off": failures[-1],
                             "aeh.provider.failed_tries": len(failures)})
             elif "request_s" in timing:  # cut off at the budget: the server still read the prompt
-                _record_cut_off(ctx, span, model, messages, tools)
+                _record_cut_off(ctx, span, adapter, messages, tools, streams[-1] if streams else None)
             raise
         finally:
             _record_timing(ctx, span, timing, None)
@@ -475,9 +523,11 @@ async def chat_turn(
             tokens_in = _estimate_tokens(messages, tools) if tokens_in is None else tokens_in
             tokens_out = (max(1, len(json.dumps(output)) // 4)) if tokens_out is None else tokens_out
             span.set(usage_estimated=True)
-        elif tools:
-            suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
-            span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
+        else:
+            adapter.calibrate_estimate(messages, tools, int(tokens_in))
+            if tools:
+                suspect, floor = tools_dropped_suspect(int(tokens_in), messages, tools)
+                span.set(**{"aeh.tools_dropped_suspect": suspect, "aeh.tools_min_prompt_tokens": floor})
         try:
             ctx.record_usage(span, _pricing_model(ctx, model, responded), int(tokens_in), int(tokens_out))
         finally:

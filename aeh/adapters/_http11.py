@@ -6,6 +6,10 @@ so a pool of 64 busy connections costs several ms a request (`benchmarks/http_co
 This pool keeps idle connections on a stack: taking one and giving it back is O(1) at any
 number in flight, and a connection the server closed is known from its EOF, not from a poll.
 
+A streamed reply (`request(..., sink=...)`, a 2xx `text/event-stream` body) is handed to the sink
+piece by piece as it arrives instead of being kept: the caller reads the events while the
+server is still generating.
+
 Failures are raised as httpx's exceptions (`ConnectError`, `ReadTimeout`, `RemoteProtocolError`
 …), each chained to the OS error beneath, as httpx would raise them. Cancelling a request (an
 attempt's budget running out) aborts its connection, so the server sees the client go away.
@@ -19,6 +23,7 @@ import socket
 import ssl
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
@@ -31,6 +36,8 @@ KEEPALIVE_EXPIRY_S = 5.0
 #: Idle connections kept at most (the openai SDK's pool allows 1000 connections).
 MAX_IDLE = 1000
 _HEAD_LIMIT = 1 << 20  # a reply's status line and headers: 1 MiB at most
+#: Takes a streamed body's bytes as they arrive (it may raise: the request then fails with it).
+Sink = Callable[[bytes], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +47,8 @@ class RawResponse:
     status: int
     headers: dict[str, str]
     body: bytes
+    streamed: bool = False
+    """The body went to the request's sink as it arrived (`body` is then empty)."""
 
 
 class _Connection:
@@ -75,19 +84,23 @@ class Http11Pool:
         self.opened = 0
         """Connections opened so far (a figure for tests and benchmarks)."""
 
-    async def request(self, head: bytes, body: bytes) -> RawResponse:
-        """Send `head` (request line and headers, ending in a blank line) and `body`; read the reply."""
+    async def request(self, head: bytes, body: bytes, *, sink: Sink | None = None) -> RawResponse:
+        """Send `head` (request line and headers, ending in a blank line) and `body`; read the reply.
+
+        With `sink`, a 2xx `text/event-stream` body (not content-encoded) goes to `sink` as it
+        arrives, and the returned body is empty; any other reply is read and returned whole.
+        """
         if self.closed:
             raise RuntimeError("the HTTP connection pool is closed")
         conn = self._take()
         if conn is not None:
             try:
-                return await self._exchange(conn, head, body, reused=True)
+                return await self._exchange(conn, head, body, reused=True, sink=sink)
             except _Stale:
                 pass  # the server had closed it: one more try on a fresh connection
         conn = await self._connect()
         try:
-            return await self._exchange(conn, head, body, reused=False)
+            return await self._exchange(conn, head, body, reused=False, sink=sink)
         except _Stale as exc:
             raise httpx.RemoteProtocolError("Server disconnected without sending a response.") from exc.__cause__
 
@@ -131,10 +144,11 @@ class Http11Pool:
         self.opened += 1
         return _Connection(reader, writer)
 
-    async def _exchange(self, conn: _Connection, head: bytes, body: bytes, *, reused: bool) -> RawResponse:
+    async def _exchange(self, conn: _Connection, head: bytes, body: bytes, *, reused: bool,
+                        sink: Sink | None) -> RawResponse:
         self._busy.add(conn)
         try:
-            response, keep = await self._send_and_read(conn, head, body, reused)
+            response, keep = await self._send_and_read(conn, head, body, reused, sink)
         except BaseException:
             self._busy.discard(conn)
             conn.abort()  # cancelled or failed mid-request: the server sees the client leave
@@ -147,7 +161,7 @@ class Http11Pool:
         return response
 
     async def _send_and_read(self, conn: _Connection, head: bytes, body: bytes,
-                             reused: bool) -> tuple[RawResponse, bool]:
+                             reused: bool, sink: Sink | None) -> tuple[RawResponse, bool]:
         try:
             conn.writer.write(head + body)
             async with asyncio.timeout(self.timeout.write):
@@ -174,20 +188,27 @@ class Http11Pool:
                 raise _Stale() from exc
             raise httpx.ReadError(str(exc)) from exc
         status, headers, keep = _parse_head(raw_head)
-        data = await self._read_body(conn.reader, headers, status)
+        streamed = (sink is not None and 200 <= status < 300 and not headers.get("content-encoding")
+                    and headers.get("content-type", "").lower().startswith("text/event-stream"))
+        data = await self._read_body(conn.reader, headers, status, sink if streamed else None)
         if "content-length" not in headers and "transfer-encoding" not in headers and status >= 200 \
                 and status not in (204, 304):
             keep = False  # the body ran to the end of the connection
-        return RawResponse(status, headers, _decode(data, headers.get("content-encoding"))), keep
+        return RawResponse(status, headers, _decode(data, headers.get("content-encoding")), streamed), keep
 
-    async def _read_body(self, reader: asyncio.StreamReader, headers: dict[str, str], status: int) -> bytes:
+    async def _read_body(self, reader: asyncio.StreamReader, headers: dict[str, str], status: int,
+                         sink: Sink | None = None) -> bytes:
+        """The body (whole), or b"" after handing it to `sink` piece by piece."""
         if status in (204, 304) or 100 <= status < 200:
             return b""
         try:
             async with asyncio.timeout(self.timeout.read):
                 if "chunked" in headers.get("transfer-encoding", "").lower():
-                    return await _read_chunked(reader)
+                    return await _read_chunked(reader, sink)
                 length = headers.get("content-length")
+                if sink is not None:
+                    await _read_to_sink(reader, int(length) if length is not None else None, sink)
+                    return b""
                 if length is not None:
                     return await reader.readexactly(int(length))
                 return await reader.read()
@@ -229,7 +250,7 @@ def _parse_head(raw: bytes) -> tuple[int, dict[str, str], bool]:
     return status, headers, keep
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+async def _read_chunked(reader: asyncio.StreamReader, sink: Sink | None = None) -> bytes:
     parts: list[bytes] = []
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip(), 16)
@@ -237,7 +258,25 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
             while (await reader.readuntil(b"\r\n")) != b"\r\n":
                 pass  # trailers
             return b"".join(parts)
-        parts.append((await reader.readexactly(size + 2))[:-2])
+        piece = (await reader.readexactly(size + 2))[:-2]
+        if sink is not None:
+            sink(piece)
+        else:
+            parts.append(piece)
+
+
+async def _read_to_sink(reader: asyncio.StreamReader, length: int | None, sink: Sink) -> None:
+    """`length` bytes (None: to the end of the connection) to `sink`, as they arrive."""
+    left = length
+    while left is None or left > 0:
+        piece = await reader.read(65536 if left is None else min(65536, left))
+        if not piece:
+            if left is not None:
+                raise asyncio.IncompleteReadError(b"", left)
+            return
+        sink(piece)
+        if left is not None:
+            left -= len(piece)
 
 
 def _decode(data: bytes, encoding: str | None) -> bytes:

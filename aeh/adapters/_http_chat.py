@@ -17,6 +17,12 @@ sends and returns the fields aeh reads (`aeh.adapters._reply`):
   `Retry-After`; a JSON reply that does not parse raises `ValueError`, and a reply that is not
   JSON at all is returned as text, as the SDK does. The SDK is imported only to raise one.
 
+A body with `"stream": true` is read as server-sent events while the server generates
+(`aeh.adapters._stream.StreamReply`, appended to `streams` when given, so a caller cut off
+mid-reply knows what had arrived) and returned as the reply a plain request gets; an error event raises the SDK's
+status error for its code, a stream cut short `openai.APIConnectionError`. A server that ignores
+`stream` and answers with JSON is read as before.
+
 Two transports: `aeh.adapters._http11.Http11Pool` (the default: O(1) keep-alive pool on
 asyncio streams) or an `httpx.AsyncClient` (used when a proxy is configured in the environment,
 or when asked for) — the SDK's own stack, with its per-request cost.
@@ -36,6 +42,7 @@ import httpx
 from aeh._version import __version__
 from aeh.adapters._http11 import Http11Pool, RawResponse
 from aeh.adapters._reply import parse_reply
+from aeh.adapters._stream import StreamError, StreamReply, StreamTruncated
 
 __all__ = ["HttpChatClient", "sdk_status_error", "uses_proxy"]
 
@@ -103,11 +110,29 @@ class HttpChatClient:
                                             limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100))
         self._closed = False
 
-    async def post_chat(self, body: dict[str, Any]) -> Any:
-        """POST one chat-completions request; the parsed reply (see the module docstring)."""
+    async def post_chat(self, body: dict[str, Any], *, streams: list[Any] | None = None) -> Any:
+        """POST one chat-completions request; the parsed reply (see the module docstring).
+
+        `streams`: a streamed reply's state (`StreamReply`) is appended to it as reading starts.
+        """
         content = dumps(body)
+        stream = StreamReply() if body.get("stream") else None
+        if stream is not None and streams is not None:
+            streams.append(stream)
         try:
-            raw = await self._send(content)
+            raw = await self._send(content, stream)
+            if stream is not None and 200 <= raw.status < 300 and (raw.streamed or _is_event_stream(raw)):
+                if not raw.streamed:  # content-encoded: read whole, then decoded
+                    stream.feed(raw.body)
+                return parse_reply(stream.reply())
+        except StreamError as exc:
+            raise sdk_status_error(self._response(RawResponse(exc.status, {"content-type": "application/json"},
+                                                              json.dumps(exc.body).encode()), content)) from exc
+        except StreamTruncated as exc:
+            import openai  # heavy: only to raise the SDK's error
+
+            raise openai.APIConnectionError(message=f"Connection error: {exc}",
+                                            request=self._request(content)) from exc  # type: ignore[arg-type]
         except httpx.TimeoutException as exc:
             import openai  # heavy: only to raise the SDK's error
 
@@ -120,12 +145,24 @@ class HttpChatClient:
             raise sdk_status_error(self._response(raw, content))
         return _parse(raw)
 
-    async def _send(self, content: bytes) -> RawResponse:
+    async def _send(self, content: bytes, stream: StreamReply | None) -> RawResponse:
+        head = self._head + b"Content-Length: %d\r\n\r\n" % len(content)
         if self._pool is not None:
-            return await self._pool.request(self._head + b"Content-Length: %d\r\n\r\n" % len(content), content)
+            if stream is None:
+                return await self._pool.request(head, content)
+            return await self._pool.request(head, content, sink=stream.feed)
         assert self._httpx is not None
-        response = await self._httpx.post(self.url, content=content, headers=self._headers)
-        return RawResponse(response.status_code, dict(response.headers.items()), response.content)
+        if stream is None:
+            response = await self._httpx.post(self.url, content=content, headers=self._headers)
+            return RawResponse(response.status_code, dict(response.headers.items()), response.content)
+        async with self._httpx.stream("POST", self.url, content=content, headers=self._headers) as response:
+            if 200 <= response.status_code < 300 \
+                    and response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+                async for piece in response.aiter_bytes():
+                    stream.feed(piece)
+                return RawResponse(response.status_code, dict(response.headers.items()), b"", streamed=True)
+            await response.aread()
+            return RawResponse(response.status_code, dict(response.headers.items()), response.content)
 
     def _request(self, content: bytes) -> httpx.Request:
         return httpx.Request("POST", self.url, headers=self._headers, content=content)
@@ -149,6 +186,10 @@ class HttpChatClient:
             await self._pool.aclose()
         if self._httpx is not None:
             await self._httpx.aclose()
+
+
+def _is_event_stream(raw: RawResponse) -> bool:
+    return raw.headers.get("content-type", "").lower().startswith("text/event-stream")
 
 
 def _parse(raw: RawResponse) -> Any:

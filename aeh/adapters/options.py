@@ -102,6 +102,24 @@ def options_model(adapter: object) -> type[BaseModel] | None:
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
+def _refuse_others(adapter: object, options: Mapping[str, Any]) -> None:
+    """As `aeh run` refuses `--solver` without `--adapter command`: an option of another adapter's
+    model, or a run option that adapter declares as its own, given a value here is a ConfigError
+    naming the adapter it belongs to."""
+    # the run options' defaults: aeh.run has loaded RunSpec already, `aeh run --help` need not
+    from aeh.engine.runspec import RunSpec
+
+    for name, model in options_models().items():
+        if name == adapter:
+            continue
+        theirs = [k for k in model.model_fields if options.get(k) is not None]
+        theirs += [k for k in getattr(model, "run_options", ()) if options.get(k) not in (None, [])
+                   and options[k] != RunSpec.model_fields[k].default]
+        if theirs:
+            raise ConfigError(f"{', '.join(theirs)} belong(s) to adapter {name!r}: pass adapter={name!r}, "
+                              "or leave them out")
+
+
 #: The shipped adapters whose options have `aeh run` flags. The live adapters' (react,
 #: single_shot) are set with `--adapter-option KEY=VALUE`: their module loads the HTTP stack,
 #: which `aeh run --help` should not pay for.
@@ -116,6 +134,7 @@ def options_models() -> dict[str, type[BaseModel]]:
 def route_adapter_keywords(adapter: object, options: dict[str, Any]) -> dict[str, Any]:
     """`aeh.run` keywords that are options of `adapter`'s model, moved into `adapter_options`, and
     the run options the adapter implies added where not given. Returns the new options."""
+    _refuse_others(adapter, options)
     model = options_model(adapter)
     if model is None:
         return options

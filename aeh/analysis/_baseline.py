@@ -18,7 +18,8 @@ from aeh._util.files import InputFileError, InputJsonError, loads_strict, read_i
 from aeh._util.problems import display_path
 from aeh.errors import ConfigError, Problem, ValidationError
 
-__all__ = ["BASELINE_FORMAT", "Baseline", "BaselineSummary", "BaselineTask", "load_baseline", "validate_baseline"]
+__all__ = ["BASELINE_FORMAT", "Baseline", "BaselineSummaries", "BaselineSummary", "BaselineTask", "load_baseline",
+           "validate_baseline"]
 
 BASELINE_FORMAT = "aeh-baseline/1"
 _RESAVE = "write it again with `aeh baseline save RUN --out FILE`"
@@ -54,12 +55,11 @@ class BaselineTask(BaseModel):
         return self
 
 
-class Baseline(BaseModel):
-    """The file `aeh baseline save` writes; unknown keys are kept (newer writers may add some)."""
+class BaselineSummaries(BaseModel):
+    """What the gate compares a run against: per-dimension summaries of the suite and of each task,
+    and how they were scored. Unknown keys are kept (newer writers may add some)."""
 
     model_config = ConfigDict(extra="allow")
-    format: str
-    suite_hash: Annotated[str, Field(min_length=1)]
     suite: str | None = None
     run_id: str | None = None
     model: str | None = None
@@ -70,6 +70,13 @@ class Baseline(BaseModel):
     """The scoring profile the baseline was scored with; the gate scores the run with it too."""
     dimensions: dict[str, BaselineSummary]
     tasks: dict[str, BaselineTask]
+
+
+class Baseline(BaselineSummaries):
+    """The file `aeh baseline save` writes: the summaries, in this aeh's format, of one suite version."""
+
+    format: str
+    suite_hash: Annotated[str, Field(min_length=1)]
 
 
 def _fix(err: Any) -> str:
@@ -125,8 +132,8 @@ def _schema_problems(text: str, where: str) -> list[Problem]:
     return []
 
 
-def load_baseline(path: str | Path) -> dict[str, Any]:
-    """Read and validate a baseline file; the dict as written (the gate reads it)."""
+def load_baseline(path: str | Path) -> Baseline:
+    """Read and validate a baseline file: the model the gate reads."""
     where = display_path(Path(path))
     try:  # bounded: a FIFO, a device or a huge file is refused before it is read
         text = read_input_text(path)
@@ -141,6 +148,4 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     except InputJsonError as exc:
         raise ValidationError([Problem.from_json_error(where, exc), *_schema_problems(text, where)],
                               what=f"baseline {where}") from None
-    validate_baseline(data, where)
-    checked: dict[str, Any] = data  # validate_baseline raised unless it is an object in the baseline format
-    return checked
+    return validate_baseline(data, where)

@@ -23,7 +23,7 @@ from aeh.analysis._validity import (
 )
 from aeh.errors import ConfigError
 from aeh.models import RunWarning
-from aeh.stats import SUITE_ALPHA, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
+from aeh.stats import SUITE_ALPHA, GateVerdict, TaskCounts, per_task_mde, regression_gate, suite_rate, two_sample_test
 from aeh.store import Store, StoreLike, using_store
 
 __all__ = ["SUITE_ROW", "compare", "comparison_warnings", "run_currency"]
@@ -120,130 +120,29 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
                               "e.g. --fdr 0.05")
     with using_store(db) as store:  # one connection for both runs
         result_a, result_b = _counts(store, run_a), _counts(store, run_b)
-    table_a, table_b = result_a.table, result_b.table
-    # Plain dicts: per-key lookups on a DataFrame cost more than on a dict.
-    a = {
-        col: dict(zip(table_a["task_id"], table_a[col], strict=True))
-        for col in ("successes", "n", "rate", "low", "high")
-    }
-    b = {
-        col: dict(zip(table_b["task_id"], table_b[col], strict=True))
-        for col in ("successes", "n", "rate", "low", "high")
-    }
+    a, b = _columns(result_a), _columns(result_b)
     task_ids = sorted(set(a["n"]) | set(b["n"]))
-    counts = [
-        TaskCounts(
-            t,
-            int(a["successes"].get(t, 0)),
-            int(a["n"].get(t, 0)),
-            int(b["successes"].get(t, 0)),
-            int(b["n"].get(t, 0)),
-        )
-        for t in task_ids
-    ]
-    nan = math.nan
+    counts = [TaskCounts(t, int(a["successes"].get(t, 0)), int(a["n"].get(t, 0)), int(b["successes"].get(t, 0)),
+                         int(b["n"].get(t, 0)))
+              for t in task_ids]
     gate = regression_gate(counts, fdr=fdr, suite_alpha=suite_alpha)
-    rows = []
-    for c in gate.tasks:
-        low_a, high_a = a["low"].get(c.task_id, nan), a["high"].get(c.task_id, nan)
-        low_b, high_b = b["low"].get(c.task_id, nan), b["high"].get(c.task_id, nan)
-        note = c.note
-        if c.task_id not in a["n"] or c.task_id not in b["n"]:
-            note = f"only in run {'B' if c.task_id not in a['n'] else 'A'}: not tested"
-        rows.append(
-            {
-                "task_id": c.task_id,
-                "n_a": c.n_a,
-                "k_a": c.k_a,
-                "rate_a": c.rate_a,
-                "low_a": low_a,
-                "high_a": high_a,
-                "n_b": c.n_b,
-                "k_b": c.k_b,
-                "rate_b": c.rate_b,
-                "low_b": low_b,
-                "high_b": high_b,
-                "delta": c.delta,
-                "se": math.nan,
-                "delta_low": c.delta_low,
-                "delta_high": c.delta_high,
-                "p_value": c.p,
-                "q_value": c.q,
-                "regressed": c.regressed,
-                "improved": c.improved,
-                "note": note,
-            }
-        )
-    # The suite row shows the rates its paired delta is computed from: the mean over the tasks
-    # both runs tested, not each run's own suite rate (which may cover other tasks).
     paired = set(gate.paired)
-    shared_a = suite_rate([c.rate_a for c in gate.tasks if c.task_id in paired])
-    shared_b = suite_rate([c.rate_b for c in gate.tasks if c.task_id in paired])
     dropped = {
         "only_in_a": sorted(t for t in task_ids if t not in b["n"]),
         "only_in_b": sorted(t for t in task_ids if t not in a["n"]),
         "no_valid_attempts": sorted(t for t in task_ids if t in a["n"] and t in b["n"] and t not in paired),
     }
-    n_dropped = sum(len(v) for v in dropped.values())
     dropped_note = (
-        f"{n_dropped} tasks dropped: only in A ({len(dropped['only_in_a'])}), only in B "
+        f"{sum(len(v) for v in dropped.values())} tasks dropped: only in A ({len(dropped['only_in_a'])}), only in B "
         f"({len(dropped['only_in_b'])}), no valid attempts ({len(dropped['no_valid_attempts'])})"
     )
-    diff = gate.suite
-    rows.append(
-        {
-            "task_id": SUITE_ROW,
-            "n_a": len(paired),
-            "k_a": None,
-            "rate_a": shared_a.mean,
-            "low_a": shared_a.low,
-            "high_a": shared_a.high,
-            "n_b": len(paired),
-            "k_b": None,
-            "rate_b": shared_b.mean,
-            "low_b": shared_b.low,
-            "high_b": shared_b.high,
-            "delta": diff.mean_delta,
-            "se": diff.se,
-            "delta_low": diff.low,
-            "delta_high": diff.high,
-            "p_value": diff.p,
-            "q_value": math.nan,
-            "regressed": gate.suite_level,
-            "improved": gate.suite_improved,
-            "note": f"paired over {diff.n_tasks} tasks; n = tasks; {dropped_note}; {diff.method}",
-        }
-    )
-    frame = pd.DataFrame(rows)
-    info_a, info_b = result_a.run.model_dump(mode="json"), result_b.run.model_dump(mode="json")
-    warnings = comparison_warnings(info_a, info_b)
+    frame = pd.DataFrame([*_task_rows(gate, a, b), _suite_row(gate, dropped_note)])
     refusals = _refusals(result_a, result_b, len(paired), allow_unfinished=allow_unfinished, overlap=overlap,
                          min_tasks=min_tasks)
-    # where a refusal says it, with the fix, its warning would only repeat it
-    repeated = {"unfinished": "unfinished", "suite_differs": "suite_changed"}
-    said = {repeated[r.check] for r in refusals if r.check in repeated}
-    warnings = [w for w in warnings if w.kind not in said]
-    power_note = _underpowered(counts, fdr)
-    if power_note:
-        warnings.append(power_note)
-    mde = per_task_mde(counts, fdr=fdr)
+    warnings = _warnings(result_a, result_b, refusals, counts, fdr)
     if refusals:  # no verdict either way: no task is flagged regressed, improved or newly failing
         frame[["regressed", "improved"]] = False
     task_rows = frame[frame.task_id != SUITE_ROW]
-    verdict = CompareVerdict(
-        status=CANNOT_JUDGE if refusals else "regressed" if gate.regressed else "no regression",
-        regressed=None if refusals else gate.regressed,
-        headline=CANNOT_JUDGE_HEADLINE if refusals else gate.headline,
-        reasons=[str(r) for r in refusals] if refusals else list(gate.reasons),
-        cannot_judge=refusals,
-        task_level=list(gate.task_level),
-        suite_level=gate.suite_level,
-        fdr=fdr,
-        suite_alpha=suite_alpha,
-        mde=None if mde is None or refusals else MinimumDetectable(
-            drop=mde.drop, n=mde.n, base_rate=mde.base_rate, n_tasks=mde.n_tasks, power=mde.power,
-            lone_task_flaggable=mde.lone_task_flaggable, text=mde.text),
-    )
     return CompareResult(
         table=frame,
         run_a=result_a.run_id,
@@ -252,7 +151,7 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         run_b_info=result_b.run,
         fdr=fdr,
         method=TEST_METHOD,
-        verdict=verdict,
+        verdict=_verdict(gate, refusals, counts, fdr, suite_alpha),
         warnings=list[str](warnings),
         regressed_tasks=task_rows.loc[task_rows.regressed, "task_id"].tolist(),
         improved_tasks=task_rows.loc[task_rows.improved, "task_id"].tolist(),
@@ -263,3 +162,78 @@ def compare(run_a: str, run_b: str, db: StoreLike = None, fdr: float = 0.05,
         suite_dropped=dropped,
         suite_dropped_note=dropped_note,
     )
+
+
+def _columns(result: RunResult) -> dict[str, dict[str, Any]]:
+    """column → task → value of a run's per-task counts. Plain dicts: per-key lookups on a
+    DataFrame cost more than on a dict."""
+    table = result.table
+    return {col: dict(zip(table["task_id"], table[col], strict=True))
+            for col in ("successes", "n", "rate", "low", "high")}
+
+
+def _task_rows(gate: GateVerdict, a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per task of the gate, each run's interval beside its rate."""
+    nan = math.nan
+    rows = []
+    for c in gate.tasks:
+        note = c.note
+        if c.task_id not in a["n"] or c.task_id not in b["n"]:
+            note = f"only in run {'B' if c.task_id not in a['n'] else 'A'}: not tested"
+        rows.append({
+            "task_id": c.task_id,
+            "n_a": c.n_a, "k_a": c.k_a, "rate_a": c.rate_a,
+            "low_a": a["low"].get(c.task_id, nan), "high_a": a["high"].get(c.task_id, nan),
+            "n_b": c.n_b, "k_b": c.k_b, "rate_b": c.rate_b,
+            "low_b": b["low"].get(c.task_id, nan), "high_b": b["high"].get(c.task_id, nan),
+            "delta": c.delta, "se": math.nan, "delta_low": c.delta_low, "delta_high": c.delta_high,
+            "p_value": c.p, "q_value": c.q, "regressed": c.regressed, "improved": c.improved, "note": note,
+        })
+    return rows
+
+
+def _suite_row(gate: GateVerdict, dropped_note: str) -> dict[str, Any]:
+    """The suite row shows the rates its paired delta is computed from: the mean over the tasks
+    both runs tested, not each run's own suite rate (which may cover other tasks)."""
+    paired = set(gate.paired)
+    shared_a = suite_rate([c.rate_a for c in gate.tasks if c.task_id in paired])
+    shared_b = suite_rate([c.rate_b for c in gate.tasks if c.task_id in paired])
+    diff = gate.suite
+    return {
+        "task_id": SUITE_ROW,
+        "n_a": len(paired), "k_a": None, "rate_a": shared_a.mean, "low_a": shared_a.low, "high_a": shared_a.high,
+        "n_b": len(paired), "k_b": None, "rate_b": shared_b.mean, "low_b": shared_b.low, "high_b": shared_b.high,
+        "delta": diff.mean_delta, "se": diff.se, "delta_low": diff.low, "delta_high": diff.high,
+        "p_value": diff.p, "q_value": math.nan, "regressed": gate.suite_level, "improved": gate.suite_improved,
+        "note": f"paired over {diff.n_tasks} tasks; n = tasks; {dropped_note}; {diff.method}",
+    }
+
+
+def _warnings(result_a: RunResult, result_b: RunResult, refusals: list[Refusal], counts: list[TaskCounts],
+              fdr: float) -> list[RunWarning]:
+    warnings = comparison_warnings(result_a.run.model_dump(mode="json"), result_b.run.model_dump(mode="json"))
+    # where a refusal says it, with the fix, its warning would only repeat it
+    repeated = {"unfinished": "unfinished", "suite_differs": "suite_changed"}
+    said = {repeated[r.check] for r in refusals if r.check in repeated}
+    warnings = [w for w in warnings if w.kind not in said]
+    power_note = _underpowered(counts, fdr)
+    if power_note:
+        warnings.append(power_note)
+    return warnings
+
+
+def _verdict(gate: GateVerdict, refusals: list[Refusal], counts: list[TaskCounts], fdr: float,
+             suite_alpha: float) -> CompareVerdict:
+    mde = per_task_mde(counts, fdr=fdr)
+    if refusals:
+        return CompareVerdict(status=CANNOT_JUDGE, regressed=None, headline=CANNOT_JUDGE_HEADLINE,
+                              reasons=[str(r) for r in refusals], cannot_judge=refusals,
+                              task_level=list(gate.task_level), suite_level=gate.suite_level, fdr=fdr,
+                              suite_alpha=suite_alpha, mde=None)
+    return CompareVerdict(
+        status="regressed" if gate.regressed else "no regression", regressed=gate.regressed, headline=gate.headline,
+        reasons=list(gate.reasons), cannot_judge=refusals, task_level=list(gate.task_level),
+        suite_level=gate.suite_level, fdr=fdr, suite_alpha=suite_alpha,
+        mde=None if mde is None else MinimumDetectable(
+            drop=mde.drop, n=mde.n, base_rate=mde.base_rate, n_tasks=mde.n_tasks, power=mde.power,
+            lone_task_flaggable=mde.lone_task_flaggable, text=mde.text))

@@ -92,82 +92,104 @@ def matrix(run_ids: Sequence[str], db: StoreLike = None) -> MatrixResult:
         raise ConfigError("matrix needs at least one run id — e.g. a noop, a reference and a solver run")
     with using_store(db) as store:
         groups = _groups(store, run_ids)
-    warnings: list[str] = []
     per_task: dict[str, pl.DataFrame] = {}
     rows = []
     for label, g in groups.items():
-        frame = pl.concat(g["frames"], how="vertical_relaxed")
-        valid = frame.filter((pl.col("failure_bucket") != "harness_error").fill_null(True))
-        n, solved = valid.height, int(valid["success"].sum())
-        low, high = wilson_interval(solved, n) if n else (math.nan, math.nan)
-        public = valid["public_ok"].fill_null(False)
-        hidden = valid["hidden_ok"].fill_null(False)
-        costs = frame["cost_usd"]
-        currency = "/".join(sorted(g["currencies"]))
-        cost_unknown = True
-        if len(g["currencies"]) > 1:
-            # a sum of dollars and euros is neither
-            total, per_solved = math.nan, math.nan
-            note = f"cost in more than one currency ({currency}) across this label's runs"
-        elif costs.null_count() == 0 and frame.height:
-            total = float(costs.sum())
-            per_solved = total / solved if solved else math.nan
-            note = "" if solved else "no task solved"
-            cost_unknown = False
-        else:
-            total, per_solved = math.nan, math.nan
-            note = f"cost unknown for {costs.null_count()} of {frame.height} attempts"
-        per_task[label] = valid.group_by("task_id").agg(pl.col("success").mean().alias("rate"),
-                                                        pl.col("public_ok").fill_null(False).mean().alias("pub"),
-                                                        pl.col("hidden_ok").fill_null(False).mean().alias("hid"))
-        rows.append({
-            "label": label, "role": g["role"], "runs": ",".join(g["runs"]), "tasks": valid["task_id"].n_unique(),
-            "n": n, "solved": solved, "solve_rate": solved / n if n else math.nan, "solve_low": low,
-            "solve_high": high, "public_rate": float(public.mean()) if n else math.nan,
-            "hidden_rate": float(hidden.mean()) if n else math.nan,
-            "latency_p50_s": float(frame["latency_s"].median()) if frame.height else math.nan,
-            "cost_currency": currency, "cost_total_usd": total, "cost_per_solved_usd": per_solved,
-            "cost_note": note,
-            "harness_errors": frame.height - n, "tamper_suspects": int(frame["tamper"].fill_null(False).sum()),
-            "_tasks": set(valid["task_id"].to_list()), "_currency_free": g.get("currency_free", False),
-            "_cost_unknown": cost_unknown,
-        })
+        row, per_task[label] = _label_row(label, g)
+        rows.append(row)
     floor = next((r for r in rows if r["role"] == "floor"), None)
     ceiling = next((r for r in rows if r["role"] == "ceiling"), None)
+    warnings: list[str] = []
     if floor is None:
         warnings.append("no floor run (--solver noop) in the matrix: the hidden gap has no scale and is not "
                         "shown; add a noop run over the same fixtures")
     if len({h for g in groups.values() for h in g["suites"]}) > 1:
         warnings.append("the runs measured different suite versions (suite hashes differ)")
     for r in rows:
-        r["hidden_gap"] = r["floor_gap"] = r["gap_vs_floor"] = r["above_floor"] = r["below_ceiling"] = math.nan
-        tasks = r.pop("_tasks")
-        if floor is not None:
-            ft = per_task[floor["label"]].filter(pl.col("task_id").is_in(list(tasks)))
-            if ft.height < len(tasks):
-                warnings.append(f"{r['label']}: the floor run lacks {len(tasks) - ft.height} of its fixtures; "
-                                "gap and distance from floor not shown")
-            else:
-                mine = per_task[r["label"]]
-                r["hidden_gap"] = r["public_rate"] - r["hidden_rate"]
-                # The floor on the same fixtures, weighted like this row (task means).
-                f_pub, f_hid, f_rate = (float(ft[c].mean() or 0.0) for c in ("pub", "hid", "rate"))  # type: ignore[arg-type]
-                r["floor_gap"] = f_pub - f_hid
-                r["gap_vs_floor"] = r["hidden_gap"] - r["floor_gap"]
-                r["above_floor"] = float(mine["rate"].mean() or 0.0) - f_rate  # type: ignore[arg-type]
-        if ceiling is not None:
-            r["below_ceiling"] = ceiling["solve_rate"] - r["solve_rate"]
-        if r.pop("_cost_unknown"):
-            warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
+        _read_against(r, per_task, floor, ceiling, warnings)
     charged = [r for r in rows if not r.pop("_currency_free")]
     if len({r["cost_currency"] for r in charged}) > 1:
         warnings.append("the solvers' costs are in different currencies ("
                         + ", ".join(f"{r['label']} {r['cost_currency']}" for r in charged)
                         + "): compare cost per solved task only within one currency")
-    order = {"ceiling": 0, "solver": 1, "floor": 2}
-    rows.sort(key=lambda r: (order.get(r["role"], 1), -(r["solve_rate"] if not math.isnan(r["solve_rate"]) else -1)))
+    rows.sort(key=_rank)
     return MatrixResult(table=pd.DataFrame(rows, columns=MATRIX_COLUMNS), warnings=warnings, run_ids=list(run_ids),
                         floor=floor["label"] if floor else None, ceiling=ceiling["label"] if ceiling else None)
+
+
+def _rank(r: dict[str, Any]) -> tuple[int, float]:
+    """Ceiling first, floor last, solvers between by solve rate (best first)."""
+    order = {"ceiling": 0, "solver": 1, "floor": 2}
+    return order.get(r["role"], 1), -(r["solve_rate"] if not math.isnan(r["solve_rate"]) else -1)
+
+
+def _read_against(r: dict[str, Any], per_task: dict[str, pl.DataFrame], floor: dict[str, Any] | None,
+                  ceiling: dict[str, Any] | None, warnings: list[str]) -> None:
+    """Fill the row's distances from floor and ceiling; say what could not be computed."""
+    r["hidden_gap"] = r["floor_gap"] = r["gap_vs_floor"] = r["above_floor"] = r["below_ceiling"] = math.nan
+    tasks = r.pop("_tasks")
+    if floor is not None:
+        _against_floor(r, tasks, per_task[r["label"]], per_task[floor["label"]], warnings)
+    if ceiling is not None:
+        r["below_ceiling"] = ceiling["solve_rate"] - r["solve_rate"]
+    if r.pop("_cost_unknown"):
+        warnings.append(f"{r['label']}: {r['cost_note']} — no cost per solved task")
+
+
+def _label_row(label: str, g: dict[str, Any]) -> tuple[dict[str, Any], pl.DataFrame]:
+    """One solver label's row (its runs' attempts pooled) and its per-task rates."""
+    frame = pl.concat(g["frames"], how="vertical_relaxed")
+    valid = frame.filter((pl.col("failure_bucket") != "harness_error").fill_null(True))
+    n, solved = valid.height, int(valid["success"].sum())
+    low, high = wilson_interval(solved, n) if n else (math.nan, math.nan)
+    public = valid["public_ok"].fill_null(False)
+    hidden = valid["hidden_ok"].fill_null(False)
+    currency = "/".join(sorted(g["currencies"]))
+    total, per_solved, note, cost_unknown = _cost(frame, g["currencies"], currency, solved)
+    per_task = valid.group_by("task_id").agg(pl.col("success").mean().alias("rate"),
+                                             pl.col("public_ok").fill_null(False).mean().alias("pub"),
+                                             pl.col("hidden_ok").fill_null(False).mean().alias("hid"))
+    row = {
+        "label": label, "role": g["role"], "runs": ",".join(g["runs"]), "tasks": valid["task_id"].n_unique(),
+        "n": n, "solved": solved, "solve_rate": solved / n if n else math.nan, "solve_low": low,
+        "solve_high": high, "public_rate": float(public.mean()) if n else math.nan,
+        "hidden_rate": float(hidden.mean()) if n else math.nan,
+        "latency_p50_s": float(frame["latency_s"].median()) if frame.height else math.nan,
+        "cost_currency": currency, "cost_total_usd": total, "cost_per_solved_usd": per_solved,
+        "cost_note": note,
+        "harness_errors": frame.height - n, "tamper_suspects": int(frame["tamper"].fill_null(False).sum()),
+        "_tasks": set(valid["task_id"].to_list()), "_currency_free": g.get("currency_free", False),
+        "_cost_unknown": cost_unknown,
+    }
+    return row, per_task
+
+
+def _cost(frame: pl.DataFrame, currencies: set[str], currency: str, solved: int) -> tuple[float, float, str, bool]:
+    """Total cost, cost per solved task, the note on it, and whether the cost is unknown."""
+    costs = frame["cost_usd"]
+    if len(currencies) > 1:  # a sum of dollars and euros is neither
+        return math.nan, math.nan, f"cost in more than one currency ({currency}) across this label's runs", True
+    if costs.null_count() == 0 and frame.height:
+        total = float(costs.sum())
+        return total, (total / solved if solved else math.nan), ("" if solved else "no task solved"), False
+    return math.nan, math.nan, f"cost unknown for {costs.null_count()} of {frame.height} attempts", True
+
+
+def _against_floor(r: dict[str, Any], tasks: set[str], mine: pl.DataFrame, floor: pl.DataFrame,
+                   warnings: list[str]) -> None:
+    """The row's hidden gap read against the floor's on the same fixtures (or a warning when the
+    floor run lacks some of them)."""
+    ft = floor.filter(pl.col("task_id").is_in(list(tasks)))
+    if ft.height < len(tasks):
+        warnings.append(f"{r['label']}: the floor run lacks {len(tasks) - ft.height} of its fixtures; "
+                        "gap and distance from floor not shown")
+        return
+    r["hidden_gap"] = r["public_rate"] - r["hidden_rate"]
+    # The floor on the same fixtures, weighted like this row (task means).
+    f_pub, f_hid, f_rate = (float(ft[c].mean() or 0.0) for c in ("pub", "hid", "rate"))  # type: ignore[arg-type]
+    r["floor_gap"] = f_pub - f_hid
+    r["gap_vs_floor"] = r["hidden_gap"] - r["floor_gap"]
+    r["above_floor"] = float(mine["rate"].mean() or 0.0) - f_rate  # type: ignore[arg-type]
 
 
 

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aeh.errors import ConfigError
+
 if TYPE_CHECKING:
     from aeh.store import Store, StoreLike
 
@@ -18,8 +20,8 @@ __all__ = ["check_new_run_id", "store_for_write"]
 
 def check_new_run_id(run_id: str | None) -> None:
     """Refuse a `--run-id` that could not be part of a path (`../../x`), before anything is made."""
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh._util.files import unsafe_id
-    from aeh.errors import ConfigError
 
     why = None if run_id is None else unsafe_id(run_id)
     if why is not None:
@@ -40,6 +42,7 @@ def _missing_dirs(path: Path) -> list[Path]:
 def store_for_write(db: StoreLike, *, secrets: list[str] | None = None) -> Iterator[Store]:
     """`open_store(db, must_exist=False)` for a `with` block; on an exception, a store this
     call created and that holds no run is deleted with its WAL files and new folders."""
+    # heavy: the store (polars) only when a command writes one
     from aeh.store import Store, locate_store, open_store
 
     location = None if isinstance(db, Store) else locate_store(db)

@@ -56,6 +56,7 @@ def spec_values(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
 def add_adapter_flags(parser: argparse.ArgumentParser) -> None:
     """Each flagged adapter's options as flags, under the adapter's help heading (with the run
     options declared in that heading), from their declaration in the adapter's options model."""
+    # the adapters' options models (pydantic) only for `aeh run`'s parser
     from aeh.adapters.options import flag_meta, options_models
 
     for adapter, model in options_models().items():
@@ -78,6 +79,7 @@ def add_adapter_flags(parser: argparse.ArgumentParser) -> None:
 def adapter_flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The adapter options the flags give (for `args.adapter`); a ConfigError for an adapter's
     flags given with another adapter, or a required flag left out."""
+    # the adapters' options models (pydantic) only for `aeh run`'s parser
     from aeh.adapters.options import flag_meta, options_models
     from aeh.errors import ConfigError
 

@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.analysis import save_baseline
 
     b = save_baseline(args.run_id, args.out, args.db, suite=args.suite, loop_n=args.loop_n, last_n=args.last_n,

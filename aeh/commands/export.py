@@ -9,7 +9,9 @@ attributes under `aeh.*`; `aeh import otel FILE --suite S` reads the file back.
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 from aeh.errors import ExitCode
 
@@ -43,13 +45,11 @@ def main(args: argparse.Namespace) -> int:
     resource = document["resourceSpans"][0]["resource"]["attributes"]
     run_id = next(kv["value"]["stringValue"] for kv in resource if kv["key"] == "aeh.run_id")
     if args.out or not args.endpoint:
-        import json
-        from pathlib import Path
-
         out = Path(args.out or f"{run_id}.otlp.json")
         out.write_text(json.dumps(document), encoding="utf-8")
         print(f"wrote {n} spans of run {run_id} to {out}")
     if args.endpoint:
+        # the otel extra's exporter only with --endpoint
         from aeh.importers import send_otlp
 
         sent = send_otlp(document, args.endpoint)

@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.analysis import gate
 
     result = gate(args.baseline, args.run_id, args.db, threshold=args.threshold,

@@ -17,6 +17,7 @@ HELP = "grade recorded agent trajectories (JSON Lines) against a suite into a st
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:
+    # loaded only when this command's flags are built, so `aeh --help` stays fast
     from aeh.commands._secrets import add_secret_argument
     from aeh.importers import add_scoring_argument, add_trajectory_arguments
 
@@ -36,6 +37,7 @@ def main(args: argparse.Namespace) -> int:
 
     check_new_run_id(args.run_id)
     if args.scoring:
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.grading import scoring_profile
 
         scoring_profile(args.scoring)  # an unknown profile is refused before anything is graded
@@ -44,6 +46,7 @@ def main(args: argparse.Namespace) -> int:
                                      run_id=args.run_id, model_free=args.model_free, secrets=args.secrets,
                                      price_table=args.price_table)
     if args.scoring:
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.analysis import score_run
 
         score_run(run_id, db, scoring=args.scoring)

@@ -45,6 +45,7 @@ def main(args: argparse.Namespace) -> int:
     check_new_run_id(args.run_id)
     scoring = getattr(args, "scoring", None)  # the importers that grade trajectories offer --scoring
     if scoring:
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.grading import scoring_profile
 
         scoring_profile(scoring)  # an unknown profile is refused before anything is imported
@@ -58,6 +59,7 @@ def main(args: argparse.Namespace) -> int:
     with store_for_write(args.db, secrets=args.secrets) as store:
         run_id = importer.import_(paths, store, run_id=args.run_id, **options)
     if scoring:
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.analysis import score_run
 
         score_run(run_id, args.db, scoring=scoring)

@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.commands._run_folders import RunFolderError, is_run_folder_form
 
     if not is_run_folder_form(args.run_ids):
@@ -37,6 +38,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _from_folders(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.commands._run_folders import runs_of_folders
 
     run_ids, db, skipped = runs_of_folders(args.run_ids, args.db)
@@ -46,6 +48,7 @@ def _from_folders(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace, run_ids: list[str], db: str | None) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.analysis import format_matrix, matrix
 
     frame = matrix(run_ids, db=db)
@@ -55,11 +58,13 @@ def _matrix(args: argparse.Namespace, run_ids: list[str], db: str | None) -> int
         frame.table.to_csv(args.csv, index=False)
         print(f"matrix written to {args.csv}")
     if args.out:
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.commands._run_folders import write_matrix_folder
 
         written = write_matrix_folder(args.out, frame, text)
         print(f"matrix written to {', '.join(str(p) for p in written)}")
     if args.html:
+        # heavy: the report stack only with --report
         from aeh.report import render_matrix_report
 
         print(f"report written to {render_matrix_report(run_ids, args.html, db=db)}")

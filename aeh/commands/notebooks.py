@@ -30,12 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     if args.action == "strip":
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.report import strip_notebooks
 
         changed = strip_notebooks(args.files)
         print("\n".join(f"stripped {p}" for p in changed) or "every notebook was already stored without outputs")
         return ExitCode.OK
     if args.action == "hook":
+        # loaded when the command runs, so `aeh --help` stays fast
         from aeh.report import set_save_hook
 
         path = set_save_hook(not args.off)
@@ -43,6 +45,7 @@ def main(args: argparse.Namespace) -> int:
               f"wrote {path}: JupyterLab started from this environment saves the shipped notebooks without "
               "outputs (restart a running JupyterLab)")
         return ExitCode.OK
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.report import copy_notebooks
 
     done = copy_notebooks(args.dir, force=args.force)

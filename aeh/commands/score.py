@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.analysis import judge_run, score_run, scores
     from aeh.errors import ConfigError
     from aeh.grading.judged_scorers import JUDGED_DIMENSIONS
@@ -108,6 +109,7 @@ def harness_figures(tasks: pd.DataFrame, weights: dict[str, float]) -> str:
 
 def stored_dimension_scores(run_id: str, db: str | None) -> dict[tuple[str, int, str], float]:
     """{(task, attempt, dimension): score} stored for the run."""
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.store import open_store
 
     with open_store(db, must_exist=True) as store:

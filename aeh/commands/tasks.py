@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.grading import preflight_problems
     from aeh.suite import CodingSuite, check_contract
     from aeh.suite.loader import load_suite
@@ -56,6 +57,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _shipped_suites() -> list[str]:
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.suite.builtin import available_builtin_suites
 
     return available_builtin_suites()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aeh.commands._exit import EXIT_OK
+from aeh.errors import AehError
 
 #: The coding harness's code for a harness or contract error.
 EXIT_CONTRACT = 1
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def _check_one(path: str, grading_sandbox: bool) -> bool:
-    from aeh.errors import AehError
+    # loaded when the command runs, so `aeh --help` stays fast
     from aeh.grading import preflight_problems
     from aeh.suite import CodingSuite, check_contract
     from aeh.suite.loader import load_suite

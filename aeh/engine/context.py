@@ -337,13 +337,14 @@ class AttemptContext:
         self.budget.add_usage(model, tokens_in, tokens_out, cost)
         return cost
 
-    def record_cut_off_usage(self, span: SpanHandle, model: str | None, tokens_in: int) -> float | None:
+    def record_cut_off_usage(self, span: SpanHandle, model: str | None, tokens_in: int,
+                             tokens_out: int = 0) -> float | None:
         """Price a model call cut off in flight: `tokens_in` estimated from the request (the server
-        reported nothing), no output counted; marked `usage_estimated`. Caps are not enforced here:
-        the attempt is already ending."""
-        cost = self.prices.price(model, tokens_in, 0)
-        span.set(**{"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": 0,
+        reported nothing), `tokens_out` the output that had arrived (a streamed reply; else 0);
+        marked `usage_estimated`. Caps are not enforced here: the attempt is already ending."""
+        cost = self.prices.price(model, tokens_in, tokens_out)
+        span.set(**{"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out,
                     "cost_usd": cost, "priced": cost is not None, "usage_estimated": True})
         with suppress(BudgetExceeded):
-            self.budget.add_usage(model, tokens_in, 0, cost)
+            self.budget.add_usage(model, tokens_in, tokens_out, cost)
         return cost

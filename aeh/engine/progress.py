@@ -12,11 +12,11 @@ __all__ = ["BarProgress", "interactive"]
 
 
 def in_jupyter() -> bool:
-    """True inside a Jupyter/IPython kernel (not the shell `aeh report` leaves in this process)."""
+    """True inside a Jupyter/IPython kernel (not the shell `aeh report` runs its cells in)."""
     shell = sys.modules.get("IPython")
     get = getattr(shell, "get_ipython", None) if shell is not None else None
     ipython = get() if callable(get) else None
-    # A shell `aeh report` left in this process (its in-process kernel) is not Jupyter.
+    # The shell `aeh report` runs a notebook's cells in (aeh.report._inprocess) is not Jupyter.
     return ipython is not None and not getattr(ipython, "aeh_report_shell", False)
 
 

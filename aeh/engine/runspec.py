@@ -46,6 +46,8 @@ __all__ = ["DEFAULT_RETENTION", "MAX_ATTEMPTS", "MAX_CONCURRENCY", "MAX_SEED", "
 #: Every (task, attempt) is scheduled up front; past this a typo (10**12) would exhaust memory.
 MAX_ATTEMPTS = 10_000
 MAX_CONCURRENCY = 10_000
+#: Worker processes of one machine: each is an interpreter with aeh, the suite and the adapter loaded.
+MAX_WORKERS = 256
 #: SQLite integers are signed 64-bit.
 MAX_SEED = 2**63 - 1
 #: Command-adapter runs keep workspaces for inspection; this many runs' worth by default.
@@ -146,6 +148,10 @@ class RunSpec(BaseModel):
         "a RunProgress observes the run itself", stored=False)
     sinks: SkipValidation[list[Any] | None] = option(None, "span sinks that see every span (redacted)",
                                                      stored=False)
+    workers: int = option(
+        1, "worker processes running the attempts, each with its own event loop and its share of --concurrency; "
+        "this process writes the store (default 1: attempts run in this process)", flag="--workers",
+        metavar="N", worker=False, strict=True, ge=1, le=MAX_WORKERS, fix="e.g. --workers 2 (one per free core)")
     executor: Literal["local", "ray"] = option(
         "local", "where attempts run: this process (default) or Ray workers (extra aeh[ray]); this process "
         "writes the store either way", flag="--executor")

@@ -106,6 +106,7 @@ def confinement_problems(suite: PreflightSuite, resources: dict[str, Any]) -> li
         return []
     if not any(spec.kind == "hidden_tests" for task in suite.tasks() for spec in task.outcome_graders):
         return []
+    # heavy: loaded on first use (only a suite with hidden tests probes the jail)
     from aeh.grading._jail import no_jail_reason, probe_jail
 
     jail = probe_jail()

@@ -42,6 +42,7 @@ AEH_PROFILE = ScoringProfile(DEFAULT_PROFILE, "aeh's own definitions of every di
 
 
 def _trajectory_harness() -> ScoringProfile:
+    # loaded on first use: only the trajectory-harness profile needs its scorers
     from aeh.grading._harness_scorers import HARNESS_SCORERS
 
     return ScoringProfile("trajectory-harness", "agent-eval-harness's definitions of the six deterministic "

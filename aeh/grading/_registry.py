@@ -139,7 +139,10 @@ class GraderRegistry:
         """`validate(spec)`, remembered on the spec until its kind's model or its options change."""
         model = self.config_model(spec.kind)
         options = spec.model_extra or {}
-        cached: tuple[type[GraderConfig], dict[str, Any], GraderConfig] | None = spec._parsed  # set only here
+        # Read from pydantic's private dict: `spec._parsed` goes through BaseModel.__getattr__ (~2.5 µs
+        # a read, per grader per attempt) where this is a dict look-up.
+        private = spec.__pydantic_private__ or {}
+        cached: tuple[type[GraderConfig], dict[str, Any], GraderConfig] | None = private.get("_parsed")  # set only here
         if cached is not None and cached[0] is model and cached[1] == options:
             return cached[2]
         cfg = model.model_validate(options)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import time
 from collections.abc import Iterator, Sequence
@@ -197,8 +198,6 @@ class JudgeClient:
             await client.close()
 
     def endpoint(self) -> str:
-        import os
-
         url = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         return url.rstrip("/")
 

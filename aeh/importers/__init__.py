@@ -12,11 +12,13 @@ analysis function (`aeh.load_run`, `aeh.pass_k`, `aeh.compare` …) works on the
 
 import typing as _typing
 
-from aeh._util.lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_exports as _lazy_exports
 from aeh.importers._null_policy import NULL_OUTCOMES, NullPolicy
 from aeh.importers._registry import Importer, importers
 
 if _typing.TYPE_CHECKING:
+    # one unwrapped line a module, so these imports read as the `_NAMES` table below does
+    # isort: off
     from aeh.importers._common import new_run_id, run_info, write_run
     from aeh.importers._hidden_sets import hidden_set_lines
     from aeh.importers._inspect import import_inspect_logs
@@ -26,75 +28,26 @@ if _typing.TYPE_CHECKING:
     from aeh.importers._registry import add_scoring_argument, add_trajectory_arguments
     from aeh.importers._run_card import attempt_card, verdict_of, write_attempt_card, write_run_cards
     from aeh.importers._tau_bench import import_tau_bench
-    from aeh.importers._terminal_bench import (
-        agent_from_submission,
-        discover_results,
-        import_terminal_bench,
-        model_from_submission,
-    )
+    from aeh.importers._terminal_bench import agent_from_submission, discover_results, import_terminal_bench
+    from aeh.importers._terminal_bench import model_from_submission
     from aeh.importers._trajectory import grade_trajectories, grade_trajectories_async, import_trajectory_files
+    # isort: on
 
-# heavy: loaded on first use (the store brings polars), so `aeh import --help` stays fast
-_LAZY = {
-    "send_otlp": "aeh.importers._otel_send",
-    "serve_otlp": "aeh.importers._otel_live",
-    "add_scoring_argument": "aeh.importers._registry",
-    "add_trajectory_arguments": "aeh.importers._registry",
-    "attempt_card": "aeh.importers._run_card",
-    "hidden_set_lines": "aeh.importers._hidden_sets",
-    "write_run_cards": "aeh.importers._run_card",
-    "write_attempt_card": "aeh.importers._run_card",
-    "verdict_of": "aeh.importers._run_card",
-    "grade_trajectories_async": "aeh.importers._trajectory",
-    "new_run_id": "aeh.importers._common",
-    "run_info": "aeh.importers._common",
-    "write_run": "aeh.importers._common",
-    "import_tau_bench": "aeh.importers._tau_bench",
-    "import_inspect_logs": "aeh.importers._inspect",
-    "export_otlp_json": "aeh.importers._otel",
-    "import_otel_files": "aeh.importers._otel",
-    "otlp_to_trajectories": "aeh.importers._otel",
-    "run_to_otlp": "aeh.importers._otel",
-    "grade_trajectories": "aeh.importers._trajectory",
-    "import_trajectory_files": "aeh.importers._trajectory",
-    "agent_from_submission": "aeh.importers._terminal_bench",
-    "discover_results": "aeh.importers._terminal_bench",
-    "import_terminal_bench": "aeh.importers._terminal_bench",
-    "model_from_submission": "aeh.importers._terminal_bench",
+# Names not imported above load on first use (the store brings polars), so `aeh import --help` stays fast
+_NAMES: dict[str, tuple[str, ...]] = {
+    "aeh.importers._null_policy": ("NULL_OUTCOMES", "NullPolicy"),
+    "aeh.importers._registry": ("Importer", "importers", "add_scoring_argument", "add_trajectory_arguments"),
+    "aeh.importers._common": ("new_run_id", "run_info", "write_run"),
+    "aeh.importers._hidden_sets": ("hidden_set_lines",),
+    "aeh.importers._inspect": ("import_inspect_logs",),
+    "aeh.importers._otel": ("export_otlp_json", "import_otel_files", "otlp_to_trajectories", "run_to_otlp"),
+    "aeh.importers._otel_live": ("serve_otlp",),
+    "aeh.importers._otel_send": ("send_otlp",),
+    "aeh.importers._run_card": ("attempt_card", "verdict_of", "write_attempt_card", "write_run_cards"),
+    "aeh.importers._tau_bench": ("import_tau_bench",),
+    "aeh.importers._terminal_bench": ("agent_from_submission", "discover_results", "import_terminal_bench",
+                                      "model_from_submission"),
+    "aeh.importers._trajectory": ("grade_trajectories", "grade_trajectories_async", "import_trajectory_files"),
 }
 
-
-__getattr__ = _lazy_getattr(__name__, _LAZY)
-
-
-__all__ = [
-    "NULL_OUTCOMES",
-    "Importer",
-    "NullPolicy",
-    "add_scoring_argument",
-    "add_trajectory_arguments",
-    "agent_from_submission",
-    "attempt_card",
-    "discover_results",
-    "export_otlp_json",
-    "hidden_set_lines",
-    "grade_trajectories",
-    "grade_trajectories_async",
-    "import_inspect_logs",
-    "import_otel_files",
-    "import_tau_bench",
-    "import_terminal_bench",
-    "import_trajectory_files",
-    "importers",
-    "model_from_submission",
-    "new_run_id",
-    "otlp_to_trajectories",
-    "run_info",
-    "run_to_otlp",
-    "send_otlp",
-    "serve_otlp",
-    "verdict_of",
-    "write_attempt_card",
-    "write_run",
-    "write_run_cards",
-]
+__getattr__, __all__ = _lazy_exports(__name__, _NAMES)

@@ -365,27 +365,40 @@ def _step(span: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> St
                               "steps": kids, "error": str(error) if error is not None else None}
     kind = _kind(a)
     if kind == "tool":
-        name = (a.get("gen_ai.tool.name") or a.get("tool.name") or a.get("traceloop.entity.name")
-                or span.get("name", "tool"))
-        args = _call_arguments(_loads(a.get("gen_ai.tool.call.arguments") or a.get("tool.parameters")
-                                      or a.get("input.value") or a.get("traceloop.entity.input")))
-        result = _loads(a.get("gen_ai.tool.call.result") if "gen_ai.tool.call.result" in a
-                        else a.get("output.value", a.get("traceloop.entity.output")))
-        extra = {k: a[f"aeh.{k}"] for k in ("error_kind", "injected_fault") if failed and a.get(f"aeh.{k}")}
-        return Step(kind="tool", name=str(name), args=args if isinstance(args, dict) else
-                    ({} if args is None else {"_raw": args}), result=result, attributes=extra, **common)
+        return _tool_step(a, span, failed, common)
     if kind == "model":
-        return Step(kind="model", name=str(a.get("aeh.step") or span.get("name") or "model"),
-                    model=a.get("gen_ai.response.model") or a.get("gen_ai.request.model") or a.get("llm.model_name"),
-                    tokens_in=_int(a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.prompt_tokens"),
-                                   a.get("llm.token_count.prompt")),
-                    tokens_out=_int(a.get("gen_ai.usage.output_tokens"), a.get("gen_ai.usage.completion_tokens"),
-                                    a.get("llm.token_count.completion")),
-                    cost_usd=_cost(a.get("aeh.cost_usd"), a.get("gen_ai.usage.cost"), a.get("llm.cost.total")),
-                    attributes=import_messages(a), **common)
+        return _model_step(a, span, common)
     keep = {k: v for k, v in a.items() if k.startswith("aeh.") and k not in ("aeh.run_id", "aeh.task_id",
                                                                              "aeh.attempt", "aeh.category")}
     return Step(kind="step", name=str(span.get("name") or "step"), attributes=keep, **common)
+
+
+def _first(a: dict[str, Any], *keys: str) -> Any:
+    """`a.get(k1) or a.get(k2) or …`: the first truthy attribute of `keys` (the conventions name one
+    thing differently), else the last one's value."""
+    return next((a[k] for k in keys[:-1] if a.get(k)), a.get(keys[-1]))
+
+
+def _tool_step(a: dict[str, Any], span: dict[str, Any], failed: bool, common: dict[str, Any]) -> Step:
+    name = _first(a, "gen_ai.tool.name", "tool.name", "traceloop.entity.name") or span.get("name", "tool")
+    args = _call_arguments(_loads(_first(a, "gen_ai.tool.call.arguments", "tool.parameters", "input.value",
+                                         "traceloop.entity.input")))
+    result = _loads(a.get("gen_ai.tool.call.result") if "gen_ai.tool.call.result" in a
+                    else a.get("output.value", a.get("traceloop.entity.output")))
+    extra = {k: a[f"aeh.{k}"] for k in ("error_kind", "injected_fault") if failed and a.get(f"aeh.{k}")}
+    return Step(kind="tool", name=str(name), args=args if isinstance(args, dict) else
+                ({} if args is None else {"_raw": args}), result=result, attributes=extra, **common)
+
+
+def _model_step(a: dict[str, Any], span: dict[str, Any], common: dict[str, Any]) -> Step:
+    return Step(kind="model", name=str(a.get("aeh.step") or span.get("name") or "model"),
+                model=_first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
+                tokens_in=_int(a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.prompt_tokens"),
+                               a.get("llm.token_count.prompt")),
+                tokens_out=_int(a.get("gen_ai.usage.output_tokens"), a.get("gen_ai.usage.completion_tokens"),
+                                a.get("llm.token_count.completion")),
+                cost_usd=_cost(a.get("aeh.cost_usd"), a.get("gen_ai.usage.cost"), a.get("llm.cost.total")),
+                attributes=import_messages(a), **common)
 
 
 def otlp_to_trajectories(document: Any, *, where: str = "OTLP file", task_attribute: str = "aeh.task_id",

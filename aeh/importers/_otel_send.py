@@ -27,6 +27,7 @@ def send_otlp(document: dict[str, Any], endpoint: str, *, timeout_s: float = 10.
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:
         raise MissingExtraError("aeh export otel --endpoint", "otel", list(OTEL_MODULES)) from None
+    # the rest of the otel extra, present once the exporter imported
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SpanExportResult

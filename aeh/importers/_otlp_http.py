@@ -95,6 +95,7 @@ def decode_body(body: bytes, content_type: str, encoding: str) -> dict[str, Any]
 
 def _protobuf_answer(status: int, rejected: int, message: str) -> bytes:
     if status == 200:
+        # the otel extra's protobuf classes only for a protobuf request
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
         response = ExportTraceServiceResponse()

@@ -111,6 +111,7 @@ class TrajectoryImporter:
 
 def add_scoring_argument(parser: argparse.ArgumentParser) -> None:
     """`--scoring PROFILE`: the scoring profile the imported run's trajectory dimensions are stored under."""
+    # grading only when a command adds --scoring, so `aeh --help` stays fast
     from aeh.grading import SCORING_HELP
 
     parser.add_argument("--scoring", metavar="PROFILE", help=SCORING_HELP + " (default aeh)")

@@ -72,6 +72,7 @@ class RecordedRun:
     def record(self, task_id: str, *, attempt: int | None = None, **metadata: Any) -> Recorder:
         """A `Recorder` for one attempt of `task_id` (a suite task; a typo is refused here, not at the end)."""
         if task_id not in self._known:
+            # only on this error path
             import difflib
 
             close = difflib.get_close_matches(task_id, list(self._known), n=1)

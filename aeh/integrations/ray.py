@@ -28,29 +28,19 @@ import signal
 import socket
 import subprocess
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aeh._util.hosts import is_loopback
 from aeh._util.optional import require_extra
-from aeh.adapters import make_adapter
-from aeh.engine import make_work_root, release_work_root
-from aeh.engine.attempt import AttemptSetup, run_attempt
-from aeh.engine.runplan import plan_run
-from aeh.engine.scheduler import build_attempt_setup
 from aeh.errors import AehError
+from aeh.integrations._workers import Result, RunWorker, WorkerSpec, chunks, price_fields, replay
 from aeh.models import Attempt, RunInfo, Span, Task
-from aeh.pricing import PriceTable
-from aeh.suite.contract import suite_lifespan
-from aeh.suite.loader import load_suite
 from aeh.trace import SpanSink
 
 __all__ = ["RayExecutor", "RayStartError", "RayWorkerError", "WorkerSpec", "price_fields", "require_ray",
            "idle_workers", "stop_workers"]
-
-Result = tuple[Attempt, list[Span]]
 
 
 class RayWorkerError(AehError):
@@ -66,79 +56,13 @@ def require_ray() -> None:
     require_extra("the Ray executor (--executor ray)", ("ray",), "ray")
 
 
-@dataclass(frozen=True)
-class WorkerSpec:
-    """Everything a worker needs to rebuild a run's setup: plain, picklable values only."""
-
-    suite: str
-    """The suite spec: a shipped name, entry point or directory (the same path on every node)."""
-    adapter: str
-    model: str | None
-    adapter_options: dict[str, Any]
-    run_options: dict[str, Any]
-    """Keyword arguments of `RunSpec.build`: the run's stored spec as workers apply it (`RunSpec.for_worker`)."""
-    prices: dict[str, Any]
-    """The driver's price table as fields (`price_fields`): a table object holds a lock."""
-    concurrency: int
-    """Attempts in flight per worker: the run's `RunSpec.concurrency` (its default is declared there)."""
-
-
-class AttemptWorker:
+class AttemptWorker(RunWorker):
     """The Ray actor: started once per driver process and reused by every run of it.
 
     A run's spec comes with each chunk (one object in Ray's store, shared by the run's calls), so
     a reused actor needs no set-up call: the first chunk of a new run closes the previous run's
-    setup, if any, and builds this one's.
+    setup, if any, and builds this one's (`RunWorker`, shared with the local worker processes).
     """
-
-    def __init__(self) -> None:
-        self._key: tuple[str, int] | None = None
-        self._setup: AttemptSetup | None = None
-        self._tasks: dict[str, Task] = {}
-        self._stack = contextlib.AsyncExitStack()
-        self._concurrency = 1
-
-    async def _start(self, spec: WorkerSpec, run_id: str, seed: int) -> AttemptSetup:
-        suite = load_suite(spec.suite)
-        adapter = make_adapter(spec.adapter, model=spec.model, **spec.adapter_options)
-        run_spec, wiring = plan_run(**spec.run_options)
-        work_root = make_work_root(run_id, run_spec.retained_work_dir())
-        self._stack.callback(release_work_root, work_root, run_spec.keeps_workspaces)
-        lifespan = suite_lifespan(suite)
-        resources = await self._stack.enter_async_context(lifespan) if lifespan is not None else {}
-        for owner in (adapter, wiring.judge):  # their HTTP clients pool connections on this loop
-            aclose = getattr(owner, "aclose", None)
-            if aclose is not None:
-                self._stack.push_async_callback(aclose)
-        warm_up = getattr(adapter, "warm_up", None)
-        if callable(warm_up):
-            await warm_up()
-        self._tasks = {t.id: t for t in suite.tasks()}
-        self._concurrency = max(1, spec.concurrency)
-        return build_attempt_setup(suite, adapter, PriceTable(**spec.prices), run_spec, wiring, run_id=run_id,
-                                   seed=seed, work_root=work_root, resources=dict(resources or {}))
-
-    async def run(self, run: tuple[WorkerSpec, str, int], pairs: list[tuple[str, int]]) -> list[Result]:
-        """Run these attempts of `run` (spec, run id, seed) concurrently; return them all."""
-        spec, run_id, seed = run
-        if self._setup is None or self._key != (run_id, seed):
-            await self.close()
-            self._setup = await self._start(spec, run_id, seed)
-            self._key = (run_id, seed)
-        setup = self._setup
-        semaphore = asyncio.Semaphore(self._concurrency)
-
-        async def one(task_id: str, attempt: int) -> Result:
-            async with semaphore:
-                return await run_attempt(setup, self._tasks[task_id], attempt)
-
-        return list(await asyncio.gather(*(one(t, i) for t, i in pairs)))
-
-    async def close(self) -> None:
-        """Close the run's suite resources and adapter clients, remove its work root; the actor stays."""
-        self._setup, self._key, self._tasks = None, None, {}
-        stack, self._stack = self._stack, contextlib.AsyncExitStack()
-        await stack.aclose()
 
     def identity(self) -> tuple[str, int]:
         """This actor's id and its process id (the process lives as long as the actor)."""
@@ -253,7 +177,7 @@ class RayExecutor:
             actors = _lease(ray, count)
             run_ref = ray.put((self.spec, info.run_id, info.seed))
             size = max(1, self.spec.concurrency)
-            queues = [_chunks([(t.id, i) for t, i in pending[k::count]], size) for k in range(count)]
+            queues = [chunks([(t.id, i) for t, i in pending[k::count]], size) for k in range(count)]
 
             def submit(k: int) -> None:
                 if queues[k]:
@@ -268,7 +192,7 @@ class RayExecutor:
                 for future in ready:
                     _, k = inflight.pop(future)
                     for record, spans in _result(future):
-                        _replay(self.sinks, spans)
+                        replay(self.sinks, spans)
                         deliver(record, spans)
                     submit(k)
             await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(a.close.remote().future())
@@ -284,11 +208,6 @@ class RayExecutor:
                 for actor in actors:
                     with contextlib.suppress(Exception):
                         ray.kill(actor)
-
-
-def price_fields(prices: PriceTable) -> dict[str, Any]:
-    """A price table's data, to rebuild it on a worker with `PriceTable(**fields)`."""
-    return {"version": prices.version, "date": prices.date, "models": dict(prices.models), "source": prices.source}
 
 
 def _connect(ray: Any, address: str | None, workers: int | None) -> None:
@@ -435,10 +354,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _chunks(pairs: list[tuple[str, int]], size: int) -> deque[list[tuple[str, int]]]:
-    return deque(pairs[k:k + size] for k in range(0, len(pairs), size))
-
-
 def _result(future: asyncio.Future[Any]) -> list[Result]:
     try:
         return list(future.result())
@@ -447,15 +362,3 @@ def _result(future: asyncio.Future[Any]) -> list[Result]:
     except Exception as exc:  # RayTaskError, RayActorError: the worker's own traceback is in str(exc)
         raise RayWorkerError(f"a Ray worker failed: {exc}\nthe attempts that came back are stored; "
                              "fix the cause, then finish the run with `aeh run --resume RUN_ID`") from exc
-
-
-def _replay(sinks: list[SpanSink], spans: list[Span]) -> None:
-    """Show the driver's sinks an attempt's spans, in start order, at their tree depth."""
-    if not sinks:
-        return
-    depth: dict[str, int] = {}
-    for span in sorted(spans, key=lambda s: s.start_ts):
-        depth[span.span_id] = depth.get(span.parent_span_id or "", -1) + 1
-        for sink in sinks:
-            sink.span_started(span, depth[span.span_id])
-            sink.span_ended(span, depth[span.span_id])

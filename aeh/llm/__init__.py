@@ -46,7 +46,7 @@ class PostsChat(Protocol):
     @property
     def base_url(self) -> str: ...
 
-    async def post_chat(self, body: dict[str, Any]) -> Any: ...
+    async def post_chat(self, body: dict[str, Any], *, streams: list[Any] | None = None) -> Any: ...
 
 
 class ProviderError(Exception):
@@ -176,6 +176,7 @@ async def chat_completion(client: AsyncOpenAI, *, recorder: RecordsSpans | None 
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
                           timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          streams: list[Any] | None = None,
                           **request: Any) -> ChatCompletion: ...
 
 
@@ -184,6 +185,7 @@ async def chat_completion(client: PostsChat, *, recorder: RecordsSpans | None = 
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
                           timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          streams: list[Any] | None = None,
                           **request: Any) -> Any: ...
 
 
@@ -191,6 +193,7 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
                           backoff_s: float = 0.5, max_backoff_s: float = 8.0,
                           slot: Callable[[], AbstractAsyncContextManager[float]] | None = None,
                           timing: dict[str, float] | None = None, failures: list[str] | None = None,
+                          streams: list[Any] | None = None,
                           **request: Any) -> Any:
     """`client.chat.completions.create(**request)` (see `_create`) with bounded retries on provider trouble.
 
@@ -202,6 +205,9 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
     receives `wait_s` (all slot waits) and `request_s` (the successful try's request time).
     `failures`, when given, receives each failed try's cause as it happens: a caller cut off
     between tries learns that the provider was failing, not slow.
+    `streams`, when given and the request streams (`"stream": true`) through a `PostsChat`
+    client, receives each try's reply as it is read (`aeh.adapters._stream.StreamReply`): a
+    caller cut off mid-reply knows what had arrived.
     Cancelling the awaiting task (an attempt's time budget running out) closes the connection.
     """
     # heavy: loaded on first use
@@ -218,7 +224,7 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
                 timing["wait_s"] += waited
                 started = time.monotonic()
                 try:
-                    return await _create(client, request)
+                    return await _create(client, request, streams)
                 finally:
                     timing["request_s"] = time.monotonic() - started
         except openai.APIStatusError as exc:
@@ -243,7 +249,7 @@ async def chat_completion(client: AsyncOpenAI | PostsChat, *, recorder: RecordsS
                         status_code=getattr(last, "status_code", None), kind=_kind(last)) from last
 
 
-async def _create(client: AsyncOpenAI | PostsChat, request: dict[str, Any]) -> Any:
+async def _create(client: AsyncOpenAI | PostsChat, request: dict[str, Any], streams: list[Any] | None = None) -> Any:
     """What `client.chat.completions.create(**request)` sends and returns, without its body transform.
 
     `create()` walks every message and tool schema through the SDK's TypedDict transform, which
@@ -257,7 +263,8 @@ async def _create(client: AsyncOpenAI | PostsChat, request: dict[str, Any]) -> A
     from openai.types.chat import ChatCompletion
 
     if not isinstance(client, AsyncOpenAI):
-        return await client.post_chat(request)
+        return await client.post_chat(request, streams=streams) if streams is not None \
+            else await client.post_chat(request)
 
     return await client.post("/chat/completions", body=request, cast_to=ChatCompletion,
                              options={"security": {"bearer_auth": True}})

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.errors import AehError, ConfigError
-from aeh.report._inprocess import INPROCESS, in_process_kernel
+from aeh.report._inprocess import INPROCESS, in_process_engine
 from aeh.report._paths import notebook_path
 from aeh.report._stored_form import is_shipped_notebook
 
@@ -52,11 +52,12 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
                      timeout: float | None = 600, kernel: str | None = None) -> Path:
     """Execute a shipped notebook (by name, e.g. "run_suite") or a path, with papermill parameters.
 
-    `kernel` (default $AEH_REPORT_KERNEL, else `inprocess`): `inprocess` runs the cells in this
-    process through ipykernel's in-process kernel (aeh, pandas and matplotlib are imported once);
+    `kernel` (default $AEH_REPORT_KERNEL, else `inprocess`): `inprocess` runs the cells in an
+    IPython shell in this process, through aeh's papermill engine (aeh, pandas and matplotlib are
+    imported once; see `aeh.report._inprocess`);
     a Jupyter kernel name such as `python3` starts that kernel as a separate process, which in an
     aeh install is the same Python (see docs/notebooks.md). Inside a running IPython the
-    in-process kernel is not available and `python3` is used.
+    in-process engine is not available and `python3` is used.
     """
     import papermill as pm  # heavy: imported only when a report is rendered
 
@@ -73,10 +74,9 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
                                    log_output=False, cwd=str(Path.cwd()), execution_timeout=timeout,
                                    request_save_on_cell_execute=False)
     try:
-        with in_process_kernel() if choice == INPROCESS else nullcontext() as manager:
-            if manager is not None:
-                pm.execute_notebook(str(src), str(out), kernel_name="python3", kernel_manager_class=manager,
-                                    **options)
+        with in_process_engine() if choice == INPROCESS else nullcontext() as engine:
+            if engine is not None:
+                pm.execute_notebook(str(src), str(out), kernel_name="python3", engine_name=engine, **options)
             else:  # a kernel process, as asked or because this process is a kernel already
                 name = "python3" if choice == INPROCESS else choice
                 pm.execute_notebook(str(src), str(out), kernel_name=name,

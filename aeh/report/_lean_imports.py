@@ -1,24 +1,40 @@
-"""Import papermill and nbformat without the optional extras they load and reports never use.
+"""Import papermill, nbformat and nbconvert without the optional extras they load and reports never use.
 
 Measured on a 2-core machine without byte-compiled files: jsonschema (under nbformat) imports
 `rfc3987_syntax`, which builds a Lark grammar for its IRI format checks (1–3 s), and papermill's
 I/O registry imports `pyarrow.fs` for HDFS paths (~0.3 s) and boto3 for s3:// paths (~0.2 s).
-nbformat's schemas use no `format` keyword and reports read and write local files, so `aeh report`
-imports both libraries with those modules reported absent. The effect lasts for this process only:
-jsonschema checks no IRI format and papermill opens no hdfs:// or s3:// path; other imports of
-those modules work again.
+jsonschema's other format checkers import their own libraries (arrow through isoduration,
+webcolors, uri_template, fqdn, jsonpointer, the RFC 3339/3986 validators). nbformat's schemas use
+no `format` keyword and reports read and write local files, so `aeh report` imports these
+libraries with those modules reported absent. The effect lasts for this process only: jsonschema
+checks none of those formats and papermill opens no hdfs:// or s3:// path; other imports of those
+modules work again.
+
+papermill also imports `requests` (for http:// notebooks) and `click` (for its command line)
+at import time, used only inside functions a report never calls: they are imported lazily
+(`importlib.util.LazyLoader`: the module runs on first attribute access), as are they for any
+later user in this process. Byte-compiled, the lean and lazy imports save about 0.18 s of CPU of
+the ~0.85 s papermill and nbconvert add to `import aeh, pandas, matplotlib.pyplot` (measured by
+benchmarks/report_time.py's imports row).
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
 
-__all__ = ["LEAN_SKIPPED", "import_lean", "without_modules"]
+__all__ = ["LAZY", "LEAN_SKIPPED", "import_lean", "lazily", "without_modules"]
 
-#: Optional modules skipped while papermill and nbformat are imported.
-LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3")
+#: Optional modules skipped while papermill, nbformat and nbconvert are imported.
+LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolors", "uri_template", "fqdn",
+                "jsonpointer", "rfc3339_validator", "rfc3986_validator")
+#: Modules papermill imports at its top and uses only in functions a report never calls.
+LAZY = ("requests", "click")
 
 
 @contextmanager
@@ -35,13 +51,48 @@ def without_modules(*names: str) -> Iterator[None]:
                 del sys.modules[name]
 
 
+class _LazyFinder(importlib.abc.MetaPathFinder):
+    """Finds `names` with the other finders and hands them out with a LazyLoader."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> Any:
+        if name not in self.names:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = importlib.util.LazyLoader(spec.loader)
+                return spec
+            if spec is not None:
+                return None  # no loader LazyLoader can wrap: imported as usual
+        return None
+
+
+@contextmanager
+def lazily(*names: str) -> Iterator[None]:
+    """Inside: importing one of `names` (not imported yet) gives a module that runs on first use."""
+    finder = _LazyFinder([n for n in names if n not in sys.modules])
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def import_lean() -> None:
-    """Import papermill (and with it nbformat and jsonschema) without `LEAN_SKIPPED`, once."""
-    if "papermill" in sys.modules and "jsonschema" in sys.modules:
+    """Import papermill (with nbformat and jsonschema) and nbconvert without `LEAN_SKIPPED`, `LAZY`
+    lazily, once."""
+    if "papermill" in sys.modules and "nbconvert" in sys.modules:
         return
-    with without_modules(*LEAN_SKIPPED):
+    with without_modules(*LEAN_SKIPPED), lazily(*LAZY):
         try:
             # heavy: loaded on first use
+            import nbconvert  # noqa: F401
             import papermill  # noqa: F401
         except ImportError:
             return  # not installed: rendering says which extra to install

@@ -19,7 +19,7 @@ from aeh.analysis import AgreementResult, CompareResult, RunResult
 from aeh.report._expect import expect as _expect
 from aeh.report._trace_view import money
 
-__all__ = ["agreement_table", "attempts_table", "compare_table", "no_judge_html", "pass_k_table",
+__all__ = ["agreement_table", "attempts_table", "compare_table", "counts_only_table", "no_judge_html", "pass_k_table",
            "rate_table", "recovery_table", "spans_table"]
 
 _BAR = "#b8d4ea"
@@ -171,8 +171,13 @@ def recovery_table(frame: pd.DataFrame) -> Any:
 
 
 def compare_table(result: CompareResult) -> Any:
-    """Per task and the suite row: A and B rates with intervals, the delta, p and BH q, the verdict."""
+    """Per task and the suite row: A and B rates with intervals, the delta, p and BH q, the verdict.
+
+    A comparison that cannot judge (`.verdict.cannot_judge`) shows each task's counts only, as
+    `aeh compare` prints them: no delta, p, q or verdict, none of which means anything then."""
     _expect(result, CompareResult)
+    if result.verdict.cannot_judge:
+        return counts_only_table(result)
     f = result.table.reset_index(drop=True)
     frame = pd.DataFrame({
         "task": ["SUITE (paired)" if t == "<suite>" else t for t in f["task_id"]],
@@ -194,6 +199,20 @@ def compare_table(result: CompareResult) -> Any:
                        "delta: B − A with Newcombe's interval (suite row: the paired difference over tasks) · "
                        "p: Boschloo's exact test · q (BH): Benjamini–Hochberg across tasks · REGRESSED "
                        "(shaded red) only when q is below the FDR and the rate dropped.")
+
+
+def counts_only_table(result: CompareResult) -> Any:
+    """Each task's successes over valid attempts in A and B, for a comparison that cannot judge."""
+    _expect(result, CompareResult)
+    f = result.table[result.table["task_id"] != "<suite>"].reset_index(drop=True)
+    frame = pd.DataFrame({"task": f["task_id"],
+                          "A k/n": [_counts(k, n) for k, n in zip(f["k_a"], f["n_a"], strict=True)],
+                          "B k/n": [_counts(k, n) for k, n in zip(f["k_b"], f["n_b"], strict=True)]})
+    tasks = f" Tasks: {escape(result.suite_dropped_note)}." if result.suite_dropped_note else ""
+    return _render(frame, table_id="compare-table",
+                   key="Counts only: these runs cannot be judged against each other (the verdict above says "
+                       "why and what to do), so no task has a delta, a test or a verdict. k/n: successes over "
+                       f"valid attempts.{tasks}")
 
 
 def _counts(k: Any, n: Any) -> str:

@@ -30,6 +30,7 @@ from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
 from aeh.report._inline import render_figures_once
 from aeh.report._trace_view import money
+from aeh.report.tables import counts_only_table
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding_runs", "is_coding_run",
@@ -45,12 +46,13 @@ def setup() -> None:
     # heavy: loaded on first use
     import matplotlib
 
-    try:  # in a kernel, each figure is shown once as a PNG after its cell, whatever $MPLBACKEND says
+    try:  # in a kernel or aeh's report shell, each figure is shown once as a PNG after its cell
         # heavy: loaded on first use
         from IPython import get_ipython
 
         shell = get_ipython()
-        if shell is not None and getattr(shell, "kernel", None) is not None:
+        in_kernel = getattr(shell, "kernel", None) is not None or getattr(shell, "aeh_report_shell", False)
+        if shell is not None and in_kernel:
             render_figures_once(shell)
     except ImportError:
         pass
@@ -521,8 +523,11 @@ def cannot_judge_html(headline: str, reasons: list[str]) -> str:
 
 def compare_table(result: CompareResult) -> Any:
     """Per-task rows and the suite row as `aeh.compare` returns them (Newcombe intervals per task,
-    the paired interval on the suite row over the tasks both runs tested)."""
+    the paired interval on the suite row over the tasks both runs tested); counts only when the
+    comparison cannot judge."""
     _expect(result, CompareResult)
+    if result.verdict.cannot_judge:
+        return counts_only_table(result)
     f = result.table
     rows = pd.DataFrame(
         {
@@ -544,12 +549,15 @@ def compare_table(result: CompareResult) -> Any:
 
 
 def forest_plot(result: CompareResult) -> Any:
-    """Per-task delta (B − A) with its 95% interval, coloured by BH verdict; the suite row last."""
+    """Per-task delta (B − A) with its 95% interval, coloured by BH verdict; the suite row last.
+    None (no chart) when the comparison cannot judge: no delta means anything then."""
+    _expect(result, CompareResult)
+    if result.verdict.cannot_judge:
+        return None
     # heavy: loaded on first use
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    _expect(result, CompareResult)
     frame = result.table
     f = frame[(frame["n_a"] > 0) & (frame["n_b"] > 0)].dropna(subset=["delta"])
     if f.empty:
@@ -578,6 +586,10 @@ def forest_plot(result: CompareResult) -> Any:
 
 def newly_failing(result: CompareResult) -> Any:
     _expect(result, CompareResult)
+    if result.verdict.cannot_judge:
+        return _html("<p id='newly-failing' data-verdict='cannot judge'><b>Cannot judge</b>: these runs cannot "
+                     "be judged against each other (the verdict above says why), so no task is called newly "
+                     "failing, regressed or improved.</p>")
     names = result.newly_failing
     if not names:
         return _html("<p id='newly-failing'>No newly failing task (none was 100% in A and below 100% in B).</p>")

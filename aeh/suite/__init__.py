@@ -2,38 +2,26 @@
 
 import typing as _typing
 
-from aeh._util.lazy import lazy_getattr as _lazy_getattr
+from aeh._util.lazy import lazy_exports as _lazy_exports
 from aeh.models import Invariant, InvariantVerdict
 from aeh.suite.contract import EvalSuite
 from aeh.suite.loader import DirectorySuite, load_suite, suite_hash, suites, validate_suite
 
 if _typing.TYPE_CHECKING:
+    # one unwrapped line a module, so these imports read as the `_NAMES` table below does
+    # isort: off
     from aeh.suite._coding import CodingSuite, check_contract
     from aeh.suite._locate import reload_run_suite, suite_location
+    # isort: on
 
-# loaded on first use: what other packages take from here, kept off this package's import
-_LAZY = {
-    "CodingSuite": "aeh.suite._coding",
-    "check_contract": "aeh.suite._coding",
-    "reload_run_suite": "aeh.suite._locate",
-    "suite_location": "aeh.suite._locate",
+# Names not imported above load on first use: what other packages take from here, kept off this package's
+# import.
+_NAMES: dict[str, tuple[str, ...]] = {
+    "aeh.models": ("Invariant", "InvariantVerdict"),
+    "aeh.suite.contract": ("EvalSuite",),
+    "aeh.suite.loader": ("DirectorySuite", "load_suite", "suite_hash", "suites", "validate_suite"),
+    "aeh.suite._coding": ("CodingSuite", "check_contract"),
+    "aeh.suite._locate": ("reload_run_suite", "suite_location"),
 }
 
-
-__getattr__ = _lazy_getattr(__name__, _LAZY)
-
-
-__all__ = [
-    "CodingSuite",
-    "DirectorySuite",
-    "EvalSuite",
-    "Invariant",
-    "InvariantVerdict",
-    "check_contract",
-    "load_suite",
-    "reload_run_suite",
-    "suite_hash",
-    "suite_location",
-    "suites",
-    "validate_suite",
-]
+__getattr__, __all__ = _lazy_exports(__name__, _NAMES)

@@ -22,15 +22,24 @@ Options that imitate a real single-process server (llama-cpp-python's, see docs/
   time spent processing, excluding time queued).
 - `reject_response_format={"json_schema"}`: a request whose `response_format.type` is listed
   is refused with HTTP 400, as servers without structured output do.
+- Streaming: a request with `"stream": true` gets its reply as server-sent events, as llama.cpp
+  and OpenAI send them (chunked; a role delta, the content a word a chunk, each tool call's name
+  then its arguments in pieces, the finish reason, `usage` in a last chunk when
+  `stream_options.include_usage` asks, `timings` in the finishing chunk, then `[DONE]`).
+  `Reply.stream_delay_s` waits between chunks; a client that hangs up meanwhile is counted in
+  `disconnects` and nothing more is sent (`server.chunks_sent` counts the content and tool-call
+  chunks written). `ignore_stream=True` answers with plain JSON, as a server without streaming.
 
 A client that closes the connection while its reply is delayed is noticed: `server.disconnects`
-counts them (a real llama server does not notice, and keeps generating).
+counts them (llama.cpp's server notices a non-streamed request's hang-up only when it polls,
+which other traffic can postpone indefinitely; docs/adapters.md, "A budget cut stops the server").
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import select
 import socket
 import threading
@@ -53,6 +62,8 @@ class Reply:
     raw: bytes | None = None
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    stream_delay_s: float = 0.0
+    """Streamed: the wait before each chunk after the first."""
 
     @classmethod
     def text(cls, content: str | None, *, prompt_tokens: int = 50, completion_tokens: int = 10,
@@ -133,7 +144,8 @@ class FakeOpenAIServer:
 
     def __init__(self, replies: Sequence[Reply] | Responder = (), *, count_prompt_tokens: bool = False,
                  drop_tools_without_choice: bool = False, serial: bool = False,
-                 timings: bool = False, reject_response_format: Sequence[str] = ()) -> None:
+                 timings: bool = False, reject_response_format: Sequence[str] = (),
+                 ignore_stream: bool = False) -> None:
         self._script = list(replies) if not callable(replies) else []
         self._responder = replies if callable(replies) else None
         self._lock = threading.Lock()
@@ -146,11 +158,17 @@ class FakeOpenAIServer:
         self.serial = serial
         self.timings = timings
         self.reject_response_format = set(reject_response_format)
+        self.ignore_stream = ignore_stream
+        self.chunks_sent = 0
+        """Streamed content and tool-call chunks written (all requests)."""
         self._serial_lock = threading.Lock()
         self.disconnects = 0
         """Requests whose client closed the connection before the reply was sent."""
         self.in_flight = 0
         self.max_in_flight = 0
+        self.queued_s: list[float] = []
+        """Per chat request, in arrival order of processing: seconds it waited inside the server
+        (behind another request, with `serial=True`) before it was processed."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -185,7 +203,7 @@ class FakeOpenAIServer:
                                "predicted_n": usage.get("completion_tokens"),
                                "predicted_ms": 1000 * reply.delay_s / 2, "queued_ms": 1000 * queued_s}
         return Reply(status=reply.status, body=body, raw=reply.raw, delay_s=reply.delay_s,
-                     headers=dict(reply.headers))
+                     headers=dict(reply.headers), stream_delay_s=reply.stream_delay_s)
 
     # -- lifecycle ------------------------------------------------------------------------
     @property
@@ -258,7 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
         payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
         try:
             self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
+            if "content-type" not in reply.headers:
+                self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
             for key, value in reply.headers.items():
                 self.send_header(key, value)
@@ -266,6 +285,59 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to deliver
+
+    def _send_stream(self, reply: Reply, request: dict[str, Any]) -> None:
+        """`reply` (a 200 chat completion) as server-sent events (see the module docstring)."""
+        if reply.delay_s and self._client_gone(reply.delay_s):
+            with self.fake._lock:
+                self.fake.disconnects += 1
+            return
+        body = reply.body
+        top = {k: body.get(k) for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+        choice = body["choices"][0]
+        message = choice.get("message") or {}
+        deltas: list[tuple[dict[str, Any], bool]] = [({"role": "assistant", "content": None}, False)]
+        for word in re.findall(r"\s*\S+\s*", message.get("content") or ""):
+            deltas.append(({"content": word}, True))
+        for index, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            deltas.append(({"tool_calls": [{"index": index, "id": call.get("id"), "type": "function",
+                                            "function": {"name": function.get("name"), "arguments": ""}}]}, True))
+            arguments = function.get("arguments") or ""
+            for start in range(0, len(arguments), 8):
+                piece = {"index": index, "function": {"arguments": arguments[start:start + 8]}}
+                deltas.append(({"tool_calls": [piece]}, True))
+        events = [top | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta, _ in deltas]
+        last = top | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason")}]}
+        if "timings" in body:
+            last["timings"] = body["timings"]
+        events.append(last)
+        if (request.get("stream_options") or {}).get("include_usage"):
+            events.append(top | {"choices": [], "usage": body.get("usage")})
+        counts = [produced for _, produced in deltas] + [False] * (len(events) - len(deltas))
+        try:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            for i, (event, produced) in enumerate(zip(events, counts, strict=True)):
+                if i and reply.stream_delay_s and self._client_gone(reply.stream_delay_s):
+                    with self.fake._lock:
+                        self.fake.disconnects += 1
+                    return
+                self._chunk(b"data: " + json.dumps(event).encode() + b"\n\n")
+                if produced:
+                    with self.fake._lock:
+                        self.fake.chunks_sent += 1
+            self._chunk(b"data: [DONE]\n\n")
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            with self.fake._lock:
+                self.fake.disconnects += 1
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
@@ -303,8 +375,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
             try:
                 started = time.monotonic()
+                with self.fake._lock:
+                    self.fake.queued_s.append(started - queued)
                 reply = self.fake._adjust(self.fake._next(body, headers), body, started - queued)
-                self._send(reply)
+                if (body.get("stream") is True and not self.fake.ignore_stream and reply.status == 200
+                        and reply.raw is None and isinstance(reply.body, dict) and "choices" in reply.body):
+                    self._send_stream(reply, body)
+                else:
+                    self._send(reply)
             finally:
                 with self.fake._lock:
                     self.fake.in_flight -= 1

@@ -66,6 +66,22 @@ def test_an_adapters_flags_with_another_adapter_or_without_its_required_flag_are
         _spec_options(parser.parse_args(["run", "--suite", "s", "--adapter", "command"]))
 
 
+@pytest.mark.parametrize(("keywords", "flags", "named"), [
+    ({"solver_confinement": False}, ["--no-solver-confinement"], "solver_confinement"),
+    ({"solver": "noop"}, ["--solver", "noop"], "solver"),
+])
+def test_an_adapters_option_with_another_adapter_is_refused_by_the_api_as_by_the_cli(tmp_path, keywords, flags,
+                                                                                      named):
+    db = tmp_path / "r.db"
+    with pytest.raises(ConfigError, match=f"{named} belong.* to adapter 'command': pass adapter='command'"):
+        aeh.run("smoke", adapter="mock", attempts=1, db=db, progress=False, **keywords)
+    assert not db.exists()  # refused before a store was made
+    with pytest.raises(ConfigError, match=f"{flags[0]} belong.* to --adapter command"):
+        _spec_options(build_parser().parse_args(["run", "--suite", "s", "--adapter", "mock", *flags]))
+    # the option's default, or the adapter it belongs to, is no conflict
+    assert aeh.run("smoke", adapter="mock", attempts=1, db=db, progress=False, solver_confinement=True) is not None
+
+
 def test_an_adapter_keyword_given_twice_or_unknown_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="solver given both by keyword and in adapter_options"):
         aeh.run("smoke", adapter="command", solver="noop", adapter_options={"solver": "x"}, db=tmp_path / "r.db")

@@ -49,3 +49,29 @@ def test_a_call_cut_off_after_earlier_replies_is_a_plain_budget_exhaustion(serve
     assert "first_reply_exhausted" in res.table.live_checks
     assert not any(w.startswith("MODEL SERVER NEVER ANSWERED") for w in res.table.warnings)
     assert json.dumps(cut.attributes)  # stored attributes stay JSON
+
+
+def test_a_cut_off_prompt_is_scaled_by_what_the_server_counted_for_earlier_requests(server, run_live):
+    """The ~4-characters-a-token estimate runs over the request's JSON; once the run's server has
+    reported prompt counts for requests of the same kind, the estimate is scaled to its counting."""
+    replies = iter([Reply.text("There are 126 boxes.")])
+
+    def respond(request: dict) -> Reply:
+        return next(replies, Reply.text("126", delay_s=5.0))
+
+    srv = server(respond, count_prompt_tokens=True)  # the fake counts content, not JSON
+    task = calc_task(timeout_s=1.0, graders=[{"kind": "numeric", "expected": 126, "abs_tol": 1e-6}])
+    res = run_live(srv, [task], attempts=2, concurrency=1, retries=0)
+    answered, cut = (res.model_spans(attempt=i)[0].attributes for i in range(2))
+    assert not answered.get("usage_estimated") and cut["aeh.usage.cut_off"]
+    # The same prompt both times: the scaled estimate is the server's own count for it.
+    assert cut["gen_ai.usage.input_tokens"] == answered["gen_ai.usage.input_tokens"]
+    assert cut["aeh.usage.estimate_basis"] == "characters/4 scaled by the server's counts"
+    assert srv.requests[0]["messages"] == srv.requests[1]["messages"]
+
+
+def test_the_first_cut_off_of_a_run_says_its_estimate_is_characters(server, run_live):
+    srv = server([Reply.text("126", delay_s=5.0)])
+    res = run_live(srv, [calc_task(timeout_s=0.5)], retries=0)
+    call = res.model_spans()[0].attributes
+    assert call["aeh.usage.estimate_basis"] == "characters/4" and call["gen_ai.usage.input_tokens"] > 50

@@ -86,46 +86,59 @@ def test_one_at_a_time_server_without_a_connection_limit_starves_attempts(server
 
 
 def test_max_connections_moves_the_queue_to_the_client_where_it_is_not_agent_time(server, run_live):
+    """With one connection allowed, the second request waits on the client, not inside the server,
+    and that wait is the attempt's queue time. Asserted against what the server itself saw, not
+    against wall-clock bounds (which a loaded machine stretches)."""
     srv = server([Reply.text("126", delay_s=0.5)], serial=True)
-    res = run_live(srv, [answer_task(timeout_s=1.0)], attempts=2, concurrency=2,
+    res = run_live(srv, [answer_task(timeout_s=60.0)], attempts=2, concurrency=2,
                    run_options={"max_connections": 1})
-    assert res.buckets() == [None, None]  # both answer: the wait was not the agent's time
+    assert res.buckets() == [None, None]
     assert srv.max_in_flight == 1
     attempts = [res.attempt(attempt=i) for i in range(2)]
-    waited = max(attempts, key=lambda a: a.queue_s)
-    assert waited.queue_s > 0.4
-    for a in attempts:
-        assert a.latency_s == a.agent_s and 0.45 < a.agent_s < 1.0
-    span = [s for s in res.model_spans(attempt=attempts.index(waited))][0].attributes
-    assert span["aeh.time.client_wait_s"] > 0.4 and span["aeh.time.queue_s"] > 0.4
-    assert 0.45 < span["aeh.time.model_s"] < 1.0
+    spans = [res.model_spans(attempt=i)[0].attributes for i in range(2)]
+    span = max(spans, key=lambda a: a["aeh.time.client_wait_s"])  # the request that waited
+    waited = attempts[spans.index(span)]
+    # The queue moved to the client: it waited there for the slot, while inside the server no
+    # request waited behind another (each was processed as it arrived).
+    assert span["aeh.time.client_wait_s"] > max(srv.queued_s)
+    # That wait is the attempt's queue time, which the agent's clock does not count …
+    assert waited.queue_s == pytest.approx(span["aeh.time.client_wait_s"], abs=1e-3)
+    assert span["aeh.time.queue_s"] == pytest.approx(span["aeh.time.client_wait_s"], abs=1e-6)
+    # … while the request itself (the server's 0.5 s) is model time.
+    assert span["aeh.time.model_s"] >= 0.5 and waited.latency_s == waited.agent_s
     assert "queued" in format_run_table(res.table)
     assert res.store.run_info(res.run_id).config.spec["max_connections"] == 1
 
 
 def test_server_reported_timings_take_server_queueing_out_of_agent_time(server, run_live):
+    """A server that reports its processing time (llama.cpp `timings`) lets the client tell time
+    queued inside the server from model time: the queue it infers covers what the server says it
+    made the request wait, and model time is the server's own figure."""
     srv = server([Reply.text("126", delay_s=0.5)], serial=True, timings=True)
     res = run_live(srv, [answer_task()], attempts=2, concurrency=2)
     attempts = [res.attempt(attempt=i) for i in range(2)]
     assert all(a.success for a in attempts)
+    assert max(srv.queued_s) > 0  # one request waited inside the server behind the other
     queued = max(attempts, key=lambda a: a.queue_s)
-    assert queued.queue_s > 0.35  # waited behind the other request at the server
-    for a in attempts:
-        assert a.agent_s < 0.85, a  # ≈ 0.5 s of processing each, not 1.0 s for the second
+    # The client's request time encloses the server's queueing and processing, so the queue it
+    # infers (request time − reported processing) is at least what the server measured.
+    assert queued.queue_s >= max(srv.queued_s) - 1e-3
+    assert min(a.queue_s for a in attempts) >= min(srv.queued_s) - 1e-3
     model = res.model_spans(attempt=attempts.index(queued))[0].attributes
     assert model["aeh.time.server_reported"] is True and model["aeh.time.model_s"] == pytest.approx(0.5)
+    assert model["aeh.time.client_wait_s"] == 0.0  # no client-side limit: all of it was server queue
 
 
 def test_timed_out_attempt_closes_its_connection(server, run_live):
     srv = server([Reply.text("126", delay_s=5.0)])
-    started = time.monotonic()
     res = run_live(srv, [answer_task(timeout_s=0.6)], retries=0)
     assert res.buckets() == ["budget_exhausted"]
-    assert time.monotonic() - started < 4.0
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + 30.0  # a wait for the server thread, not a speed bound
     while srv.disconnects < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert srv.disconnects == 1  # the server saw the client hang up (a real llama server ignores it)
+    # The server saw the client hang up while it was still delaying its reply: the attempt did not
+    # wait for the 5 s answer.
+    assert srv.disconnects == 1
 
 
 def test_max_connections_is_validated(server, run_live):
@@ -207,15 +220,24 @@ def test_judge_on_the_agents_server_shares_its_slots_and_never_counts_as_agent_t
     srv = server(respond, serial=True)
     monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    task = calc_task(timeout_s=0.9, graders=[{"kind": "numeric", "expected": 126, "abs_tol": 1e-6},
-                                             {"kind": "judge", "rubric": "says 126"}])
+    task = calc_task(timeout_s=60.0, graders=[{"kind": "numeric", "expected": 126, "abs_tol": 1e-6},
+                                              {"kind": "judge", "rubric": "says 126"}])
     res = run_live(srv, [task], attempts=3, concurrency=3,
                    run_options={"max_connections": 1, "judge_model": "gpt-4o-mini"})
-    assert res.buckets() == [None, None, None]  # no judge request starved an agent into its budget
+    assert res.buckets() == [None, None, None]
+    # The judge's requests took the same single connection as the agents' …
     assert srv.max_in_flight == 1 and len(srv.requests) == 6
+    waits = []
     for i in range(3):
         a = res.attempt(attempt=i)
-        assert a.agent_s < 0.6 and a.grading_s >= 0.4
+        (call,) = res.model_spans(attempt=i)
+        # … its own judging (the server's 0.4 s) is grading time, and an agent request that waited
+        # for the connection (behind another agent or a judge) booked the wait as queue, so no
+        # judge request can eat an agent's budget.
+        assert a.grading_s >= 0.4
+        assert a.queue_s == pytest.approx(call.attributes["aeh.time.client_wait_s"], abs=1e-3)
+        waits.append(call.attributes["aeh.time.client_wait_s"])
+    assert max(srv.queued_s) < max(waits)  # the queue was the client's, not the server's
 
 
 def test_preflight_probe_finds_a_server_that_drops_tools(server, run_live):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,42 @@ def test_cannot_judge_lists_no_task_verdict(db: str, build, capsys: pytest.Captu
     judged = aeh.compare("GOOD", "WORSE", db=db)
     assert not judged.verdict.cannot_judge and judged.newly_failing == ["x"]
     assert "newly failing (was 100% in A): x" in format_comparison(judged)
+
+
+def test_the_report_of_a_cannot_judge_comparison_lists_no_task_verdict(db: str, build) -> None:  # type: ignore[no-untyped-def]
+    """The compare report's views, as `aeh compare` prints it: counts only, no newly failing task
+    claimed either way, no delta chart; a judged comparison still names the task."""
+    from aeh.report import tables
+
+    refused = aeh.compare("GOOD", "DEAD", db=db)
+    assert refused.verdict.cannot_judge
+    failing = views.newly_failing(refused).data
+    assert "Cannot judge" in failing and "No newly failing" not in failing
+    assert "data-verdict='cannot judge'" in failing
+    for table in (tables.compare_table(refused).data, views.compare_table(refused).data):
+        assert 'id="compare-table"' in table and "Counts only" in table
+        assert "5/5" in table  # x in GOOD
+        for word in ("REGRESSED", "improved", "q (BH)", "delta [", "SUITE (paired)", "no change", ">p<"):
+            assert word not in table, word
+    assert views.forest_plot(refused) is None
+    with Store(db) as store:
+        build.run(store, "WORSE", {"x": [True, False, False, False, False], "y": GOOD["y"]},
+                  created_at="2025-01-07T00:00:00Z")
+    judged = aeh.compare("GOOD", "WORSE", db=db)
+    assert not judged.verdict.cannot_judge
+    assert "Newly failing" in views.newly_failing(judged).data and "<li>x:" in views.newly_failing(judged).data
+    assert "q (BH)" in tables.compare_table(judged).data and "Counts only" not in tables.compare_table(judged).data
+
+
+@pytest.mark.slow
+def test_compare_html_of_a_cannot_judge_comparison_claims_no_task(db: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`aeh compare --html` end to end (the shipped notebook, papermill, nbconvert)."""
+    out = tmp_path / "cmp.html"
+    code, printed, _ = cli(capsys, "compare", "GOOD", "DEAD", "--db", db, "--html", str(out))
+    assert code == 4 and f"report written to {out}" in printed
+    body = out.read_text()
+    body = body[body.index("<main>"):]
+    assert re.search(r"data-verdict=.cannot judge", body) and "Cannot judge</b>: these runs" in body
+    assert "No newly failing" not in body and "REGRESSED" not in body and "q (BH)" not in body
+    assert "Counts only" in body and 'src="data:image/png;base64,' not in body  # no delta chart

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from aeh.analysis._dimensions import GateResult, baseline_from_frame, gate_frame, gate_summaries
+from aeh.analysis._dimensions import baseline_from_frame
+from aeh.analysis._gate import GateResult, gate_frame, gate_summaries
 from aeh.analysis._gate_family import NewlyFailing, family_q, suite_family_q
 from aeh.stats import ScoreSummary, band_drop_p, drop_p_values
 

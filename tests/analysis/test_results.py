@@ -72,7 +72,7 @@ def test_agreement_html_shows_the_verdict(store: Store, build) -> None:
 
 
 def test_gate_html_shows_the_verdict() -> None:
-    from aeh.analysis._dimensions import gate_summaries
+    from aeh.analysis._gate import gate_summaries
 
     dims = {"overall": {"mean": 1.0, "sd": 0.0, "n": 5}}
     base = {"run_id": "base", "dimensions": dims, "tasks": {}}

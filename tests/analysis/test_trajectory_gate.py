@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import aeh
-from aeh.analysis import build_baseline, gate
-from aeh.analysis._dimensions import GateFinding, _compare
+from aeh.analysis import Baseline, build_baseline, gate, load_baseline
+from aeh.analysis._gate import GateFinding, _compare
 from aeh.cli import main
 from aeh.stats import ScoreSummary, noise_band
 
@@ -113,6 +113,18 @@ def test_gate_success_rate_unchanged_for_loopy(smoke_runs: dict[str, str]) -> No
     result = gate(base, smoke_runs["loopy"], smoke_runs["db"])
     assert not result.success_verdict.regressed  # output-level success misses it
     assert {"loop_detection", "step_efficiency"} <= set(result.regressed_dimensions)
+
+
+def test_the_validated_baseline_stays_a_model_through_the_gate(smoke_runs: dict[str, str], tmp_path: Path) -> None:
+    written = build_baseline(smoke_runs["base"], smoke_runs["db"])
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(written))
+    loaded = load_baseline(path)
+    assert isinstance(loaded, Baseline) and loaded.tasks.keys() == written["tasks"].keys()
+    for given in (str(path), written, loaded):  # a file, the dict as written, the model itself
+        result = gate(given, smoke_runs["loopy"], smoke_runs["db"])
+        assert isinstance(result.baseline, Baseline) and result.baseline.run_id == written["run_id"]
+        assert {"loop_detection", "step_efficiency"} <= set(result.regressed_dimensions)
 
 
 def test_gate_bad_input_and_suite_mismatch(smoke_runs: dict[str, str], tmp_path: Path) -> None:

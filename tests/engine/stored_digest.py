@@ -90,11 +90,12 @@ FIXED_RUN: dict[str, Any] = {"suite": "core", "adapter": "mock", "attempts": 1, 
 EXPECTED = Path(__file__).with_name("stored_digest.json")
 
 
-def fixed_run_digests(db: Path) -> dict[str, str]:
-    """The digest of the fixed run stored in `db`, whole (`"run"`) and per attempt (`task/attempt`)."""
+def fixed_run_digests(db: Path, **options: Any) -> dict[str, str]:
+    """The digest of the fixed run stored in `db`, whole (`"run"`) and per attempt (`task/attempt`);
+    `options` change how it runs, never what it stores (e.g. `workers=2`)."""
     import aeh
 
-    run_id = aeh.run(**FIXED_RUN, db=db).run_id
+    run_id = aeh.run(**FIXED_RUN, **options, db=db).run_id
     lines = canonical_rows(db, run_id)
     per_attempt: dict[str, list[str]] = {}
     current = ""

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aeh.analysis._dimensions import load_baseline
+from aeh.analysis._baseline import load_baseline
 from aeh.errors import AehError
 from aeh.importers._otel import load_otlp, otlp_to_trajectories
 from aeh.importers._tau_bench import import_tau_bench

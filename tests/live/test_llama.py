@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ from llama_support import metrics as server_metrics
 from aeh.api import open_store, run
 from aeh.integrations.llama_server import LaunchError
 from aeh.models import Task
+from aeh.suite import load_suite
 from tests.adapters.adapters_support import TinySuite
 
 pytestmark = [pytest.mark.llama, pytest.mark.local_http, pytest.mark.slow]
@@ -94,11 +96,22 @@ def warnings_of(table: Any, prefix: str) -> list[str]:
     return [w for w in table.warnings if w.startswith(prefix)]
 
 
+def unhurried(suite: str) -> TinySuite:
+    """`suite`'s tasks, tools and invariants with a 10-minute time budget: on a loaded 2-core runner
+    serving two llama servers a 135M model can take longer than toy_math's 30 s, and these tests
+    are about what the harness reads from a reply, not about the budget (that is
+    `test_the_budget_really_stops_the_server_generating`)."""
+    base = load_suite(suite)
+    tasks = [t.model_copy(update={"budget": t.budget.model_copy(update={"timeout_s": 600.0})}) for t in base.tasks()]
+    return TinySuite(tasks)
+
+
 @pytest.mark.parametrize("adapter", ["react", "single_shot"])
 def test_toy_math_over_real_http(llama_tools: str, adapter: str, tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
-    table = run("toy_math", adapter, attempts=1, concurrency=1, seed=1, db=db, model=ALIAS, max_connections=1,
-                adapter_options=options(llama_tools, max_output_tokens=96, tool_choice="auto"), progress=False)
+    table = run(unhurried("toy_math"), adapter, attempts=1, concurrency=1, seed=1, db=db, model=ALIAS,
+                max_connections=1, progress=False,
+                adapter_options=options(llama_tools, max_output_tokens=96, tool_choice="auto"))
     with open_store(db) as store:
         frame = store.attempts_frame(table.run_id)
         spans = store.attempt_spans(table.run_id, "add_then_multiply", 0)
@@ -121,13 +134,14 @@ def test_usage_matches_the_servers_own_counts(llama: str, tmp_path: Path) -> Non
     /metrics splits them into `prompt_tokens_total` (evaluated) and `prompt_tokens_cached_total`,
     and the sum matches exactly, concurrent or not. What cannot match is a request cut off at the
     attempt's budget (a loaded machine): aeh books its prompt as an estimate (≈4 characters a
-    token over the request's JSON: ~3× the real count for these short prompts, `usage_estimated`),
-    while the server counts what it evaluated and generated before it saw the client go. Such
-    calls are left out of the exact comparison and bounded instead.
+    token over the request's JSON, scaled by the server's counts for earlier requests once there
+    are some; `usage_estimated`) and the output that had streamed in, while the server counts what
+    it evaluated and generated before it saw the client go. Such calls are left out of the exact
+    comparison and bounded instead.
     """
     before = server_metrics(llama)
     db = tmp_path / "runs.db"
-    table = run("toy_math", "single_shot", attempts=1, concurrency=2, seed=1, db=db, model=ALIAS,
+    table = run(unhurried("toy_math"), "single_shot", attempts=1, concurrency=2, seed=1, db=db, model=ALIAS,
                 max_connections=2, adapter_options=options(llama, max_output_tokens=48), progress=False)
     frame = attempts(db, table)
     assert frame["status"].to_list().count("harness_error") == 0
@@ -158,45 +172,70 @@ def test_usage_matches_the_servers_own_counts(llama: str, tmp_path: Path) -> Non
         assert reported_in <= prompt and reported_out <= delta("tokens_predicted_total")
 
 
-@pytest.mark.xfail(strict=False, reason="known: under load the server was seen still generating after the budget "
-                   "cut the client's request (slot is_processing); under investigation")
 def test_the_budget_really_stops_the_server_generating(llama: str, tmp_path: Path) -> None:
+    """The attempt's budget cuts a long reply; the server stops generating at once and aeh books
+    what had arrived.
+
+    The reply is streamed (the adapters' default): the server writes each token, so its first
+    write after the hang-up fails and it cancels the task. A plain request is noticed only when
+    llama.cpp polls the socket, after a full second in which no result reached any of its HTTP
+    threads — which a monitor reading /metrics (here every 0.1 s, as during the whole check)
+    never allows: with `stream=false` the slot was still generating 15 s after the cut.
+    """
     task = Task.model_validate({
         "id": "essay", "prompt": "Write a very long essay about the history of mathematics, in detail.",
         "tools": [], "graders": [{"kind": "contains", "substring": "Euclid"}],
-        "budget": {"max_steps": 2, "timeout_s": 2.0}})
-    # Start from an idle server, so whatever is processing afterwards is this test's request.
+        "budget": {"max_steps": 2, "timeout_s": 3.0}})
+    # Start from an idle, warm server (a fresh one's first decode pages the model in: seconds under
+    # load), so the cut falls mid-generation and whatever is processing afterwards is this request.
+    assert chat(llama, {"model": ALIAS, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1})[0] == 200
     idle_by = time.monotonic() + 60
     while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < idle_by:
         time.sleep(0.2)
     before = server_metrics(llama)
-    started = time.monotonic()
-    table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
-                adapter_options=options(llama, max_output_tokens=3000, retries=0), progress=False)
-    assert time.monotonic() - started < 30
-    frame = attempts(tmp_path / "runs.db", table)
-    assert frame["failure_bucket"].to_list() == ["budget_exhausted"]
-    # The server notices the closed connection at its next token; on a loaded machine that can
-    # take seconds.
-    deadline = time.monotonic() + 30
-    while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(s.get("is_processing") for s in slots(llama)), slots(llama)
-    settled = server_metrics(llama)
-    time.sleep(1.0)
-    # Nothing more is generated once the client hung up, far short of the 3000 tokens allowed.
-    assert server_metrics(llama)["llamacpp:tokens_predicted_total"] == settled["llamacpp:tokens_predicted_total"]
-    assert settled["llamacpp:tokens_predicted_total"] - before.get("llamacpp:tokens_predicted_total", 0) < 500
+    monitoring = threading.Event()
+
+    def monitor() -> None:
+        while not monitoring.wait(0.1):
+            server_metrics(llama)
+
+    watcher = threading.Thread(target=monitor, daemon=True)
+    watcher.start()
+    try:
+        table = run(TinySuite([task]), "single_shot", attempts=1, seed=1, db=tmp_path / "runs.db", model=ALIAS,
+                    adapter_options=options(llama, max_output_tokens=3000, retries=0), progress=False)
+        frame = attempts(tmp_path / "runs.db", table)
+        assert frame["failure_bucket"].to_list() == ["budget_exhausted"]
+        # The server notices the closed connection at its next token.
+        deadline = time.monotonic() + 15
+        while any(s.get("is_processing") for s in slots(llama)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(s.get("is_processing") for s in slots(llama)), slots(llama)
+        settled = server_metrics(llama)
+        time.sleep(1.0)
+        # Nothing more is generated once the client hung up, far short of the 3000 tokens allowed.
+        assert server_metrics(llama)["llamacpp:tokens_predicted_total"] == settled["llamacpp:tokens_predicted_total"]
+    finally:
+        monitoring.set()
+        watcher.join()
+    predicted = settled["llamacpp:tokens_predicted_total"] - before.get("llamacpp:tokens_predicted_total", 0)
+    assert predicted < 500
+    # Booked for the cut call: the tokens that arrived, never more than the server generated.
+    with open_store(tmp_path / "runs.db") as store:
+        (cut,) = [s.attributes for s in store.attempt_spans(table.run_id, "essay", 0) if s.name == "model:call"]
+    print(f"\ncut off: {cut['aeh.usage.cut_off_output_seen']} tokens arrived, server predicted {predicted:.0f}")
+    assert cut["aeh.usage.cut_off"] and cut["aeh.request.stream"]
+    assert 0 <= cut["gen_ai.usage.output_tokens"] == int(frame["tokens_out"][0]) <= predicted
 
 
 def test_embedded_template_drops_tools_and_says_so(llama: str, tmp_path: Path) -> None:
     """SmolLM2's own template renders no tools, whatever tool_choice says."""
-    unset = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "a.db", model=ALIAS, max_connections=1,
+    unset = run(unhurried("toy_math"), "react", attempts=1, seed=1, db=tmp_path / "a.db", model=ALIAS, max_connections=1,
                 tasks=["add_then_multiply"], progress=False,
                 adapter_options=options(llama, max_output_tokens=32, max_turns=1))
     (dropped,) = warnings_of(unset, "TOOLS PROBABLY NOT SEEN BY THE MODEL")
     assert "try --adapter-option tool_choice=auto or required" in dropped
-    required = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "b.db", model=ALIAS, max_connections=1,
+    required = run(unhurried("toy_math"), "react", attempts=1, seed=1, db=tmp_path / "b.db", model=ALIAS, max_connections=1,
                    tasks=["add_then_multiply"], progress=False,
                    adapter_options=options(llama, max_output_tokens=32, max_turns=1, tool_choice="required"))
     (dropped,) = warnings_of(required, "TOOLS PROBABLY NOT SEEN BY THE MODEL")
@@ -206,7 +245,7 @@ def test_embedded_template_drops_tools_and_says_so(llama: str, tmp_path: Path) -
 def test_required_tool_choice_is_not_enforced_and_the_run_says_the_server_ignored_it(
         llama, llama_tools: str, tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
-    table = run("toy_math", "react", attempts=1, seed=1, db=db, model=ALIAS, max_connections=1,
+    table = run(unhurried("toy_math"), "react", attempts=1, seed=1, db=db, model=ALIAS, max_connections=1,
                 tasks=["add_then_multiply"], progress=False,
                 adapter_options=options(llama_tools, max_output_tokens=48, max_turns=1, tool_choice="required"))
     with open_store(db) as store:
@@ -215,7 +254,7 @@ def test_required_tool_choice_is_not_enforced_and_the_run_says_the_server_ignore
     a = span.attributes
     assert a["aeh.request.tool_choice"] == "required" and a["aeh.tools_dropped_suspect"] is False
     # The tools are in this prompt: far more tokens than the same request to the embedded template.
-    plain = run("toy_math", "react", attempts=1, seed=1, db=tmp_path / "plain.db", model=ALIAS,
+    plain = run(unhurried("toy_math"), "react", attempts=1, seed=1, db=tmp_path / "plain.db", model=ALIAS,
                 max_connections=1, tasks=["add_then_multiply"], progress=False,
                 adapter_options=options(llama, max_output_tokens=8, max_turns=1, tool_choice="required"))
     plain_in = int(attempts(tmp_path / "plain.db", plain)["tokens_in"][0])
@@ -272,7 +311,7 @@ def test_a_schema_pattern_is_reported_as_the_server_treats_it(llama_tools: str, 
 def test_queue_time_against_llama_is_not_agent_time(llama: str, tmp_path: Path) -> None:
     """Two attempts in flight, one connection: the second waits on the client, not the agent's clock."""
     db = tmp_path / "runs.db"
-    table = run("toy_math", "single_shot", attempts=2, concurrency=2, seed=1, db=db, model=ALIAS,
+    table = run(unhurried("toy_math"), "single_shot", attempts=2, concurrency=2, seed=1, db=db, model=ALIAS,
                 max_connections=1, tasks=["add_then_multiply"], progress=False,
                 adapter_options=options(llama, max_output_tokens=64))
     frame = attempts(db, table)
