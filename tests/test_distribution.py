@@ -67,7 +67,7 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_runs_the_smoke_suite(tmp
     assert "aeh/py.typed" in inside
     assert f"aeh_harness-{wheel.name.split('-')[1]}.data/data/etc/jupyter/jupyter_server_config.d/aeh.report.json" in inside
     # `aeh view` serves this notebook with this template from the install
-    assert {"aeh/viewer/view.ipynb", "aeh/viewer/share/voila/templates/aeh/index.html.j2"} <= inside
+    assert {"aeh/viewer/view.ipynb", "aeh/viewer/table.js", "aeh/viewer/share/voila/templates/aeh/index.html.j2"} <= inside
     # The jupyter extra too, so the installed aeh can render a report from its own notebooks.
     subprocess.run([uv, "pip", "install", "-q", "-p", str(venv), f"{DISTRIBUTION}[jupyter] @ {wheel.as_uri()}"],
                    check=True, timeout=900)

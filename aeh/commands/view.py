@@ -35,7 +35,7 @@ _LOOPBACK = "127.0.0.1"
 #: `aeh.viewer.READY_ENV`, named here so this command does not import the viewer (ipywidgets) to start it
 READY_ENV = "AEH_VIEW_READY"
 #: What `aeh view` needs beyond the core install: Voila (which brings the Jupyter server) and the widgets.
-MODULES = ("voila", "ipywidgets", "ipykernel")
+MODULES = ("voila", "ipywidgets", "anywidget", "ipykernel")
 
 
 def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.ArgumentParser], None]) -> None:

@@ -6,7 +6,7 @@ the trajectory diff of one task. It reads the store only: every read opens it re
 
 from aeh._util.optional import require_extra
 
-require_extra("aeh.view", ("ipywidgets", "IPython"))
+require_extra("aeh.view", ("ipywidgets", "anywidget", "IPython"))
 
 from aeh.viewer._app import TABS, Viewer, view  # noqa: E402  (after the extra check, for its message)
 from aeh.viewer._ready import READY_ENV, ready  # noqa: E402

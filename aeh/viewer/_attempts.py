@@ -12,8 +12,9 @@ import ipywidgets as w
 from aeh.models import FAILURE_PRIORITY
 from aeh.report import input_and_target
 from aeh.store import AttemptFilter, AttemptRow, Store, attempt_page
-from aeh.viewer._cells import Pager, RowButtons, grid, money, verdict_html
+from aeh.viewer._cells import Pager, money, verdict_html
 from aeh.viewer._source import Source
+from aeh.viewer._table import RowButton, RowButtons, Table
 
 __all__ = ["AttemptList"]
 
@@ -45,9 +46,10 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         #: task → (input, target) of the run shown, read from one attempt of each task when needed
         self.task_text: dict[str, tuple[str, str]] = {}
         self.header = w.HTML("<i>pick a run first</i>")
-        self.table = w.VBox()
+        self.grid = Table(_HEADER, _COLUMNS, empty="<i>no attempt matches</i>")
+        self.table = w.VBox([self.grid])
         self.rows: list[AttemptRow] = []
-        self.buttons: dict[tuple[str, int], w.Button] = {}
+        self.buttons: dict[tuple[str, int], RowButton] = {}
         self._quiet = False
         self._buttons = RowButtons("225px", "aeh-open-attempt")
         self.stale = False  # a run was shown lazily and its page is not read yet
@@ -121,7 +123,7 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             self._texts(store, [(r.task_id, r.attempt) for r in page.rows])
         self.rows = page.rows
         self.buttons = {}
-        rows = []
+        rows: list[list[RowButton | str]] = []
         for r in page.rows:
             button = self._buttons.make(f"{r.task_id[:26]} #{r.attempt}", "open the trace",
                                         partial(self._open_attempt, self.run_id or "", r.task_id, r.attempt))
@@ -129,7 +131,7 @@ class AttemptList(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             self.buttons[(r.task_id, r.attempt)] = button
             rows.append([button, *_cells(r, self.task_text.get(r.task_id, ("", "")))])
         self.pager.update(page.total, len(page.rows))
-        self.table.children = [grid(_HEADER, rows, _COLUMNS)] if rows else [w.HTML("<i>no attempt matches</i>")]
+        self.grid.show(rows)
 
 
 def _short(text: str) -> str:

@@ -14,8 +14,9 @@ import ipywidgets as w
 
 from aeh import analysis
 from aeh.errors import AehError
-from aeh.viewer._cells import Pager, RowButtons, grid, pct
+from aeh.viewer._cells import Pager, pct
 from aeh.viewer._source import Source
+from aeh.viewer._table import RowButton, RowButtons, Table
 
 if TYPE_CHECKING:
     from aeh.analysis import CompareResult
@@ -62,11 +63,13 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self.go.add_class("aeh-compare-go")
         self.go.on_click(lambda _: self.show(str(self.run_a.value), str(self.run_b.value)))
         self.verdicts = w.HTML()
-        self.tasks = w.VBox()
+        self.grid = Table(_HEADER, _COLUMNS)
+        self.tasks = w.VBox([w.HTML("<b>per task</b> (success rate, B − A; exact test, BH q)"), self.grid])
+        self.tasks.layout.display = "none"  # until a comparison is shown
         self.dimensions = w.HTML()
         self.drift = w.HTML()
         self.result: CompareResult | None = None
-        self.diff_buttons: dict[str, w.Button] = {}
+        self.diff_buttons: dict[str, RowButton] = {}
         self._buttons = RowButtons("120px", "aeh-open-diff")
         self.pager = Pager(50, lambda _: self._tasks(), "tasks")
         self.deep = w.Button(description="run the dimension gate and the drift",
@@ -142,11 +145,11 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             return
         page = result.table.iloc[self.pager.offset:self.pager.offset + self.pager.limit]
         self.diff_buttons = {}
-        rows = []
+        rows: list[list[RowButton | str]] = []
         for r in page.itertuples():
             task = str(r.task_id)
             if task.startswith("<"):
-                button: w.Widget | str = ""
+                button: RowButton | str = ""
             else:
                 button = self._buttons.make("diff steps", f"trajectory diff of {task}",
                                             partial(self._open_diff, result.run_a, result.run_b, task))
@@ -159,8 +162,8 @@ class CompareView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
                          f"{_num(r.delta)} [{_num(r.delta_low)}, {_num(r.delta_high)}]", _num(r.q_value, "{:.3f}"),
                          verdict, button])
         self.pager.update(len(result.table), len(page))
-        self.tasks.children = [w.HTML("<b>per task</b> (success rate, B − A; exact test, BH q)"),
-                               grid(_HEADER, rows, _COLUMNS)]
+        self.grid.show(rows)
+        self.tasks.layout.display = None
 
     def _gate(self, store: Any, result: CompareResult) -> tuple[str, str]:
         """Per-dimension deltas against the noise band: the gate with run A as the baseline."""

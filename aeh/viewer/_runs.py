@@ -11,8 +11,9 @@ import ipywidgets as w
 
 from aeh.stats import suite_rate, wilson_interval
 from aeh.store import RunSummary, run_choices, run_page
-from aeh.viewer._cells import Pager, RowButtons, grid, money, pct, rate_text
+from aeh.viewer._cells import Pager, money, pct, rate_text
 from aeh.viewer._source import Source
+from aeh.viewer._table import RowButton, RowButtons, Table
 
 __all__ = ["RunIndex", "summary_rate"]
 
@@ -43,8 +44,9 @@ class RunIndex(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
         self.adapter = w.Dropdown(description="adapter", options=[_ALL, *choices["adapter"]])
         self.status = w.Dropdown(description="status", options=[_ALL, *choices["status"]])
         self.pager = Pager(limit, lambda _: self.refresh(), "runs")
-        self.table = w.VBox()
-        self.buttons: dict[str, w.Button] = {}
+        self.grid = Table(_HEADER, _COLUMNS, empty="<i>no run matches</i>")
+        self.table = w.VBox([self.grid])
+        self.buttons: dict[str, RowButton] = {}
         self.page_runs: list[RunSummary] = []
         self._buttons = RowButtons("205px", "aeh-open-run")
         for control in (self.suite, self.adapter, self.status):
@@ -62,14 +64,14 @@ class RunIndex(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inform
                             status=self._filter(self.status), limit=self.pager.limit, offset=self.pager.offset)
         self.page_runs = page.runs
         self.buttons = {}
-        rows = []
+        rows: list[list[RowButton | str]] = []
         for s in page.runs:
             button = self._buttons.make(s.info.run_id, f"open run {s.info.run_id}",
                                         partial(self._open_run, s.info.run_id))
             self.buttons[s.info.run_id] = button
             rows.append([button, *self.cells(s)])
         self.pager.update(page.total, len(page.runs))
-        self.table.children = [grid(_HEADER, rows, _COLUMNS)] if rows else [w.HTML("<i>no run matches</i>")]
+        self.grid.show(rows)
 
     @staticmethod
     def cells(s: RunSummary) -> list[str]:

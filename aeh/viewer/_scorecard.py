@@ -12,8 +12,9 @@ import ipywidgets as w
 
 from aeh import analysis
 from aeh.store import dimension_means, dimension_overall
-from aeh.viewer._cells import Pager, RowButtons, grid, money, pct, rate_text
+from aeh.viewer._cells import Pager, money, pct, rate_text
 from aeh.viewer._source import Source
+from aeh.viewer._table import RowButton, RowButtons, Table
 
 if TYPE_CHECKING:  # pandas and the analysis load when a run is opened, not with the run index
     from aeh.analysis import RunResult, ScorecardPage
@@ -37,10 +38,12 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
         # and a page reads its own tasks' rows only (the summary is aggregated over the run).
         self.pager = Pager(limit, lambda _: self._show_tasks(), "tasks")
         self.header = w.HTML("<i>pick a run in the run index</i>")
-        self.tasks = w.VBox()
+        self.grid = Table(_HEADER, _COLUMNS)
+        self.tasks = w.VBox([w.HTML("<b>tasks</b> (click one for its attempts)"), self.grid])
+        self.tasks.layout.display = "none"  # until a run is shown
         self.dimensions = w.HTML()
         self.buckets = w.VBox()
-        self.task_buttons: dict[str, w.Button] = {}
+        self.task_buttons: dict[str, RowButton] = {}
         self.bucket_buttons: dict[str, w.Button] = {}
         self._task_column = RowButtons("235px", "aeh-open-task")
         self._run_id: str | None = None
@@ -97,7 +100,7 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
         assert self.page is not None
         table = self.page.result.table
         self.task_buttons = {}
-        rows = []
+        rows: list[list[RowButton | str]] = []
         for r in table.itertuples():
             task = str(r.task_id)
             button = self._task_column.make(task[:34], f"attempts of {task}", partial(self._open_task, task, None))
@@ -105,7 +108,8 @@ class Scorecard(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type infor
             rows.append([button, str(r.n), str(r.successes), rate_text(r.rate, r.low, r.high), str(r.harness_errors),
                          escape(str(r.failures)), money(None if not r.priced else r.cost_usd),
                          f"{r.latency_p50_s:.3f} s"])
-        self.tasks.children = [w.HTML("<b>tasks</b> (click one for its attempts)"), grid(_HEADER, rows, _COLUMNS)]
+        self.grid.show(rows)
+        self.tasks.layout.display = None
         self.pager.update(len(self.page.tasks), len(table))
         self.dimensions.value = _dimensions_html(self._suite_dims or {}, self._dims)
 

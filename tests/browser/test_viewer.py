@@ -87,7 +87,12 @@ def _walk(page, scope: str, runs: dict[str, str], shots: Path, prefix: str) -> N
         assert run_id in index, f"run {run_id} missing from the run index"
     page.screenshot(path=str(shots / f"{prefix}-1-runs.png"), full_page=True)
 
-    page.locator(f"{scope} .aeh-open-run", has_text=runs["degraded"]).click()  # → the run
+    table = page.locator(f"{scope} .aeh-grid [role=table]").first  # one widget, an ARIA table of buttons
+    assert table.get_by_role("columnheader").first.inner_text() == "run"
+    button = table.get_by_role("button", name=runs["degraded"], exact=True)
+    assert button.get_attribute("title") == f"open run {runs['degraded']}"
+    button.focus()
+    page.keyboard.press("Enter")  # → the run, from the keyboard
     page.locator(f"{scope} .aeh-suite-rate").wait_for(timeout=wait)
     assert runs["degraded"] in page.locator(f"{scope} .aeh-view").first.inner_text()
     page.screenshot(path=str(shots / f"{prefix}-2-run.png"), full_page=True)
