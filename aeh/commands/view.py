@@ -1,4 +1,4 @@
-"""`aeh view [--db PATH] [--port N] [--max-kernels N]`: the viewer (`aeh.view()`) served on
+"""`aeh view [--db PATH] [--port N] [--max-kernels N] [--pool-size N]`: the viewer (`aeh.view()`) served on
 127.0.0.1 by Voila.
 
 Voila runs the viewer notebook shipped in `aeh/viewer/` in a kernel of this Python and shows its
@@ -44,17 +44,21 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
     parser.add_argument("--max-kernels", type=int, default=4,
                         help="kernels alive at most, the pre-heated one included; a page beyond waits, then "
                              "gets 503 (default 4)")
+    parser.add_argument("--pool-size", type=int, default=1, metavar="N",
+                        help="kernels kept pre-heated (the viewer already rendered) for the next pages; they "
+                             "count toward --max-kernels (default 1)")
     parser.add_argument("--abandon-after", type=float, default=20.0, metavar="SECONDS",
                         help="shut down a kernel no page has been connected to for this long (default 20)")
     add_db(parser)
 
 
-def voila_command(notebook: str, port: int, *, max_kernels: int = 4, abandon_after: float = 20.0) -> list[str]:
+def voila_command(notebook: str, port: int, *, max_kernels: int = 4, abandon_after: float = 20.0,
+                  pool_size: int = 1) -> list[str]:
     """The Voila command line that serves `notebook` on loopback with the offline `aeh` template,
-    one pre-heated kernel and at most `max_kernels` kernels (`BoundedKernelManager`)."""
+    `pool_size` pre-heated kernels and at most `max_kernels` kernels (`BoundedKernelManager`)."""
     return [sys.executable, "-m", "voila", notebook, f"--port={port}", f"--Voila.ip={_LOOPBACK}",
             "--Voila.open_browser=False", "--template=aeh", "--theme=light",
-            "--VoilaConfiguration.show_tracebacks=True", "--preheat_kernel=True", "--pool_size=1",
+            "--VoilaConfiguration.show_tracebacks=True", "--preheat_kernel=True", f"--pool_size={pool_size}",
             "--VoilaConfiguration.multi_kernel_manager_class=aeh.viewer._kernels.BoundedKernelManager",
             f"--BoundedKernelManager.max_kernels={max_kernels}",
             f"--BoundedKernelManager.abandon_after={abandon_after}",
@@ -109,9 +113,11 @@ def main(args: argparse.Namespace) -> int:
         pass
     if args.abandon_after <= 0:
         raise ConfigError(f"--abandon-after {args.abandon_after} is not a duration — pass seconds, e.g. 20")
-    if args.max_kernels < 2:
-        raise ConfigError(f"--max-kernels {args.max_kernels} leaves no kernel for a page beside the pre-heated "
-                          "one — pass 2 or more, e.g. --max-kernels 4")
+    if args.pool_size < 1:
+        raise ConfigError(f"--pool-size {args.pool_size} keeps no kernel ready for a page — pass 1 or more")
+    if args.max_kernels <= args.pool_size:
+        raise ConfigError(f"--max-kernels {args.max_kernels} leaves no kernel for a page beside the "
+                          f"{args.pool_size} pre-heated — pass more, e.g. --max-kernels {args.pool_size + 3}")
     notebook = str(files("aeh.viewer").joinpath("view.ipynb"))
     url = f"http://{_LOOPBACK}:{args.port}/"
     with tempfile.TemporaryDirectory(prefix="aeh-view-") as tmp:
@@ -119,7 +125,8 @@ def main(args: argparse.Namespace) -> int:
         env = voila_env(str(location.path), str(ready_file))
         print(f"aeh view: {location} — starting the viewer (the address follows once the page answers)",
               flush=True)
-        command = voila_command(notebook, args.port, max_kernels=args.max_kernels, abandon_after=args.abandon_after)
+        command = voila_command(notebook, args.port, max_kernels=args.max_kernels, abandon_after=args.abandon_after,
+                                pool_size=args.pool_size)
         server = subprocess.Popen(command, env=env)
         return _serve(server, ready_file, args.port, url, open_browser=not args.no_browser)
 

@@ -59,3 +59,13 @@ def test_too_few_kernels_are_refused(mock_db, capsys: pytest.CaptureFixture[str]
     db, _, _ = mock_db
     assert main(["view", "--db", str(db), "--max-kernels", "1", "--no-browser"]) == 2
     assert "--max-kernels 1 leaves no kernel" in capsys.readouterr().err
+
+
+def test_the_pool_size_reaches_voila_and_must_leave_room_under_the_cap(mock_db, capsys) -> None:
+    command = voila_command("view.ipynb", 9123, max_kernels=5, pool_size=2)
+    assert "--pool_size=2" in command and "--BoundedKernelManager.max_kernels=5" in command
+    db, _, _ = mock_db
+    assert main(["view", "--db", str(db), "--pool-size", "2", "--max-kernels", "2", "--no-browser"]) == 2
+    assert "--max-kernels 2 leaves no kernel for a page beside the 2 pre-heated" in capsys.readouterr().err
+    assert main(["view", "--db", str(db), "--pool-size", "0", "--no-browser"]) == 2
+    assert "--pool-size 0 keeps no kernel ready" in capsys.readouterr().err
