@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from html import escape
 
 import ipywidgets as w
@@ -12,7 +13,7 @@ from aeh.viewer._attempts import AttemptList
 from aeh.viewer._cells import STYLE
 from aeh.viewer._compare import CompareView
 from aeh.viewer._diff import DiffView
-from aeh.viewer._ready import load_compare_modules
+from aeh.viewer._ready import READY_ENV, load_compare_modules
 from aeh.viewer._runs import RunIndex
 from aeh.viewer._scorecard import Scorecard
 from aeh.viewer._source import Source
@@ -119,5 +120,5 @@ def view(db: StoreLike = None) -> Viewer:
     Display it as a notebook cell's last value; `aeh view` serves the same app with Voila.
     """
     viewer = Viewer(db)
-    load_compare_modules()
+    load_compare_modules(3.0 if os.environ.get(READY_ENV) else 0.0)
     return viewer

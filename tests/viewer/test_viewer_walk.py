@@ -174,13 +174,31 @@ def test_the_run_index_is_built_without_pandas_or_the_analysis(mock_db):
 
     db, _, run_b = mock_db
     probe = ("import sys, aeh\n"
-             f"v = aeh.view({str(db)!r})\n"
+             "from aeh.viewer import Viewer\n"
+             f"v = Viewer({str(db)!r})\n"  # aeh.view() also starts a thread that imports them (below)
              "heavy = [m for m in ('pandas', 'aeh.analysis._run_table', 'aeh.analysis._compare') if m in sys.modules]\n"
              "assert v.runs.buttons and heavy == [], heavy\n"
              f"v.open_run({run_b!r})\n"
              "assert 'pandas' in sys.modules and v.run.result is not None\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("served", "after_s"), [(False, 0.0), (True, 3.0)])
+def test_a_notebook_loads_the_clicks_modules_at_once_aeh_view_later(mock_db, monkeypatch, served, after_s):
+    """In a notebook the kernel is idle while the browser draws the run index: the imports a click
+    needs start at once. A kernel `aeh view` started for a waiting page answers its widget requests
+    first (a pre-heated one has loaded them in `ready()`)."""
+    from aeh.viewer import READY_ENV
+
+    if served:
+        monkeypatch.setenv(READY_ENV, "/nonexistent/ready")
+    else:
+        monkeypatch.delenv(READY_ENV, raising=False)
+    started: list[float] = []
+    monkeypatch.setattr("aeh.viewer._app.load_compare_modules", started.append)
+    aeh.view(mock_db[0])
+    assert started == [after_s]
 
 
 @pytest.mark.parametrize("preheat", [True, False])
