@@ -7,8 +7,10 @@ and nothing bounded them. `BoundedKernelManager` is the multi-kernel manager `ae
 Voila (`VoilaConfiguration.multi_kernel_manager_class`):
 
 - at most `max_kernels` kernels, the pre-heated one included; a request beyond that first shuts
-  down abandoned kernels, then waits up to `slot_wait` seconds for a slot, then gets 503 — never a
-  new process;
+  down abandoned kernels and kernels a page has left `reclaim_after` seconds ago or more (a closed
+  tab: Voila's shutdown on unload does not always reach the server before the tab is gone, and such
+  kernels held the slots for `abandon_after` seconds, so every few quick page loads waited 15–20 s),
+  then waits up to `slot_wait` seconds for a slot, then gets 503 — never a new process;
 - a kernel is abandoned when no page is connected to it, it is idle (not starting, not rendering),
   and for `abandon_after` seconds it has done nothing, has not been handed to a page, and no page
   has left it (the page it was started for never connected, or went away); they are also culled
@@ -45,6 +47,8 @@ class BoundedKernelManager(AsyncMappingKernelManager):
     abandon_after = Float(20.0, config=True,
                           help="Seconds a kernel no page is connected to may stay idle before it is shut down.")
     cull_every = Float(5.0, config=True, help="Seconds between two sweeps for abandoned kernels.")
+    reclaim_after = Float(2.0, config=True,
+                          help="At the cap, seconds after its page left it that a kernel makes room for a new page.")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # jupyter_server's __init__ is unannotated
@@ -53,6 +57,7 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         self._was_pooled: set[str] = set()  # the pool at the last look
         #: kernel → when (time.monotonic) it was last handed to a page, or a page left it
         self._touched: dict[str, float] = {}
+        self._left: dict[str, float] = {}  # kernel → when (time.monotonic) its last page left it
         self._culling: set[str] = set()  # being shut down: one shutdown each, however many sweeps see them
         #: kernels started in all, and requests refused with 503 (for tests and logs)
         self.started = 0
@@ -71,6 +76,13 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         """A page's connection to `kernel_id` closed: its quiet time starts now."""
         super().notify_disconnect(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
         self._touched[kernel_id] = time.monotonic()
+        if self._kernel_connections.get(kernel_id, 0) <= 0:
+            self._left[kernel_id] = time.monotonic()
+
+    def notify_connect(self, kernel_id: str) -> None:
+        """A page connected to `kernel_id` (again): it is no longer left."""
+        super().notify_connect(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
+        self._left.pop(kernel_id, None)
 
     def _note_handed_out(self) -> set[str]:
         """The pool now; a kernel that has left it since the last look went to a page (Voila pops
@@ -83,9 +95,13 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         listed = set(self.list_kernel_ids())
         for kernel_id in set(self._touched) - listed:
             del self._touched[kernel_id]
+        for kernel_id in set(self._left) - listed:
+            del self._left[kernel_id]
         return pooled
 
-    def _abandoned(self) -> list[str]:
+    def _abandoned(self, *, for_a_page: bool = False) -> list[str]:
+        """Kernels to shut down: quiet for `abandon_after`; with `for_a_page` (a request waits at the
+        cap) also those a page left `reclaim_after` ago."""
         pooled = self._note_handed_out()
         now, mono = datetime.now(UTC), time.monotonic()
         out = []
@@ -99,16 +115,17 @@ class BoundedKernelManager(AsyncMappingKernelManager):
             if kernel is None or last is None:
                 continue
             quiet = min((now - last).total_seconds(), mono - self._touched.get(kernel_id, -math.inf))
-            if quiet >= self.abandon_after:
+            left = for_a_page and kernel_id in self._left  # a page was connected, and went away
+            if quiet >= self.abandon_after or (left and quiet >= self.reclaim_after):
                 out.append(kernel_id)
         return out
 
-    async def cull_abandoned(self) -> int:
-        """Shut down every abandoned kernel now; how many."""
-        gone = self._abandoned()
+    async def cull_abandoned(self, *, for_a_page: bool = False) -> int:
+        """Shut down every abandoned kernel now (`for_a_page`: and those pages have left); how many."""
+        gone = self._abandoned(for_a_page=for_a_page)
         for kernel_id in gone:
-            self.log.info("aeh view: shutting down kernel %s (no page connected for %.0f s)", kernel_id,
-                          self.abandon_after)
+            self.log.info("aeh view: shutting down kernel %s (no page connected%s)", kernel_id,
+                          " and a page needs its slot" if for_a_page else f" for {self.abandon_after:.0f} s")
             self._culling.add(kernel_id)
             try:
                 await self.shutdown_kernel(kernel_id)  # type: ignore[no-untyped-call]  # unannotated upstream
@@ -129,7 +146,7 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         preheat = (kwargs.get("env") or {}).get("VOILA_PREHEAT") == "True"
         deadline = time.monotonic() + self.slot_wait
         while len(self.list_kernel_ids()) + self._starting >= self.max_kernels:
-            if await self.cull_abandoned():
+            if await self.cull_abandoned(for_a_page=True):
                 continue
             if not preheat and time.monotonic() >= deadline:  # a refill of the pool waits its turn
                 self.refused += 1

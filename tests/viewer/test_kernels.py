@@ -146,3 +146,28 @@ def test_sweeps_that_overlap_shut_an_abandoned_kernel_down_once(manager: Bounded
         assert calls == [kernel_id] and sorted(culled) == [0, 0, 1] and manager.list_kernel_ids() == []
 
     asyncio.run(go())
+
+
+def test_at_the_cap_a_kernel_its_page_left_makes_room_seconds_later(manager: BoundedKernelManager) -> None:
+    """A closed tab whose shutdown never reached the server held its slot for abandon_after (20 s):
+    every few quick page loads waited that long. At the cap, a kernel a page left reclaim_after ago
+    makes room; one handed out whose page has not connected yet, or whose page came back, does not."""
+    manager.reclaim_after = 2
+
+    async def go() -> None:
+        closed, handed = await manager.start_kernel(), await manager.start_kernel()
+        manager.notify_connect(closed)  # type: ignore[no-untyped-call]
+        manager.notify_disconnect(closed)  # the tab closed; no shutdown came
+        manager._touched[handed] = manager._touched[closed] = manager._left[closed] - 3
+        _age(manager, closed, 3)
+        _age(manager, handed, 3)
+        assert manager._abandoned() == []  # the sweep waits abandon_after
+        assert manager._abandoned(for_a_page=True) == [closed]  # a page waiting for a slot does not
+        manager.notify_connect(closed)  # type: ignore[no-untyped-call]  # … unless the page came back
+        assert manager._abandoned(for_a_page=True) == []
+        manager.notify_disconnect(closed)
+        manager._touched[closed] -= 3
+        third = await manager.start_kernel()  # at the cap: the left kernel is shut down for it
+        assert set(manager.list_kernel_ids()) == {handed, third}
+
+    asyncio.run(go())
