@@ -13,7 +13,7 @@ from aeh.viewer._attempts import AttemptList
 from aeh.viewer._cells import STYLE
 from aeh.viewer._compare import CompareView
 from aeh.viewer._diff import DiffView
-from aeh.viewer._ready import READY_ENV, load_compare_modules
+from aeh.viewer._ready import READY_ENV, load_compare_modules, load_scorecard_modules
 from aeh.viewer._runs import RunIndex
 from aeh.viewer._scorecard import Scorecard
 from aeh.viewer._source import Source
@@ -120,5 +120,7 @@ def view(db: StoreLike = None) -> Viewer:
     Display it as a notebook cell's last value; `aeh view` serves the same app with Voila.
     """
     viewer = Viewer(db)
+    if not os.environ.get(READY_ENV):  # a notebook: what opening a run needs, before the index shows
+        load_scorecard_modules()  # (the first click came 0.1 s after the paint and shared the kernel)
     load_compare_modules(3.0 if os.environ.get(READY_ENV) else 0.0)
     return viewer

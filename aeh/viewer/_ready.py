@@ -9,7 +9,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["READY_ENV", "load_compare_modules", "ready"]
+__all__ = ["READY_ENV", "load_compare_modules", "load_scorecard_modules", "ready"]
 
 #: The file a rendered viewer touches (`aeh view` sets it for its server's kernels).
 READY_ENV = "AEH_VIEW_READY"
@@ -43,6 +43,16 @@ def load_compare_modules(after_s: float = 0.0) -> None:
     timer = threading.Timer(after_s, _load_compare_modules)
     timer.name, timer.daemon = "aeh-view-compare-modules", True
     timer.start()
+
+
+def load_scorecard_modules() -> None:
+    """Import what opening a run needs (pandas, the scorecard's analysis; ~0.4 s CPU). In JupyterLab
+    on 100k attempts: the cell paints in 1.22-1.34 s instead of 1.01-1.45 s, and a run opened at once
+    takes 0.46-0.58 s instead of 0.89-1.86 s (the thread's imports shared the kernel with it)."""
+    import aeh.analysis
+
+    for name in ("scorecard_page", "BUCKET_ABBREVIATIONS"):
+        getattr(aeh.analysis, name)
 
 
 def _load_compare_modules() -> None:
