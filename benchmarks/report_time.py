@@ -124,8 +124,8 @@ def phases_child(run_id: str, db: str, out: str) -> None:
     t = time.perf_counter()
     lean.import_lean()
     phases["import papermill"] = time.perf_counter() - t
-    render.export_html = timer("HTML export (nbconvert import + render)", render.export_html)
-    render.execute_notebook = timer("papermill execute (total)", render.execute_notebook)
+    render.export_node = timer("HTML export (nbconvert import + render)", render.export_node)
+    render.run_notebook = timer("papermill execute (total)", render.run_notebook)
     render.Redactor.redact_text = timer("redaction of the HTML and notebook", render.Redactor.redact_text, True)
     main(["report", "--run-id", run_id, "--db", db, "--out", out, "--keep-ipynb"])
     phases["total"] = time.perf_counter() - start

@@ -130,7 +130,7 @@ def test_in_process_and_kernel_process_reports_show_the_same(mock_db, tmp_path: 
     assert len(tables[0]) >= 5 and tables[0] == tables[1]
     figures = [re.findall(r'<figure class="aeh-bars".*?</figure>', page, re.S) for page in (mine, theirs)]
     assert len(figures[0]) >= 5 and figures[0] == figures[1]  # the charts, drawn as HTML bars
-    attempts = [re.search(r'<script id="aeh-attempts-data" type="application/json">(.*?)</script>', page, re.S)
+    attempts = [re.search(r'<script type="application/json" id="aeh-attempts-data">(.*?)</script>', page, re.S)
                 for page in (mine, theirs)]
     assert attempts[0] and attempts[1] and json.loads(attempts[0][1]) == json.loads(attempts[1][1])
     assert len(json.loads(attempts[0][1])["rows"]) > 0
