@@ -237,9 +237,13 @@ def _worker_spec(spec: RunSpec, adapter: Adapter, wiring: RunWiring, prices: Pri
     if isinstance(adapter, CallableAdapter) or not isinstance(adapter.name, str) or adapter.name not in adapters:
         raise ConfigError(f"{what} rebuilds the adapter by name on every worker: give adapter='NAME' "
                           "(with adapter_options), not agent= or an adapter object")
-    if spec.max_connections is not None and spec.max_connections < spec.workers:
-        raise ConfigError(f"max_connections={spec.max_connections} cannot be shared by {spec.workers} worker "
-                          "processes (each needs a slot) — give --workers at most --max-connections")
+    workers = spec.ray_workers if spec.executor == "ray" else spec.workers
+    for name in ("max_connections", "judge_max_connections"):
+        cap = getattr(spec, name)
+        if cap is not None and workers is not None and cap < workers:
+            flag = "--ray-workers" if spec.executor == "ray" else "--workers"
+            raise ConfigError(f"{name}={cap} cannot be shared by {workers} workers (each needs a connection) "
+                              f"— give {flag} at most --{name.replace('_', '-')}")
     # A directory by absolute path: a worker's working directory need not be this one.
     local = Path(suite).expanduser()
     suite_spec = str(local.resolve()) if local.is_dir() else str(suite)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aeh._util.figure import UNPRICED, money
 from aeh._util.sync import run_sync
 from aeh.analysis._dimensions import _input, _load_suite_for, _records
 from aeh.engine import EvaluationSpend, merged_spend
@@ -47,7 +48,7 @@ class JudgedRunSummary:
     judge_cost_usd: float | None = 0.0
 
     def lines(self) -> list[str]:
-        cost = "unpriced" if self.judge_cost_usd is None else f"${self.judge_cost_usd:.4f}"
+        cost = money(self.judge_cost_usd, none=UNPRICED)
         out = [f"judged {', '.join(self.dimensions)} with {self.judge_model}: {self.scored} scores stored, "
                f"judge cost {cost} (the harness's, not the agent's)"]
         if self.dropped_steps:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from aeh._util.figure import figure, money
+from aeh._util.figure import UNPRICED, figure, money
 from aeh.analysis._result_frame import ResultFrame
 from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.models import RunInfo
@@ -145,7 +145,7 @@ class RunResult(ResultFrame):
         figures = [("suite rate", f"{figure(self.suite_rate, '{:.3f}')} [{figure(self.suite_low, '{:.3f}')}, "
                                   f"{figure(self.suite_high, '{:.3f}')}] over {self.n_tasks} tasks"),
                    ("harness errors", f"{self.harness_errors}/{self.attempts_total}"),
-                   ("cost", figure(self.total_cost_usd, "${:.4f}") if self.priced else "unpriced")]
+                   ("cost", money(self.total_cost_usd) if self.priced else UNPRICED)]
         return header_html(f"run {self.run_id} · {self.run.suite}", self.verdict, figures, self.warnings)
 
     def _text(self) -> str:
@@ -429,8 +429,8 @@ def evaluation_cost_text(result: RunResult) -> str | None:
         return (f"evaluation unpriced ({calls}; {spend.get('unpriced_calls', 0)} with a judge model missing "
                 "from the price table)")
     total = result.run_cost_usd
-    return (f"evaluation {figure(spend['usd'], '${:.4f}')} ({calls}), run total "
-            + (figure(total, '${:.4f}') if total is not None else "unknown (the agent's cost is unpriced)"))
+    return (f"evaluation {money(spend['usd'])} ({calls}), run total "
+            + (money(total) if total is not None else "unknown (the agent's cost is unpriced)"))
 
 
 def format_run_table(result: RunResult) -> str:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from aeh._util.figure import money
 from aeh.commands._secrets import add_secret_argument
 from aeh.commands.run import key_values
 from aeh.errors import HARNESS_ERROR_LIMIT, ExitCode
@@ -80,7 +81,7 @@ def summary_line(table: RunResult) -> str:
     errors = f"harness errors {a.harness_errors}/{a.attempts_total}"
     if a.invalid_measurement:
         errors += f" ({a.harness_error_rate:.1%} > {HARNESS_ERROR_LIMIT:.0%}: not a valid measurement)"
-    cost = f"cost ${a.total_cost_usd or 0:.4f}" if a.priced else unpriced_text(table)
+    cost = f"cost {money(a.total_cost_usd or 0)}" if a.priced else unpriced_text(table)
     line = (f"{a.n_tasks} tasks, {a.attempts_total} attempts: suite rate {a.suite_rate:.3f} "
             f"{suite_interval_text(a)} ({a.suite_rate_method}); {errors}; {cost}")
     if facts.get("trajectory_format"):

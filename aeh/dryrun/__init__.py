@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aeh._util.figure import UNPRICED, money
 from aeh.adapters import DECLINE_TOOL, make_adapter
 from aeh.engine.runplan import plan_run
 from aeh.grading import preflight_problems
@@ -83,7 +84,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
         total_in += t_in
         total_out += t_out
         lines.append(f"{task.id:<34} {turns:>5} {t_in:>10} {t_out:>10} "
-                     f"{'unpriced' if cost is None else f'${cost:.5f}':>10}")
+                     f"{money(cost, none=UNPRICED):>10}")
     run_in, run_out = total_in * attempts, total_out * attempts
     run_cost = prices.price(model_name, run_in, run_out)
     lines += [
@@ -91,7 +92,7 @@ def dry_run(suite: str | Path, *, adapter: str = "mock", model: str | None = Non
         f"ESTIMATE per attempt (mean): {total_in // max(1, len(loaded.tasks()))} in / "
         f"{total_out // max(1, len(loaded.tasks()))} out tokens",
         f"ESTIMATE whole run ({len(loaded.tasks())} tasks × {attempts}): {run_in} in / {run_out} out tokens, "
-        + ("cost unpriced: model not in the price table" if run_cost is None else f"cost ≈ ${run_cost:.4f}"),
+        + ("cost unpriced: model not in the price table" if run_cost is None else f"cost ≈ {money(run_cost)}"),
         f"(estimated from prompt and tool-schema lengths at ~{CHARS_PER_TOKEN} characters per token; "
         "no model was called)",
     ]

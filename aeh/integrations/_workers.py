@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aeh.adapters import make_adapter
@@ -28,7 +28,8 @@ from aeh.suite.contract import suite_lifespan
 from aeh.suite.loader import load_suite
 from aeh.trace import SpanRecorder, SpanSink
 
-__all__ = ["Result", "RunKey", "RunWorker", "WorkerSpec", "chunks", "lost_attempt", "price_fields", "replay", "shares"]
+__all__ = ["CONNECTION_LIMITS", "Result", "RunKey", "RunWorker", "WorkerSpec", "chunks", "lost_attempt", "most_workers",
+           "price_fields", "replay", "shares", "worker_parts"]
 
 Result = tuple[Attempt, list[Span]]
 
@@ -118,6 +119,28 @@ class RunWorker:
         self._setup, self._key, self._tasks = None, None, {}
         stack, self._stack = self._stack, contextlib.AsyncExitStack()
         await stack.aclose()
+
+
+#: The run's limits on open connections: each worker gets its share, so together they keep the cap.
+CONNECTION_LIMITS = ("max_connections", "judge_max_connections")
+
+
+def worker_parts(spec: WorkerSpec, count: int, *, share_concurrency: bool = True) -> list[WorkerSpec]:
+    """Each of `count` workers' spec: its share of the run's connection limits and, with
+    `share_concurrency`, of its attempts in flight (Ray's actors each run `--concurrency`)."""
+    options = spec.run_options
+    limits = {name: shares(options[name], count) for name in CONNECTION_LIMITS if options.get(name)}
+    flights = shares(spec.concurrency, count) if share_concurrency else [spec.concurrency] * count
+    return [replace(spec, concurrency=flight,
+                    run_options={**options, "concurrency": flight,
+                                 **{name: max(1, split[k]) for name, split in limits.items()}})
+            for k, flight in enumerate(flights)]
+
+
+def most_workers(spec: WorkerSpec) -> int | None:
+    """The most workers the run's connection limits can be shared by (one connection each), or None."""
+    caps = [int(spec.run_options[name]) for name in CONNECTION_LIMITS if spec.run_options.get(name)]
+    return min(caps) if caps else None
 
 
 def price_fields(prices: PriceTable) -> dict[str, Any]:

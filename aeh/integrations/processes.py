@@ -39,12 +39,12 @@ import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
 from aeh.errors import AehError
-from aeh.integrations._workers import RunKey, RunWorker, WorkerSpec, lost_attempt, replay, shares
+from aeh.integrations._workers import RunKey, RunWorker, WorkerSpec, lost_attempt, replay, worker_parts
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.trace import SpanSink
 
@@ -312,7 +312,7 @@ class ProcessExecutor:
             replay(self.sinks, spans)
             deliver(record, spans)
 
-        dispatch = _Dispatch(info, _parts(self.spec, count), pending, delivered)
+        dispatch = _Dispatch(info, worker_parts(self.spec, count), pending, delivered)
         clean = False
         try:
             await dispatch.run()
@@ -420,12 +420,3 @@ class _Dispatch:
         await asyncio.to_thread(_stop, [workers[k] for k in waiting])
 
 
-def _parts(spec: WorkerSpec, count: int) -> list[WorkerSpec]:
-    """Each worker's spec: its share of the run's attempts in flight and of its connection limits."""
-    options = spec.run_options
-    limits = {name: shares(options[name], count) for name in ("max_connections", "judge_max_connections")
-              if options.get(name)}
-    return [replace(spec, concurrency=share,
-                    run_options={**options, "concurrency": share,
-                                 **{name: max(1, split[k]) for name, split in limits.items()}})
-            for k, share in enumerate(shares(spec.concurrency, count))]

@@ -35,7 +35,16 @@ from typing import Any
 from aeh._util.hosts import is_loopback
 from aeh._util.optional import require_extra
 from aeh.errors import AehError
-from aeh.integrations._workers import Result, RunWorker, WorkerSpec, chunks, price_fields, replay
+from aeh.integrations._workers import (
+    Result,
+    RunWorker,
+    WorkerSpec,
+    chunks,
+    most_workers,
+    price_fields,
+    replay,
+    worker_parts,
+)
 from aeh.models import Attempt, RunInfo, Span, Task
 from aeh.trace import SpanSink
 
@@ -173,15 +182,19 @@ class RayExecutor:
         done = False
         try:
             count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]  # ray leaves cluster_resources() unannotated
+            if self.workers is None:  # one per CPU, but no more than the connection limits can share
+                count = min(count, most_workers(self.spec) or count)
             count = min(count, len(pending))
             actors = _lease(ray, count)
-            run_ref = ray.put((self.spec, info.run_id, info.seed))
+            # each actor runs --concurrency attempts at once, with its share of the connection limits
+            parts = worker_parts(self.spec, count, share_concurrency=False)
+            run_refs = [ray.put((part, info.run_id, info.seed)) for part in parts]
             size = max(1, self.spec.concurrency)
             queues = [chunks([(t.id, i) for t, i in pending[k::count]], size) for k in range(count)]
 
             def submit(k: int) -> None:
                 if queues[k]:
-                    ref = actors[k].run.remote(run_ref, queues[k].popleft())
+                    ref = actors[k].run.remote(run_refs[k], queues[k].popleft())
                     inflight[asyncio.wrap_future(ref.future())] = (ref, k)
 
             for k in range(count):

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from aeh._util.figure import UNPRICED, money
 from aeh.engine.scheduler import RunProgress
 from aeh.errors import ConfigError
 from aeh.models import SPAN_CATEGORIES, Attempt, RunInfo, Span, Task
@@ -152,7 +153,7 @@ class RunLogger(RunProgress):
                 if attempt.success
                 else f"✗ {attempt.failure_bucket.value if attempt.failure_bucket else 'failed'}"
             )
-            cost = "unpriced" if attempt.cost_usd is None else f"${attempt.cost_usd:.5f}"
+            cost = money(attempt.cost_usd, none=UNPRICED)
             self._emit(
                 "attempt",
                 self.redactor.redact_plain(attempt.model_dump(mode="json", exclude={"tool_calls"})),

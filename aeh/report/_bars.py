@@ -20,11 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._util.figure import MISSING, figure
+from aeh._util.figure import MISSING, figure, money
 from aeh.analysis import BUCKET_ABBREVIATIONS, RunResult, ScoresResult
 from aeh.report._charts import PALETTE, categories
 from aeh.report._expect import expect as _expect
-from aeh.report._trace_view import money
 
 __all__ = ["STYLE", "cost_bars", "dimension_bars", "failing_tasks", "failure_bars", "latency_bars", "pass_k_bars",
            "rate_bars"]
@@ -193,7 +192,7 @@ def cost_bars(result: RunResult) -> Any:
         cells, marks = [], []
         for col, label, colour in measures:
             value = r[col]
-            shown = MISSING if figure(value) == MISSING else money(float(value))
+            shown = money(value)  # NaN (no success to divide by): "—"
             cells.append(f"<td class='num'>{shown}</td>")
             if shown != MISSING:
                 marks.append(_mark("", f"{r['task_id']}: {shown} {label}", left=0, width=_pos(float(value), top),

@@ -13,11 +13,12 @@ evidence and the review packet as readable lines, the trajectory dimensions, and
 from __future__ import annotations
 
 import json
-import math
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from aeh._util.figure import UNPRICED
+from aeh._util.figure import money as figure_money
 from aeh._version import __version__
 from aeh.errors import ConfigError
 from aeh.models import Attempt, Span, ToolCall
@@ -44,13 +45,10 @@ _TARGET_KEYS = ("expected", "target", "reference", "expected_output", "pattern",
 _PACKET_SHOWN = ("task", "final_output", "grader_results", "invariant_results", "trace_excerpt")
 
 
-def money(value: float | None) -> str:
-    """Dollars, as every view of aeh writes them: `$0.00026`, `$12.35`; None → "unpriced", NaN → "—"."""
-    if value is None:
-        return "unpriced"
-    if isinstance(value, float) and math.isnan(value):
-        return "—"
-    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.5f}"
+def money(value: float | None, currency: object = "USD") -> str:
+    """An attempt's or a run's cost as every view of aeh writes it (`aeh._util.figure.money`), where
+    None means no price: `$0.00026`, `$12.35`; None → "unpriced", NaN → "—"."""
+    return figure_money(value, currency, none=UNPRICED)
 
 
 def _cut(text: str, limit: int = TEXT_LIMIT) -> str:

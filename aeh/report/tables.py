@@ -14,10 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._util.figure import MISSING, figure
+from aeh._util.figure import figure, money
 from aeh.analysis import AgreementResult, CompareResult, RunResult
 from aeh.report._expect import expect as _expect
-from aeh.report._trace_view import money
 
 __all__ = ["agreement_table", "attempts_table", "compare_table", "counts_only_table", "no_judge_html", "pass_k_table",
            "rate_table", "recovery_table", "spans_table"]
@@ -52,11 +51,6 @@ def _interval(low: Any, high: Any) -> str:
 
 def _seconds(value: Any) -> str:
     return figure(value, "{:.2f} s")
-
-
-def _usd(value: Any) -> str:
-    # None, NaN and NA here are a missing figure (a mean over nothing), not an unpriced attempt
-    return MISSING if figure(value) == MISSING else money(float(value))
 
 
 def _shorten(text: Any, width: int = 90) -> str:
@@ -124,7 +118,7 @@ def attempts_table(rows: pd.DataFrame, limit: int = ROW_LIMIT) -> Any:
         "answer": [_shorten(o) for o in shown["final_output"]],
     }).reset_index(drop=True)
     colour = {i: "#fbe3e0" for i, v in enumerate(frame["verdict"]) if v == "fail"}
-    return _render(frame, table_id="attempts-table", formats={"cost": _usd, "latency": _seconds},
+    return _render(frame, table_id="attempts-table", formats={"cost": money, "latency": _seconds},
                    mark=_row_marks(colour), left_out=max(len(rows) - limit, 0),
                    key="verdict: the graders' pass/fail (failed rows shaded) · bucket: the failed attempt's root "
                        "cause · steps: agent turns · latency: the agent's own time · answer: the final "

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from aeh._util.figure import MISSING, figure
+from aeh._util.figure import figure, money
 from aeh.analysis import (
     BUCKET_ABBREVIATIONS,
     AgreementResult,
@@ -38,7 +38,6 @@ from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, m
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
 from aeh.report._inline import set_up_charts
-from aeh.report._trace_view import money
 from aeh.report.tables import counts_only_table
 from aeh.stats import suite_rate, wilson_interval
 
@@ -74,11 +73,6 @@ def fmt_rate(rate: float, k: Any, n: Any, low: float, high: float) -> str:
         return f"— (0/{n or 0})"
     counts = f"{int(k)}/{int(n)}" if k is not None and not pd.isna(k) else f"n={int(n)}"
     return f"{figure(rate)} ({counts}) [{figure(low)}, {figure(high)}]"
-
-
-def _money(value: Any) -> str:
-    # None, NaN and NA here are a missing figure (a mean over nothing), not an unpriced attempt
-    return MISSING if figure(value) == MISSING else money(float(value))
 
 
 # -- run report ---------------------------------------------------------------------------
@@ -141,7 +135,7 @@ def run_header(table: RunResult) -> Any:
         fields.append(("judge verdicts", judge_verdicts_text(judge)))
     evaluation = evaluation_cost_text(a)
     if evaluation:
-        fields.append(("cost: agent / evaluation", f"agent {_money(a.total_cost_usd)} · {evaluation} "
+        fields.append(("cost: agent / evaluation", f"agent {money(a.total_cost_usd)} · {evaluation} "
                                                     "(evaluation is the harness's spend, not in cost per success)"))
     health = a.harness_health or {}
     if health:
@@ -181,8 +175,8 @@ def task_table(result: RunResult) -> Any:
                        for lo, hi, n in zip(table["low"], table["high"], table["n"], strict=True)],
         "clean k": table["clean_successes"],
         "harness errors": table["harness_errors"],
-        "cost / attempt": [_money(v) for v in table["cost_per_attempt_usd"]],
-        "cost / success": [_money(v) for v in table["cost_per_success_usd"]],
+        "cost / attempt": [money(v) for v in table["cost_per_attempt_usd"]],
+        "cost / success": [money(v) for v in table["cost_per_success_usd"]],
         "p50 latency s": [figure(v) for v in table["latency_p50_s"]],
     })
     if "failures" in table.columns:

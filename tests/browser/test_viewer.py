@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -111,11 +112,14 @@ def _walk(page, scope: str, runs: dict[str, str], shots: Path, prefix: str) -> N
     page.screenshot(path=str(shots / f"{prefix}-4-trace.png"), full_page=True)
 
     _tab(page, scope, "run")  # → compare, B = this run, A = the strong run
-    page.locator(f"{scope} .aeh-to-compare").click()
+    page.locator(f"{scope} .aeh-to-compare").click(timeout=wait)
     select_a = page.locator(f"{scope} .widget-dropdown", has_text="run A").locator("select")
+    # the compare tab shows once the kernel has answered the click: on a loaded machine that is
+    # longer than Playwright's 30 s default, so every step of the walk waits as long as the others
+    select_a.wait_for(state="visible", timeout=wait)
     option = next(o for o in select_a.locator("option").all_inner_texts() if o.startswith(runs["strong"]))
-    select_a.select_option(label=option)
-    page.locator(f"{scope} .aeh-compare-go").click()
+    select_a.select_option(label=option, timeout=wait)
+    page.locator(f"{scope} .aeh-compare-go").click(timeout=wait)
     verdict = page.locator(f"{scope} .aeh-compare-verdict")
     verdict.wait_for(timeout=wait)
     assert verdict.get_attribute("data-verdict") in ("regressed", "no regression", "cannot judge")
@@ -145,6 +149,11 @@ def _serve_and_walk(browser, command: list[str], cwd: Path, env: dict[str, str],
                 if before_walk is not None:
                     before_walk(page)
                 _walk(page, scope, runs, shots, prefix)
+            except Exception:
+                # what the page showed when a step gave up, beside the server's log
+                page.screenshot(path=str(shots / f"{prefix}-failed.png"), full_page=True)
+                shutil.copy(log, shots / f"{prefix}-failed-server.log")
+                raise
             finally:
                 page.close()
             assert offsite == [], f"requests left 127.0.0.1: {offsite[:5]}"

@@ -93,8 +93,8 @@ def bounded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     })
     db = root / "runs.db"
     start = time.monotonic()
-    aeh.run(suite, agent=_agent, attempts=1, seed=1, db=db, progress=False)
-    return {**_attempts(db), "elapsed": time.monotonic() - start}
+    table = aeh.run(suite, agent=_agent, attempts=1, seed=1, db=db, progress=False)
+    return {**_attempts(db), "elapsed": time.monotonic() - start, "health": table.harness_health}
 
 
 @pytest.mark.timeout(60)
@@ -112,7 +112,15 @@ def test_sys_exit_in_a_tool_is_not_a_harness_error(bounded: dict[str, Any]) -> N
 
 @pytest.mark.timeout(60)
 def test_a_sync_tool_sleeping_past_its_timeout_is_a_tool_timeout(bounded: dict[str, Any]) -> None:
-    assert bounded["calls"]["hangs"][0].error_kind == "timeout"
+    call, health = bounded["calls"]["hangs"][0], bounded["health"]
+    if health["stall_tool_timeouts"]:
+        # A machine loaded enough to stall the event loop past the cap (load ~9 on 2 cores does)
+        # leaves the harness unable to say the tool had its time: that call is the harness's,
+        # counted in the run's health, and the message says why.
+        assert call.error_kind == "harness_stall" and "while the harness stalled" in (call.error or "")
+        assert health["stalled"]
+    else:
+        assert call.error_kind == "timeout", call.error
 
 
 @pytest.mark.timeout(60)

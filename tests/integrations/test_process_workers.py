@@ -16,13 +16,14 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import aeh
 from aeh.errors import ConfigError
 from aeh.integrations import processes
-from aeh.integrations._workers import shares
+from aeh.integrations._workers import WorkerSpec, most_workers, shares, worker_parts
 from aeh.integrations.ray import _alive  # a process that has not exited (a zombie has)
 from aeh.store import Store
 from tests.engine.stored_digest import EXPECTED, fixed_run_digests
@@ -204,6 +205,11 @@ def test_workers_take_named_suites_and_adapters_only(tmp_path: Path) -> None:
         aeh.run("toy_math", agent=lambda task, tools: "1", workers=2, db=tmp_path / "runs.db")
     with pytest.raises(ConfigError, match="max_connections=1 cannot be shared by 2 worker"):
         aeh.run("toy_math", adapter="mock", workers=2, max_connections=1, db=tmp_path / "runs.db")
+    with pytest.raises(ConfigError, match="judge_max_connections=1 cannot be shared by 3 workers .* --workers at most"):
+        aeh.run("toy_math", adapter="mock", workers=3, judge_max_connections=1, db=tmp_path / "runs.db")
+    with pytest.raises(ConfigError, match="max_connections=2 cannot be shared by 4 workers .* --ray-workers at most"):
+        aeh.run("toy_math", adapter="mock", executor="ray", ray_workers=4, max_connections=2, db=tmp_path / "runs.db")
+    assert not (tmp_path / "runs.db").exists()  # refused before the store exists
     with pytest.raises(ConfigError, match="workers must be an integer from 1 to 256, got 0"):
         aeh.run("toy_math", adapter="mock", workers=0, db=tmp_path / "runs.db")
 
@@ -224,3 +230,21 @@ def test_a_shard_on_workers_stores_what_the_shard_stores_alone(tmp_path: Path) -
     assert alone.run_id == spread.run_id  # the shard's derived id: the stores merge
     rows = canonical_rows(tmp_path / "alone.db", alone.run_id)
     assert rows and canonical_rows(tmp_path / "spread.db", spread.run_id) == rows
+
+
+def _spec(**options: Any) -> WorkerSpec:
+    return WorkerSpec(suite="toy_math", adapter="mock", model=None, adapter_options={},
+                      run_options={"concurrency": 8, **options}, prices={}, concurrency=8)
+
+
+def test_workers_share_the_connection_limits_and_processes_also_the_attempts_in_flight() -> None:
+    spec = _spec(max_connections=5, judge_max_connections=2)
+    local = worker_parts(spec, 2)
+    assert [p.concurrency for p in local] == [4, 4]
+    assert [p.run_options["max_connections"] for p in local] == [3, 2]  # together: the run's 5
+    assert [p.run_options["judge_max_connections"] for p in local] == [1, 1]
+    ray = worker_parts(spec, 2, share_concurrency=False)  # a Ray actor runs --concurrency attempts itself
+    assert [p.concurrency for p in ray] == [8, 8] and [p.run_options["concurrency"] for p in ray] == [8, 8]
+    assert sum(p.run_options["max_connections"] for p in ray) == 5
+    assert worker_parts(_spec(), 3)[0].run_options.get("max_connections") is None  # no limit: none made up
+    assert most_workers(spec) == 2 and most_workers(_spec()) is None
