@@ -230,9 +230,10 @@ def latency_bars(attempts: pd.DataFrame) -> Any:
     top = float(latency.max()) or 1.0
     outcome = {True: ("success", "#2f8f6d"), False: ("failure", "#c0392b")}
     rows = []
+    timed = dict(iter(attempts[attempts["latency_s"].notna()].groupby("task_id", sort=False)))
     for task in categories(attempts["task_id"]):
-        part = attempts[(attempts["task_id"] == task) & attempts["latency_s"].notna()]
-        if part.empty:
+        part = timed.get(task)
+        if part is None:
             rows.append(f"<tr><th>{escape(str(task))}</th><td class='num'>0</td><td>{MISSING}</td><td></td></tr>")
             continue
         low, q1, median, q3, high = _quartiles(part["latency_s"].tolist())
