@@ -12,6 +12,9 @@ nbconvert's `TemplateExporter` renders JupyterLab's HTML template (`lab`, as `ju
 - The code-highlighting stylesheet preprocessor (`CSSHTMLHeaderPreprocessor`) is off: code cells
   are hidden. The notebook is validated once, after the preprocessors (`optimistic_validation`),
   not after each one.
+- The templates' compiled code is kept in Jinja's own bytecode cache (`FileSystemBytecodeCache`,
+  by default a per-user directory under the system's temp dir, keyed by each template's source):
+  compiling the lab template's chain was ~0.05 s of every report.
 - The lab template loads require.js, MathJax and mermaid from CDNs and, when widget state is
   present, the widget renderer: those blocks are empty. Images are embedded as base64 already.
 """
@@ -53,7 +56,7 @@ def _template() -> str:
     return _TEMPLATE.replace("@@CSS@@", css)
 
 
-def _exporter() -> Any:
+def _exporter(cache_dir: str | None = None) -> Any:
     # heavy: loaded on first use
     import jinja2
     from nbconvert.exporters import TemplateExporter
@@ -69,13 +72,15 @@ def _exporter() -> Any:
         filters={"highlight_code": "nbconvert.filters.highlight.Highlight2HTML"},
     )
     exporter.log.setLevel("ERROR")
+    exporter.environment.bytecode_cache = jinja2.FileSystemBytecodeCache(cache_dir)
     return exporter
 
 
-def export_node(nb: Any) -> str:
-    """An executed notebook node as the report page, code cells hidden, charts embedded as base64."""
+def export_node(nb: Any, *, cache_dir: str | None = None) -> str:
+    """An executed notebook node as the report page, code cells hidden, charts embedded as base64
+    (`cache_dir`: where compiled templates are kept; None: Jinja's per-user default)."""
     nb.metadata.pop("widgets", None)  # static page: no widget renderer is loaded
-    body, _ = _exporter().from_notebook_node(nb, resources={"language_code": "en"})
+    body, _ = _exporter(cache_dir).from_notebook_node(nb, resources={"language_code": "en"})
     return str(body)
 
 

@@ -48,3 +48,20 @@ def test_the_page_is_the_lab_template_with_aehs_blocks_and_nothing_fetched(monke
     assert "printed line" in body and "<table id='t1'>" in body
     assert 'class="jp-Cell jp-CodeCell jp-Notebook-cell' in body and "jp-OutputArea-output" in body
     assert f'<img alt="chart (described by the text around it)"\n src="data:image/png;base64,{_PNG}">' in body
+
+
+def test_compiled_templates_are_kept_and_reused(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import jinja2
+
+    import copy
+
+    nb = _notebook()
+    first = export_node(copy.deepcopy(nb), cache_dir=str(tmp_path))
+    assert any(tmp_path.iterdir())  # Jinja's bytecode cache, filled by the first export
+    compiled: list[str | None] = []
+    compile_ = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda env, source, name=None, *a, **k: (compiled.append(name), compile_(env, source, name,
+                                                                                                 *a, **k))[1])
+    assert export_node(copy.deepcopy(nb), cache_dir=str(tmp_path)) == first
+    assert compiled == []  # every template of the chain came from the cache
