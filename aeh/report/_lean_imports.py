@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LAZY", "LEAN_SKIPPED", "RENDER_LAZY", "import_lean", "lazily", "lean_render", "without_modules"]
+__all__ = ["LAZY", "LEAN_SKIPPED", "LAZY_IN_RENDER", "import_lean", "lazily", "lean_render", "without_modules"]
 
 #: Optional modules skipped while papermill, nbformat and nbconvert are imported.
 LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolors", "uri_template", "fqdn",
@@ -49,7 +49,7 @@ LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolo
 #: report never calls.
 LAZY = ("requests", "click", "soupsieve", "charset_normalizer")
 #: numpy's packages that `scipy.special`, imported by a report's cells, touches and never uses.
-RENDER_LAZY = ("numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.ctypeslib")
+LAZY_IN_RENDER = ("numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.ctypeslib")
 
 
 @contextmanager
@@ -115,6 +115,6 @@ def import_lean() -> None:
 
 @contextmanager
 def lean_render() -> Iterator[None]:
-    """Inside (one report's render): `RENDER_LAZY` modules, imported by a cell, run on first use."""
-    with lazily(*RENDER_LAZY):
+    """Inside (one report's render): `LAZY_IN_RENDER` modules, imported by a cell, run on first use."""
+    with lazily(*LAZY_IN_RENDER):
         yield

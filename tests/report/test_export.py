@@ -51,9 +51,9 @@ def test_the_page_is_the_lab_template_with_aehs_blocks_and_nothing_fetched(monke
 
 
 def test_compiled_templates_are_kept_and_reused(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import jinja2
-
     import copy
+
+    import jinja2
 
     nb = _notebook()
     first = export_node(copy.deepcopy(nb), cache_dir=str(tmp_path))
