@@ -21,7 +21,8 @@ Then one more in-process run of each, timed by phase from inside (`--phases-chil
 imports, papermill import, each notebook cell (papermill's per-cell durations),
 HTML export, the redaction of what is written. And, in the same window, what the mechanism alone
 costs: the floor's imports plus papermill's and nbconvert's, and a one-cell notebook run and
-exported the way `aeh report` runs and exports the report. Targets: CPU ≤ 1.5 × the floor measured in the same
+exported the way `aeh report` runs and exports the report (its cell importing the floor's modules, and
+again importing only `aeh, pandas`, what a run report that draws no figure imports). Targets: CPU ≤ 1.5 × the floor measured in the same
 window, for smoke × 5 and core × 5, and a core × 5 report ≤ 1.5 MB (every attempt's trace embedded).
 """
 
@@ -124,8 +125,8 @@ def phases_child(run_id: str, db: str, out: str) -> None:
     t = time.perf_counter()
     lean.import_lean()
     phases["import papermill"] = time.perf_counter() - t
-    render.export_html = timer("HTML export (nbconvert import + render)", render.export_html)
-    render.execute_notebook = timer("papermill execute (total)", render.execute_notebook)
+    render.export_node = timer("HTML export (nbconvert import + render)", render.export_node)
+    render.run_notebook = timer("papermill execute (total)", render.run_notebook)
     render.Redactor.redact_text = timer("redaction of the HTML and notebook", render.Redactor.redact_text, True)
     main(["report", "--run-id", run_id, "--db", db, "--out", out, "--keep-ipynb"])
     phases["total"] = time.perf_counter() - start
@@ -149,7 +150,7 @@ from aeh.report import execute_notebook, export_html
 from aeh.store import Redactor
 tmp = Path(sys.argv[1])
 nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("run_id = None"),
-                                     nbformat.v4.new_code_cell("import aeh, pandas, matplotlib.pyplot")])
+                                     nbformat.v4.new_code_cell(sys.argv[2])])
 nb.cells[0].metadata["tags"] = ["parameters"]
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
 nbformat.write(nb, tmp / "floor.ipynb")
@@ -206,7 +207,9 @@ def main() -> None:
                 for suite in SUITES}
         cmds = {"floor": [sys.executable, "-c", "import aeh, pandas, matplotlib.pyplot"],
                 "imports": [sys.executable, "-c", _IMPORTS],
-                "mechanism": [sys.executable, "-c", _MECHANISM, tmp]}
+                "mechanism": [sys.executable, "-c", _MECHANISM, tmp, "import aeh, pandas, matplotlib.pyplot"],
+                # what a run report's cells import now that it draws no figure
+                "mechanism-nompl": [sys.executable, "-c", _MECHANISM, tmp, "import aeh, pandas"]}
         for suite, rid in runs.items():
             for kernel, extra in kernels.items():
                 cmds[f"{suite}/{kernel}"] = [*_aeh(), "report", "--run-id", rid,
@@ -259,10 +262,13 @@ def main() -> None:
         for name, label in (("floor", "`import aeh, pandas, matplotlib.pyplot` (the floor)"),
                             ("imports", "the floor's imports + papermill (lean) + nbconvert, nothing run"),
                             ("mechanism", "papermill runs a one-cell notebook importing the floor's modules; "
-                                          "nbconvert exports it; redaction")):
+                                          "nbconvert exports it; redaction"),
+                            ("mechanism-nompl", "the same, the cell importing `aeh, pandas` (a run report draws "
+                                                "no figure: matplotlib is not imported)")):
             below.append(f"| {label} | {state} | {figs[name][1]:.2f} | {figs[name][1] / floor_cpu:.2f} |")
         print(f"mechanism alone ({state}): {figs['mechanism'][1]:.2f} s = "
-              f"{figs['mechanism'][1] / floor_cpu:.2f} × the floor; imports alone "
+              f"{figs['mechanism'][1] / floor_cpu:.2f} × the floor ({figs['mechanism-nompl'][1] / floor_cpu:.2f} × "
+              "without matplotlib); imports alone "
               f"{figs['imports'][1] / floor_cpu:.2f} ×")
     body = "\n".join([
         f"## report_time — {time.strftime('%Y-%m-%d')}", "", machine(), "",

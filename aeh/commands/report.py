@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 def main(args: argparse.Namespace) -> int:
     # heavy: loaded on first use
-    from aeh.report import import_lean, render_run_report
+    from aeh.report import import_lean, lean_render, render_run_report
     from aeh.store import open_store
 
     import_lean()  # this process renders one report and exits: skip papermill's unused extras
@@ -44,6 +44,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"run {info.run_id}: suite {info.suite}, adapter {info.adapter}, model {info.model or '-'}, "
           f"{info.attempts} attempts/task, seed {info.seed}, {info.status}")
     print(f"price table {info.price_table_version} ({info.price_table_date})")
-    out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb, kernel=args.kernel)
+    with lean_render():  # numpy's packages scipy.special touches: imported lazily
+        out = render_run_report(info.run_id, args.out, db=args.db, keep_ipynb=args.keep_ipynb, kernel=args.kernel)
     print(f"report written to {out}")
     return ExitCode.OK

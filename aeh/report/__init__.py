@@ -19,7 +19,7 @@ from aeh.report._trace_view import money, render_trace_html, trace_document, tra
 if _typing.TYPE_CHECKING:
     # one unwrapped line a module, so these imports read as the `_NAMES` table below does
     # isort: off
-    from aeh.report._lean_imports import import_lean
+    from aeh.report._lean_imports import import_lean, lean_render
     from aeh.report._stored_form import _jupyter_server_extension_points, _load_jupyter_server_extension
     from aeh.report._trace_view import attempt_scores, input_and_target, model_call_lines
     from aeh.report._tree import SpanNode, build_tree, cited_span_ids, localized_span_ids, span_label, walk
@@ -38,7 +38,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
                                 "_load_jupyter_server_extension"),
     "aeh.report._trace_view": ("money", "render_trace_html", "trace_document", "trace_frame", "trace_html",
                                "trace_page", "attempt_scores", "input_and_target", "model_call_lines"),
-    "aeh.report._lean_imports": ("import_lean",),
+    "aeh.report._lean_imports": ("import_lean", "lean_render"),
     "aeh.report._tree": ("SpanNode", "build_tree", "cited_span_ids", "localized_span_ids", "span_label", "walk"),
 }
 

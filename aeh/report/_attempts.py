@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aeh.analysis import BUCKET_ABBREVIATIONS
-from aeh.report._trace_view import DATA_MARK, attempt_scores, money, page_shell, trace_document
+from aeh.report._trace_view import DATA_MARK, money, page_shell, trace_document
 from aeh.store import Redactor, StoreLike, redactor_for_run, using_store
 
 __all__ = ["ANSWER_LIMIT", "ATTEMPT_LIMIT", "TRACE_LIMIT", "AttemptsData", "attempts_data", "attempts_section",
@@ -70,11 +70,12 @@ def _answer(value: Any) -> str:
 
 
 def _document(store: Any, info: Any, run: dict[str, Any], redactor: Redactor, task_id: str,
-              attempt: int) -> dict[str, Any]:
+              attempt: int, scores: list[tuple[str, float, str]]) -> dict[str, Any]:
     record = store.attempt_record(info.run_id, task_id, attempt)
     spans = store.attempt_spans(info.run_id, task_id, attempt)
-    return trace_document(record, spans, run, scores=attempt_scores(store, info.run_id, task_id, attempt),
-                          redactor=redactor)
+    # what attempt_scores reads, from the run's scores read once (not one query per attempt)
+    mine = [(d, float(sc), json.loads(e)) for d, sc, e in scores]
+    return trace_document(record, spans, run, scores=mine, redactor=redactor)
 
 
 def _task_line(doc: dict[str, Any]) -> dict[str, str]:
@@ -90,7 +91,8 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         info = store.run_info(store.resolve_run_id(run_id))
         frame = store.attempts_frame(info.run_id, ["task_id", "attempt", "success", "status", "failure_bucket",
                                                    "final_output", "error", "cost_usd", "latency_s", "steps"])
-        scores = store.dimension_scores_frame(info.run_id).select("task_id", "attempt", "dimension", "score")
+        scores = store.dimension_scores_frame(info.run_id).select("task_id", "attempt", "dimension", "score",
+                                                                  "evidence")
         records = frame.to_dicts()
         total = len(records)
         # failed attempts are what a reader drills into: they are kept first, and traced first
@@ -98,8 +100,10 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         kept = sorted(by_interest[:limit])
         traced = set(sorted(kept, key=lambda i: (bool(records[i]["success"]), i))[:trace_limit])
         dims: dict[tuple[str, int], dict[str, float]] = {}
-        for task, number, dimension, score in scores.iter_rows():
+        scored: dict[tuple[str, int], list[tuple[str, float, str]]] = {}
+        for task, number, dimension, score, evidence in scores.iter_rows():
             dims.setdefault((task, number), {})[dimension] = round(float(score), 3)
+            scored.setdefault((task, number), []).append((dimension, score, evidence))
         rows: list[dict[str, Any]] = []
         traces: list[dict[str, Any]] = []
         tasks: dict[str, dict[str, str]] = {}
@@ -110,7 +114,7 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
             key = (str(r["task_id"]), int(r["attempt"]))
             trace = -1
             if i in traced or key[0] not in tasks:
-                doc = _document(store, info, run, redactor, *key)
+                doc = _document(store, info, run, redactor, *key, scored.get(key, []))
                 tasks.setdefault(key[0], _task_line(doc))
                 if i in traced:
                     traces.append(doc)

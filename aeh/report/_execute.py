@@ -12,7 +12,7 @@ from aeh.report._inprocess import INPROCESS, in_process_engine
 from aeh.report._paths import notebook_path
 from aeh.report._stored_form import is_shipped_notebook
 
-__all__ = ["KERNEL_ENV", "NotebookExecutionError", "execute_notebook", "kernel_choice"]
+__all__ = ["KERNEL_ENV", "NotebookExecutionError", "execute_notebook", "kernel_choice", "run_notebook"]
 
 #: Environment variable naming the kernel reports run in (`inprocess`, or e.g. `python3`).
 KERNEL_ENV = "AEH_REPORT_KERNEL"
@@ -59,6 +59,14 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
     aeh install is the same Python (see docs/notebooks.md). Inside a running IPython the
     in-process engine is not available and `python3` is used.
     """
+    run_notebook(name, parameters, out_ipynb, timeout=timeout, kernel=kernel)
+    return Path(out_ipynb)
+
+
+def run_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: str | Path, *,
+                 timeout: float | None = 600, kernel: str | None = None) -> Any:
+    """`execute_notebook`, returning the executed notebook node as written to `out_ipynb` (an
+    export then needs no second read and validation of the file)."""
     import papermill as pm  # heavy: imported only when a report is rendered
 
     src = Path(name) if str(name).endswith(".ipynb") and Path(name).is_file() else notebook_path(str(name))
@@ -76,15 +84,15 @@ def execute_notebook(name: str | Path, parameters: dict[str, Any], out_ipynb: st
     try:
         with in_process_engine() if choice == INPROCESS else nullcontext() as engine:
             if engine is not None:
-                pm.execute_notebook(str(src), str(out), kernel_name="python3", engine_name=engine, **options)
+                nb = pm.execute_notebook(str(src), str(out), kernel_name="python3", engine_name=engine, **options)
             else:  # a kernel process, as asked or because this process is a kernel already
                 name = "python3" if choice == INPROCESS else choice
-                pm.execute_notebook(str(src), str(out), kernel_name=name,
-                                    kernel_manager_class=_logged_kernel_manager(out.with_suffix(".kernel.log")),
-                                    **options)
+                nb = pm.execute_notebook(str(src), str(out), kernel_name=name,
+                                         kernel_manager_class=_logged_kernel_manager(out.with_suffix(".kernel.log")),
+                                         **options)
     except pm.PapermillExecutionError as exc:
         raise NotebookExecutionError(src.name, _cell_name(exc), exc.ename, exc.evalue, out) from None
-    return out
+    return nb
 
 
 def _logged_kernel_manager(kernel_log: Path) -> type:

@@ -196,6 +196,10 @@ def _shell() -> Iterator[Any]:
     try:
         yield shell
     finally:
+        # heavy: loaded on first use
+        from aeh.report._inline import drop_deferred
+
+        drop_deferred()  # a chart set-up still waiting for matplotlib belongs to this shell
         atexit.unregister(shell.atexit_operations)
         shell.history_manager.end_session()
         shell.user_ns.clear()
@@ -245,10 +249,18 @@ def _fresh_process_warnings() -> None:
 def _matplotlib_restored() -> Iterator[None]:
     """The notebook's theme stays inside the render, and a backend chosen before it comes back.
 
-    (A process that had not picked a backend yet is left with Agg, which the report chose.)"""
-    # heavy: loaded on first use (the notebook imports it anyway)
-    import matplotlib
-
+    matplotlib is not imported for this: a notebook that draws no figure never imports it. When
+    the notebook imported it first, its settings go back to matplotlib's defaults afterwards (what
+    the import had set). (A process that had not picked a backend yet is left with Agg, which the
+    report chose.)"""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:
+        try:
+            yield
+        finally:
+            if "matplotlib" in sys.modules:  # imported by the notebook: its theme goes
+                sys.modules["matplotlib"].rc_file_defaults()
+        return
     backend = matplotlib.get_backend(auto_select=False)
     with matplotlib.rc_context():
         yield

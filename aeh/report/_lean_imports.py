@@ -13,7 +13,19 @@ modules work again.
 papermill also imports `requests` (for http:// notebooks) and `click` (for its command line)
 at import time, used only inside functions a report never calls: they are imported lazily
 (`importlib.util.LazyLoader`: the module runs on first attribute access), as are they for any
-later user in this process. Byte-compiled, the lean and lazy imports save about 0.18 s of CPU of
+later user in this process. So are two libraries nbconvert's BeautifulSoup imports at its top and
+reports never call (aeh's export has no BeautifulSoup pass): `soupsieve` (CSS selectors, whose
+grammar alone is some 30 ms) and `charset_normalizer` (encoding detection of bytes).
+
+`lean_render()` holds, around one report's render, the modules a report's cells import without
+using them: `scipy.special` (the normal and t quantiles of every interval) clones numpy's whole
+namespace (`scipy._lib.array_api_compat`), which imports numpy's f2py (some 50 ms of Fortran
+parsing tables), testing, polynomial and ctypeslib packages; they are imported lazily.
+
+A version of papermill, nbconvert, bs4 or scipy that used one of these at import would load it at
+once: `tests/report/test_lean_imports.py` fails then, rather than the saving going silently.
+
+Byte-compiled, the lean and lazy imports save about 0.18 s of CPU of
 the ~0.85 s papermill and nbconvert add to `import aeh, pandas, matplotlib.pyplot` (measured by
 benchmarks/report_time.py's imports row).
 """
@@ -28,13 +40,16 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LAZY", "LEAN_SKIPPED", "import_lean", "lazily", "without_modules"]
+__all__ = ["LAZY", "LEAN_SKIPPED", "LAZY_IN_RENDER", "import_lean", "lazily", "lean_render", "without_modules"]
 
 #: Optional modules skipped while papermill, nbformat and nbconvert are imported.
 LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolors", "uri_template", "fqdn",
                 "jsonpointer", "rfc3339_validator", "rfc3986_validator")
-#: Modules papermill imports at its top and uses only in functions a report never calls.
-LAZY = ("requests", "click")
+#: Modules papermill and nbconvert (through bs4) import at their top and use only in functions a
+#: report never calls.
+LAZY = ("requests", "click", "soupsieve", "charset_normalizer")
+#: numpy's packages that `scipy.special`, imported by a report's cells, touches and never uses.
+LAZY_IN_RENDER = ("numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.ctypeslib")
 
 
 @contextmanager
@@ -96,3 +111,10 @@ def import_lean() -> None:
             import papermill  # noqa: F401
         except ImportError:
             return  # not installed: rendering says which extra to install
+
+
+@contextmanager
+def lean_render() -> Iterator[None]:
+    """Inside (one report's render): `LAZY_IN_RENDER` modules, imported by a cell, run on first use."""
+    with lazily(*LAZY_IN_RENDER):
+        yield

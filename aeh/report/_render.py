@@ -12,8 +12,8 @@ from typing import Any
 
 from aeh._util.optional import require_extra
 from aeh.errors import ConfigError
-from aeh.report._execute import NotebookExecutionError, execute_notebook
-from aeh.report._export import export_html
+from aeh.report._execute import NotebookExecutionError, run_notebook
+from aeh.report._export import export_node
 from aeh.report._paths import default_out
 from aeh.store import Redactor, Store, StoreLike, default_db, open_store, redactor_for_run
 
@@ -43,12 +43,12 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
     with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
         executed = Path(tmp) / f"{notebook}.ipynb"
         try:
-            execute_notebook(notebook, parameters, executed, kernel=kernel)
+            nb = run_notebook(notebook, parameters, executed, kernel=kernel)
         except NotebookExecutionError as exc:  # keep the failing notebook next to the report
             kept = out.parent / f"{out.stem}.failed.ipynb"
             _copy_redacted(executed, kept, redactor)
             raise NotebookExecutionError(exc.notebook, exc.cell, exc.ename, exc.evalue, kept) from None
-        out.write_text(redactor.redact_text(export_html(executed)), encoding="utf-8")
+        out.write_text(redactor.redact_text(export_node(nb)), encoding="utf-8")
         if keep_ipynb:
             _copy_redacted(executed, out.with_suffix(".ipynb"), redactor)
     return out

@@ -38,7 +38,8 @@ LINE_LIMIT = 400
 #: The placeholder `page_shell` leaves where a document's JSON goes.
 DATA_MARK = "/*aeh-trace-doc*/"
 #: Evidence keys that name what the agent should have produced, in the order shown.
-_TARGET_KEYS = ("expected", "target", "reference", "expected_output", "answer", "pattern", "contains",
+#: (Not `answer`: an imported scorer's evidence keeps there the answer it read from the output.)
+_TARGET_KEYS = ("expected", "target", "reference", "expected_output", "pattern", "contains",
                 "substrings", "one_of", "choices", "expected_status")
 #: Review-packet parts shown elsewhere on the page already.
 _PACKET_SHOWN = ("task", "final_output", "grader_results", "invariant_results", "trace_excerpt")

@@ -24,15 +24,25 @@ from aeh.analysis import (
 )
 from aeh.errors import HARNESS_ERROR_LIMIT
 from aeh.report._attempts import attempts_section, bucket_legend_html
-from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, legend_outside, theme
+from aeh.report._bars import (
+    cost_bars,
+    dimension_bars,
+    failing_tasks,
+    failure_bars,
+    latency_bars,
+    pass_k_bars,
+    rate_bars,
+)
+from aeh.report._charts import PALETTE, categorical_y, categories, desaturate, grouped_barh, legend_outside
 from aeh.report._coding_views import coding_runs, is_coding_run, matrix_chart, matrix_html, public_hidden_section
 from aeh.report._dimension_views import dimension_chart, dimension_table
 from aeh.report._expect import expect as _expect
-from aeh.report._inline import render_figures_once
+from aeh.report._inline import set_up_charts
 from aeh.report.tables import counts_only_table
 from aeh.stats import suite_rate, wilson_interval
 
 __all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding_runs", "is_coding_run",
+           "cost_bars", "dimension_bars", "failure_bars", "latency_bars", "pass_k_bars", "rate_bars",
            "matrix_chart", "matrix_html",
            "public_hidden_section", "compare_header", "dimension_chart", "dimension_table",
            "compare_table", "cannot_judge_html", "cost_chart", "failure_chart",
@@ -41,22 +51,12 @@ __all__ = ["agreement_tables", "attempts_section", "bucket_legend_html", "coding
 
 
 def setup() -> None:
-    """The report theme (seaborn's whitegrid look) and a modest resolution, so embedded PNGs stay small."""
-    # heavy: loaded on first use
-    import matplotlib
+    """The report theme (seaborn's whitegrid look) and a modest resolution, so embedded PNGs stay small.
 
-    try:  # in a kernel or aeh's report shell, each figure is shown once as a PNG after its cell
-        # heavy: loaded on first use
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        in_kernel = getattr(shell, "kernel", None) is not None or getattr(shell, "aeh_report_shell", False)
-        if shell is not None and in_kernel:
-            render_figures_once(shell)
-    except ImportError:
-        pass
-    settings: Any = {**theme(), "figure.dpi": 90, "savefig.dpi": 90, "figure.autolayout": True}
-    matplotlib.rcParams.update(settings)
+    In aeh's report shell (`aeh report`) nothing is imported here: the theme is applied when a
+    cell first imports `matplotlib.pyplot`, so a report that draws no figure never imports
+    matplotlib. Elsewhere (a live notebook, a kernel process) it is applied now."""
+    set_up_charts()
 
 
 def _html(text: str) -> Any:
@@ -283,13 +283,10 @@ def failure_chart(result: RunResult) -> Any:
     from matplotlib.ticker import MaxNLocator
 
     _expect(result, RunResult)
-    table = result.table
-    cols = [c for c in table.columns if c.startswith("fail_")]
-    failing = table[table[cols].sum(axis=1) > 0] if cols else table.iloc[0:0]
-    if failing.empty:
+    found = failing_tasks(result)
+    if found is None:
         return None
-    present = [c for c in cols if failing[c].sum() > 0]
-    order = failing.assign(_total=failing[present].sum(axis=1)).sort_values("_total", ascending=False, kind="stable")
+    order, present = found
     fig, ax = plt.subplots(figsize=(8, 0.4 * len(order) + 1.4))
     left = [0.0] * len(order)
     for j, col in enumerate(present):

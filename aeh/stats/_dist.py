@@ -5,6 +5,11 @@ report and `aeh.load_run` needs only the normal and t quantiles behind a Wilson 
 These are the same `scipy.special` calls `scipy.stats.norm` and `scipy.stats.t` make, so the
 values are bit-identical; the Wilson interval is statsmodels' `proportion_confint(method="wilson")`
 formula, operation for operation (the tests check both against the libraries).
+
+The values a report's 95% intervals need (t at 0.975 for 1..300 degrees of freedom, its normal
+tail and the normal quantiles the intervals then use) are looked up in `_dist_table`, written by
+scripts/dist_table.py from these same scipy.special calls: a run report does not import
+scipy.special (some 0.1 s of CPU). Any other argument is computed.
 """
 
 from __future__ import annotations
@@ -13,11 +18,16 @@ from typing import Any
 
 import numpy as np
 
+from ._dist_table import NORM_PPF, NORM_SF, T_PPF, Q
+
 __all__ = ["norm_isf", "norm_ppf", "norm_sf", "t_ppf", "wilson_confint"]
 
 
 def norm_ppf(q: float) -> float:
     """`scipy.stats.norm.ppf(q)`."""
+    known = NORM_PPF.get(q)
+    if known is not None:
+        return known
     from scipy import special  # heavy: loaded on first use
 
     return float(special.ndtri(q))
@@ -30,6 +40,9 @@ def norm_isf(q: float) -> float:
 
 def norm_sf(x: float) -> float:
     """`scipy.stats.norm.sf(x)`."""
+    known = NORM_SF.get(x)
+    if known is not None:
+        return known
     from scipy import special  # heavy: loaded on first use
 
     return float(special.ndtr(-x))
@@ -37,6 +50,9 @@ def norm_sf(x: float) -> float:
 
 def t_ppf(q: float, df: float) -> float:
     """`scipy.stats.t.ppf(q, df)`."""
+    known: float | None = T_PPF.get(int(df)) if q == Q and df == int(df) else None
+    if known is not None:
+        return known
     from scipy import special  # heavy: loaded on first use
 
     return float(special.stdtrit(df, q))

@@ -34,7 +34,8 @@ def test_report_and_trace_in_chromium(browser, mock_db, tmp_path, artifacts):
     table.wait_for()
     assert table.locator("tbody tr").count() == 3
     assert "add_then_multiply" in table.inner_text()
-    assert page.locator("img[src^='data:image/png;base64,']").count() >= 4
+    assert page.locator("figure.aeh-bars").count() >= 5  # the charts, as HTML bars
+    assert page.locator("#rate-bars .aeh-track i.dot").count() == 3  # one dot per task
     page.screenshot(path=str(artifacts / "report.png"), full_page=False)
 
     page.goto(trace.as_uri())

@@ -51,9 +51,15 @@ def test_core_report_lists_every_attempt_and_opens_its_trace(browser, core_repor
     page.route("**/*", record)
     page.goto(report.as_uri())
     page.locator("#attempts-table tbody tr").first.wait_for()
-    for i, image in enumerate(page.locator("img[src^='data:image/png;base64,']").all()):
-        image.screenshot(path=str(tmp / f"chart-{i}.png"))  # each chart, looked at by a person
+    for i, chart in enumerate(page.locator("figure.aeh-bars").all()):
+        chart.screenshot(path=str(tmp / f"chart-{i}.png"))  # each chart, looked at by a person
+        if i < 6:
+            chart.screenshot(path=str(artifacts / f"report-chart-{i}.png"))
+        box = chart.locator(".aeh-track").first.bounding_box()
+        assert box is not None and box["width"] >= 300 and box["height"] >= 14  # drawn, not collapsed
     assert len(list(tmp.glob("chart-*.png"))) >= 5
+    latency = page.locator("#latency-bars .aeh-track i.dot")
+    assert latency.count() == len(attempts)  # every attempt a dot
 
     seen = {}
     while True:

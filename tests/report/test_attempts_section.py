@@ -39,6 +39,16 @@ def test_every_attempt_with_its_answer_and_trace(mock_db):
         assert data.tasks[row["task"]]["target"]  # the target column, from the graders
     assert [(r["task"], r["attempt"]) for r in data.rows] == sorted(expected)
     assert any(r["dims"] for r in data.rows)  # trajectory dimension scores ride along
+    # each embedded trace is the one `aeh trace` draws, with its dimension scores and cited steps
+    from aeh.report import attempt_scores, trace_document
+
+    with Store(db) as store:
+        info = store.run_info(run_b)
+        for row in data.rows:
+            key = (run_b, row["task"], row["attempt"])
+            alone = trace_document(store.attempt_record(*key), store.attempt_spans(*key),
+                                   info.model_dump(mode="json"), scores=attempt_scores(store, *key))
+            assert data.traces[row["trace"]] == alone and alone["dims"]
 
 
 def test_a_capped_table_keeps_failed_attempts_first_and_says_what_is_left_out(mock_db):

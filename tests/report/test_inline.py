@@ -47,3 +47,47 @@ def test_each_figure_is_drawn_once_shown_as_png_and_closed(monkeypatch: pytest.M
     assert drawn == [figures[0], figures[0], figures[1], figures[1]]
     assert [obj.data[:8] for obj in shown] == [b"\x89PNG\r\n\x1a\n"] * 2
     assert not pyplot.get_fignums() and empty.number not in pyplot.get_fignums()
+
+
+_DEFERRED = r'''
+import json, sys
+from pathlib import Path
+import nbformat
+from aeh.report import execute_notebook
+tmp = Path(sys.argv[1])
+cells = [nbformat.v4.new_code_cell("x = 1"),
+         nbformat.v4.new_code_cell("from aeh.report import views\nviews.setup()\n"
+                                   "print(sorted(m for m in sys.modules if m.startswith('matplotlib')))"),
+         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nfig = plt.figure()\nfig.add_subplot().plot([1, 2])\n"
+                                   "print(plt.rcParams['axes.grid'], plt.rcParams['figure.dpi'], plt.get_backend())")]
+cells[0].metadata["tags"] = ["parameters"]
+cells[1].source = "import sys\n" + cells[1].source
+nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                      "language": "python"}})
+nbformat.write(nb, tmp / "nb.ipynb")
+execute_notebook(tmp / "nb.ipynb", {}, tmp / "out.ipynb", kernel="inprocess")
+import matplotlib
+print(json.dumps({"outputs": [c["outputs"] for c in json.loads((tmp / "out.ipynb").read_text())["cells"][1:]],
+                  "grid_after": matplotlib.rcParams["axes.grid"],
+                  "finders": [type(f).__name__ for f in sys.meta_path]}))
+'''
+
+
+@pytest.mark.slow
+def test_a_report_shell_imports_matplotlib_only_when_a_cell_draws(tmp_path) -> None:
+    """`views.setup()` in aeh's report shell imports nothing; the first `import matplotlib.pyplot`
+    gets the report theme and the one-PNG display, and nothing is left watching afterwards."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _DEFERRED, str(tmp_path)], capture_output=True, text=True,
+                          check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    setup, drawn = found["outputs"][-2], found["outputs"][-1]
+    assert "".join(setup[0]["text"]).strip() == "[]"  # setup() imported no matplotlib
+    assert "".join(drawn[0]["text"]).split() == ["True", "90.0", "agg"]  # theme (whitegrid, 90 dpi) and Agg, in time
+    assert [o["output_type"] for o in drawn] == ["stream", "display_data"]
+    assert "image/png" in drawn[1]["data"]  # the figure shown once after its cell
+    assert found["grid_after"] is False  # the theme stayed inside the render
+    assert "_SetUpOnImport" not in found["finders"]

@@ -6,11 +6,14 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import json, sys
 from aeh.report import import_lean
 import_lean()
-kinds = {m: type(sys.modules[m]).__name__ for m in ("requests", "click") if m in sys.modules}
+kinds = {m: type(sys.modules[m]).__name__ for m in ("requests", "click", "soupsieve", "charset_normalizer")
+         if m in sys.modules}
 skipped = [m for m in ("arrow", "isoduration", "webcolors", "uri_template", "rfc3987_syntax", "boto3", "urllib3")
            if m in sys.modules]
 import papermill, nbconvert, nbformat
@@ -26,6 +29,41 @@ print(json.dumps({"kinds": kinds, "skipped": skipped, "used": used,
 def test_papermill_and_nbconvert_import_lean_and_lazy() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120)
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["kinds"] == {"requests": "_LazyModule", "click": "_LazyModule"}  # imported, not run
+    # imported, not run
+    assert found["kinds"] == {"requests": "_LazyModule", "click": "_LazyModule", "soupsieve": "_LazyModule",
+                              "charset_normalizer": "_LazyModule"}
     assert found["skipped"] == []
     assert found["used"] == [200, "x"] and found["after"] == ["requests", "urllib3", "click"]
+
+
+REPORT = """
+import json, sys
+from aeh.cli import main
+code = main(["report", "--run-id", sys.argv[1], "--db", sys.argv[2], "--out", sys.argv[3]])
+scipy = "scipy.special" in sys.modules  # a run report's 95% intervals come from aeh's kept table
+from aeh.report import lean_render
+with lean_render():  # what a compare report's p-values import
+    from scipy import special
+names = ("numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.ctypeslib", "soupsieve", "charset_normalizer")
+kinds = {m: type(sys.modules[m]).__name__ for m in names if m in sys.modules}
+import bs4, numpy.testing
+used = [len(bs4.BeautifulSoup("<p><a>x</a></p>", "html.parser").select("p > a")),
+        numpy.testing.assert_equal(1, 1), numpy.polynomial.Polynomial([1, 2])(1.0)]
+print(json.dumps({"code": code, "kinds": kinds, "scipy": scipy, "used": used}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_report_imports_numpys_unused_packages_and_soupsieve_lazily(mock_db, tmp_path) -> None:
+    """`aeh report` imports no scipy.special; under `lean_render` (a report's render), what
+    scipy.special and bs4 import at their top without using it is only
+    imported, not run (a version that runs them at import fails here), and works when used."""
+    db, _, run_id = mock_db
+    done = subprocess.run([sys.executable, "-c", REPORT, run_id, str(db), str(tmp_path / "r.html")],
+                          capture_output=True, text=True, check=True, timeout=240)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["code"] == 0 and not found["scipy"]
+    assert found["kinds"] == {m: "_LazyModule" for m in ("numpy.f2py", "numpy.testing", "numpy.polynomial",
+                                                          "numpy.ctypeslib", "soupsieve", "charset_normalizer")}
+    assert found["used"] == [1, None, 3.0]

@@ -213,3 +213,20 @@ def test_targets_come_from_every_grader_kind_that_says_what_is_expected():
     assert target.split("; ") == ['report_file: writes out.csv — equals "a,b\\n"', "no_extra: does not write x.txt",
                                   'contains: answer contains all of ["enterprise"]',
                                   "declined: declines, never calling drop_table", "numeric: expected 9.0"]
+
+
+def test_an_imported_scorers_own_answer_is_not_shown_as_a_target() -> None:
+    """Inspect's score keeps the sample's target and the answer its scorer read from the output;
+    only the first is what the graders expect."""
+    from aeh.models import Attempt
+    from aeh.report import input_and_target
+
+    evidence = {"value": "C", "number": 1.0, "threshold": 1.0, "answer": "the sum is 4.", "explanation": "",
+                "target": "4"}
+    record = Attempt(run_id="r", task_id="sum-1", attempt=0, seed=0, success=True, status="answered",
+                     final_output="The sum is 4.",
+                     grader_results=[GraderResult(kind="imported_reward", name="inspect:includes", passed=True,
+                                                  evidence=evidence)])
+    _, target = input_and_target(record, [])
+    assert target == "inspect:includes: target 4"
+    assert trace_document(record, [])["head"]["target"] == ["inspect:includes: target 4"]

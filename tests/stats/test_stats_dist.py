@@ -51,3 +51,34 @@ def test_importing_the_stats_and_analysis_packages_loads_neither_scipy_stats_nor
             "print(sorted(m for m in ('scipy.stats', 'statsmodels') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_kept_quantiles_are_what_scipy_special_computes_now() -> None:
+    """aeh/stats/_dist_table.py holds, bit for bit, the values scipy.special gives for a report's
+    95% intervals (a scipy that computes otherwise fails here: rerun scripts/dist_table.py)."""
+    from scipy import special
+
+    from aeh.stats import _dist_table as kept
+
+    assert kept.Q == 1 - 0.05 / 2 and len(kept.T_PPF) >= 300
+    for df, t in kept.T_PPF.items():
+        assert t == special.stdtrit(df, kept.Q) == stats.t.ppf(kept.Q, df=df) == t_ppf(kept.Q, df)
+        assert kept.NORM_SF[t] == special.ndtr(-t) == stats.norm.sf(t) == norm_sf(t)
+        assert kept.NORM_PPF[kept.NORM_SF[t]] == stats.norm.ppf(kept.NORM_SF[t])
+    for q in (0.025, 0.975):
+        assert kept.NORM_PPF[q] == special.ndtri(q) == norm_ppf(q)
+    # arguments outside the table are computed
+    assert t_ppf(kept.Q, df=301) == stats.t.ppf(kept.Q, df=301) and t_ppf(0.9, df=3) == stats.t.ppf(0.9, df=3)
+    assert t_ppf(kept.Q, df=4.5) == stats.t.ppf(kept.Q, df=4.5)
+
+
+def test_a_suite_rate_and_wilson_interval_at_95_percent_import_no_scipy() -> None:
+    code = ("import sys; from aeh.stats import suite_rate, wilson_interval; "
+            "s = suite_rate([0.2, 0.5, 0.9, 1.0]); w = wilson_interval(3, 7); "
+            "print(s.low, s.high, w, 'scipy.special' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[-1] == "False"
+    from aeh.stats import suite_rate
+
+    s = suite_rate([0.2, 0.5, 0.9, 1.0])
+    assert [float(out[0]), float(out[1])] == [s.low, s.high]
