@@ -402,9 +402,9 @@ def trace_document(record: Attempt, spans: list[Span], run: dict[str, Any] | Non
     if redactor is None:
         redactor = redactor_for_run(run.get("config"))
     if redactor.enabled:
-        record = Attempt.model_validate(redactor.redact_plain(record.model_dump(mode="json")))
+        record = redactor.redact_model(record)
         spans = [redactor.redact_span(s) for s in spans]
-        run = redactor.redact_plain(run)
+        run = run if redactor.redacts_nothing_in(run) else redactor.redact_plain(run)
     localized = localized_span_ids(spans, record.grader_results)
     cited = cited_span_ids(record.tool_calls, scores or [])
     turns, tools = _conversation(record, spans, cited, localized)

@@ -20,7 +20,7 @@ import json
 import re
 import secrets as _random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -34,6 +34,7 @@ __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Red
            "plain", "redaction_record", "redactor_for_run", "secret_fingerprints"]
 
 SECRET = "[REDACTED:secret]"
+_Model = TypeVar("_Model", bound=BaseModel)
 #: Every marker starts with this, so "was this text redacted?" is one substring test.
 MARKER = "[REDACTED:"
 # A string with fewer digits than the shortest card cannot hold one. Counted with str.count
@@ -41,9 +42,12 @@ MARKER = "[REDACTED:"
 _DIGITS = "0123456789"
 _KEY_CACHE_SIZE = 4096
 # Short strings repeat across spans (names, statuses, tool and model ids): their redaction is
-# remembered. Longer text is rarely seen twice, so it is not kept.
+# remembered. So is that of longer text, within a budget of characters: a model call's input
+# repeats the system prompt, the tool definitions and every earlier message of the attempt
+# (reading a core run's traces back, 22 distinct long texts came by 934 times).
 _TEXT_CACHE_SIZE = 8192
 _TEXT_CACHE_MAX_LEN = 256
+_LONG_TEXT_CACHE_CHARS = 4_000_000
 #: What a key says about its value: nothing, a card number, or a secret (masked whatever its shape).
 _PLAIN, _CARD, _SECRET = 0, 1, 2
 #: The fields of a `{"name": …, "value": …}` header entry that name it.
@@ -125,6 +129,8 @@ class Redactor:
         )
         self._keys: dict[str, tuple[str, int]] = {}
         self._texts: dict[str, str] = {}
+        self._long_texts: dict[str, str] = {}
+        self._long_chars = 0
 
     def with_secrets(self, secrets: Iterable[str] | None) -> Redactor:
         """This redactor with `secrets` added (itself when there is nothing to add)."""
@@ -225,12 +231,26 @@ class Redactor:
 
     def _short_text(self, s: str) -> str:
         hit = self._texts.get(s)
+        if hit is not None:
+            return hit
+        if len(s) <= _TEXT_CACHE_MAX_LEN:
+            hit = self.redact_text(s)
+            if len(self._texts) >= _TEXT_CACHE_SIZE:
+                self._texts.clear()
+            self._texts[s] = hit
+            return hit
+        return self._long_text(s)
+
+    def _long_text(self, s: str) -> str:
+        hit = self._long_texts.get(s)
         if hit is None:
             hit = self.redact_text(s)
-            if len(s) <= _TEXT_CACHE_MAX_LEN:
-                if len(self._texts) >= _TEXT_CACHE_SIZE:
-                    self._texts.clear()
-                self._texts[s] = hit
+            if len(s) <= _LONG_TEXT_CACHE_CHARS:
+                if self._long_chars + len(s) > _LONG_TEXT_CACHE_CHARS:
+                    self._long_texts.clear()
+                    self._long_chars = 0
+                self._long_texts[s] = hit
+                self._long_chars += len(s)
         return hit
 
     def _plain_redacted(self, obj: Any, card_context: bool) -> Any:
@@ -385,9 +405,22 @@ class Redactor:
                 return False
         return True
 
-    def redact_span(self, span: Span) -> Span:
-        """A copy of `span` with its attributes redacted; the original (graders read it) is untouched."""
+    def redacts_nothing_in(self, obj: Any) -> bool:
+        """True when `self.redact_plain(obj)` would equal `obj` (plain JSON that holds nothing to redact)."""
+        return not self.enabled or self._clean(obj)
+
+    def redact_model(self, model: _Model) -> _Model:
+        """`model` with every string of its JSON form redacted: itself when redaction changes
+        nothing, else a validated copy (the original is untouched)."""
         if not self.enabled:
+            return model
+        dumped = model.model_dump(mode="json")
+        return model if self._clean(dumped) else type(model).model_validate(self._plain_redacted(dumped, False))
+
+    def redact_span(self, span: Span) -> Span:
+        """`span` with its attributes redacted: itself when redaction changes nothing, else a
+        copy (the original, which graders read, is untouched)."""
+        if not self.enabled or self._clean(span.attributes):
             return span
         return span.model_copy(update={"attributes": self._plain_redacted(span.attributes, False)})
 
