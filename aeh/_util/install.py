@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib.metadata import distributions
 from urllib.parse import unquote, urlparse
 
 __all__ = ["DISTRIBUTION", "install_command"]
@@ -21,6 +20,9 @@ DISTRIBUTION = "aeh-harness"
 @lru_cache(maxsize=1)
 def _editable_checkout() -> str | None:
     """The source folder of an editable install (PEP 610's direct_url.json), else None."""
+    # Imported here: importlib.metadata is ~15 ms, and every `import aeh` reaches this module.
+    from importlib.metadata import distributions
+
     # Every match, not the first: run from a checkout, its own build's egg-info comes first on
     # sys.path and has no direct_url.json.
     for dist in distributions(name=DISTRIBUTION):

@@ -7,8 +7,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from aeh.commands._fixture_form import add_fixture_arguments, is_fixture_form, run_fixtures, run_notes
 from aeh.errors import ConfigError, ExitCode
 
@@ -107,6 +105,8 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def key_values(items: list[str], flag: str) -> dict[str, Any]:
     """KEY=VALUE pairs; values are parsed as YAML scalars (256 → int, true → bool)."""
+    import yaml  # here, not at the top: every `aeh` command line imports this module for its help
+
     parsed: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")

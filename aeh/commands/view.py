@@ -21,8 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,6 +78,10 @@ def voila_env(db: str, ready_file: str | None = None) -> dict[str, str]:
 
 
 def _answers(url: str) -> bool:
+    # here, not at the top: every `aeh` command line imports this module for its help
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=2) as reply:  # noqa: S310 - our own loopback server
             return bool(reply.status == 200)
