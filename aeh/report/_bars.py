@@ -230,21 +230,25 @@ def latency_bars(attempts: pd.DataFrame) -> Any:
     top = float(latency.max()) or 1.0
     outcome = {True: ("success", "#2f8f6d"), False: ("failure", "#c0392b")}
     rows = []
-    timed = dict(iter(attempts[attempts["latency_s"].notna()].groupby("task_id", sort=False)))
+    # four plain columns: a groupby would slice every column of the attempts frame once per task
+    timed: dict[Any, list[tuple[Any, float, Any]]] = {}
+    for task, number, latency_s, success in zip(attempts["task_id"], attempts["attempt"], attempts["latency_s"],
+                                                attempts["success"], strict=True):
+        if not pd.isna(latency_s):
+            timed.setdefault(task, []).append((number, float(latency_s), success))
     for task in categories(attempts["task_id"]):
         part = timed.get(task)
         if part is None:
             rows.append(f"<tr><th>{escape(str(task))}</th><td class='num'>0</td><td>{MISSING}</td><td></td></tr>")
             continue
-        low, q1, median, q3, high = _quartiles(part["latency_s"].tolist())
+        low, q1, median, q3, high = _quartiles([latency_s for _, latency_s, _ in part])
         box = f"{task}: median {median:.2f} s, quartiles {q1:.2f}–{q3:.2f} s, whiskers {low:.2f}–{high:.2f} s"
         marks = [_mark("", box, left=_pos(low, top), width=_pos(high - low, top), color="#555",
                        extra=";top:8px;height:2px"),
                  _mark("", box, left=_pos(q1, top), width=_pos(q3 - q1, top), color="#c9d3e3",
                        extra=";top:3px;height:12px;box-sizing:border-box;border:1px solid #555"),
                  _mark("tick", box, left=_pos(median, top))]
-        # plain columns: itertuples builds a namedtuple class per call, some ms per task
-        for number, latency_s, success in zip(part["attempt"], part["latency_s"], part["success"], strict=True):
+        for number, latency_s, success in part:
             if pd.isna(success):  # no verdict: no outcome to colour by
                 continue
             name, colour = outcome[bool(success)]
