@@ -43,8 +43,8 @@ _DIGITS = "0123456789"
 _KEY_CACHE_SIZE = 4096
 # Short strings repeat across spans (names, statuses, tool and model ids): their redaction is
 # remembered. So is that of longer text, within a budget of characters: a model call's input
-# repeats the system prompt, the tool definitions and every earlier message of the attempt
-# (reading a core run's traces back, 22 distinct long texts came by 934 times).
+# repeats the task's prompt and every earlier tool result of the attempt (reading a core run's
+# traces back, 22 distinct long texts came by 934 times).
 _TEXT_CACHE_SIZE = 8192
 _TEXT_CACHE_MAX_LEN = 256
 _LONG_TEXT_CACHE_CHARS = 4_000_000
