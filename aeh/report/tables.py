@@ -1,9 +1,13 @@
-"""Tables a person reads in the notebooks: pandas Styler over aeh's result frames.
+"""Tables a person reads in the notebooks: aeh's result frames as plain HTML tables.
 
 Rates show as percentages with their n and 95% interval and a bar on a fixed 0–100% scale (so
 bars compare across tables); money, seconds and missing values have one format each; a key under
 each table says what its columns and marks mean. Every function returns `IPython.display.HTML`
-holding the Styler's table inside `<div id=...>`, so a report or a test can find it by id.
+holding the table inside `<div id=...>`, so a report or a test can find it by id.
+
+The tables are written here rather than by pandas' Styler: they need a format per column, a bar
+and a row shade, and the Styler's module and Jinja templates cost a report ~0.05 s of CPU to
+import and compile, more than drawing every table of it.
 """
 
 from __future__ import annotations
@@ -22,12 +26,12 @@ __all__ = ["agreement_table", "attempts_table", "compare_table", "counts_only_ta
            "rate_table", "recovery_table", "spans_table"]
 
 _BAR = "#b8d4ea"
-_STYLES = [
-    {"selector": "", "props": "border-collapse: collapse; font-size: 0.92em;"},
-    {"selector": "th", "props": "text-align: left; padding: 3px 10px; border-bottom: 1px solid #999;"},
-    {"selector": "td", "props": "padding: 3px 10px; border-bottom: 1px solid #e4e4e4;"},
-    {"selector": "caption", "props": "caption-side: top; text-align: left; font-weight: bold; padding: 4px 0;"},
-]
+#: The tables' look: one small rule set per table (no ids: a report holds several tables).
+_STYLE = ("<style>.aeh-grid{border-collapse:collapse;font-size:0.92em}"
+          ".aeh-grid th{text-align:left;padding:3px 10px;border-bottom:1px solid #999}"
+          ".aeh-grid td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:right}"
+          ".aeh-grid td.aeh-text{text-align:left}"
+          ".aeh-grid caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}</style>")
 #: rows shown at most; a longer frame says how many it left out (filter to see them)
 ROW_LIMIT = 200
 
@@ -60,32 +64,56 @@ def _shorten(text: Any, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or array in a cell is a value
+        return False
+
+
+def _plain(value: Any) -> str:
+    """A cell without a format of its own, as pandas shows it (floats to 6 decimals)."""
+    return f"{value:.6f}" if isinstance(value, float) else str(value)
+
+
+def _bar(value: Any) -> str:
+    """A cell's bar on a fixed 0–100% scale: the share `value` of its width, shaded."""
+    if _missing(value):
+        return "width:7em"
+    end = min(max(float(value), 0.0), 1.0) * 100
+    return f"width:7em;background:linear-gradient(90deg, {_BAR} {end:.1f}%, transparent {end:.1f}%)" if end else (
+        "width:7em")
+
+
 def _render(frame: pd.DataFrame, *, table_id: str, key: str, percent: Sequence[str] = (),
             formats: Mapping[str, Callable[[Any], str]] | None = None, caption: str | None = None,
-            mark: Callable[[pd.Series], list[str]] | None = None, left_out: int = 0) -> Any:
-    styler = frame.style.hide(axis="index").set_table_styles(_STYLES)
-    styler = styler.format(na_rep="—", escape="html")
-    styler = styler.format({**{c: _pct for c in percent}, **(formats or {})}, na_rep="—", escape="html")
-    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) and c not in percent]
-    if text:  # words read from the left; figures stay right-aligned so their digits line up
-        styler = styler.set_properties(subset=text, **{"text-align": "left"})
-    if percent:
-        styler = styler.bar(subset=list(percent), vmin=0, vmax=1, color=_BAR, props="width: 7em;")
-    if mark is not None:
-        styler = styler.apply(mark, axis=1)
-    if caption:
-        styler = styler.set_caption(escape(caption))
+            shade: Mapping[int, str] | None = None, left_out: int = 0) -> Any:
+    """`frame` as a table: `percent` columns as percentages with a bar, `formats` per column,
+    missing values as —, the rows at the positions in `shade` shaded with their colour."""
+    shown = {**{c: _pct for c in percent}, **(formats or {})}
+    # words read from the left; figures stay right-aligned so their digits line up
+    text = {c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) and c not in percent}
+    columns = list(frame.columns)
+    shade = shade or {}
+    body = []
+    for i, values in enumerate(zip(*(frame[c] for c in columns), strict=True) if columns else ()):
+        cells = []
+        for column, value in zip(columns, values, strict=True):
+            display = "—" if _missing(value) else shown[column](value) if column in shown else _plain(value)
+            style = [_bar(value)] if column in percent else []
+            if i in shade:
+                style.append(f"background-color:{shade[i]}")
+            attrs = (' class="aeh-text"' if column in text else "") + (
+                f' style="{escape(";".join(style))}"' if style else "")
+            cells.append(f"<td{attrs}>{escape(display)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    head = "<tr>" + "".join(f"<th>{escape(str(c))}</th>" for c in columns) + "</tr>"
+    title = f"<caption>{escape(caption)}</caption>" if caption else ""
     more = (f"<p class='aeh-more'>Showing {len(frame)} rows; {left_out} more not shown — filter to see "
             "them.</p>") if left_out else ""
-    return _html(f'<div id="{table_id}" class="aeh-table">{styler.to_html()}{more}'
+    return _html(f'<div id="{table_id}" class="aeh-table">{_STYLE}<table class="aeh-grid">{title}'
+                 f'<thead>{head}</thead><tbody>{"".join(body)}</tbody></table>{more}'
                  f"<p class='aeh-key' style='font-size:0.85em;color:#555'>{key}</p></div>")
-
-
-def _row_marks(colour: dict[int, str]) -> Callable[[pd.Series], list[str]]:
-    def mark(row: pd.Series) -> list[str]:
-        return [f"background-color: {colour[row.name]}" if row.name in colour else "" for _ in row]
-
-    return mark
 
 
 def rate_table(result: RunResult) -> Any:
@@ -119,7 +147,7 @@ def attempts_table(rows: pd.DataFrame, limit: int = ROW_LIMIT) -> Any:
     }).reset_index(drop=True)
     colour = {i: "#fbe3e0" for i, v in enumerate(frame["verdict"]) if v == "fail"}
     return _render(frame, table_id="attempts-table", formats={"cost": money, "latency": _seconds},
-                   mark=_row_marks(colour), left_out=max(len(rows) - limit, 0),
+                   shade=colour, left_out=max(len(rows) - limit, 0),
                    key="verdict: the graders' pass/fail (failed rows shaded) · bucket: the failed attempt's root "
                        "cause · steps: agent turns · latency: the agent's own time · answer: the final "
                        "output, shortened (the trace browser below shows it whole).")
@@ -133,7 +161,7 @@ def spans_table(spans: pd.DataFrame, limit: int = ROW_LIMIT) -> Any:
         "attributes": [_shorten(a, 120) for a in shown["attributes"]],
     }).reset_index(drop=True)
     colour = {i: "#fbe3e0" for i, v in enumerate(frame["status"]) if v == "error"}
-    return _render(frame, table_id="spans-table", mark=_row_marks(colour), left_out=max(len(spans) - limit, 0),
+    return _render(frame, table_id="spans-table", shade=colour, left_out=max(len(spans) - limit, 0),
                    key="One row per span, in the order they started; spans with status error are shaded.")
 
 
@@ -188,7 +216,7 @@ def compare_table(result: CompareResult) -> Any:
     })
     colour = {i: "#fbe3e0" if v == "REGRESSED" else "#e2f3ea" for i, v in enumerate(frame["verdict"])
               if v in ("REGRESSED", "improved")}
-    return _render(frame, table_id="compare-table", percent=["A rate", "B rate"], mark=_row_marks(colour),
+    return _render(frame, table_id="compare-table", percent=["A rate", "B rate"], shade=colour,
                    key="A: the baseline run, B: the new one · rate with k/n and its Wilson 95% interval · "
                        "delta: B − A with Newcombe's interval (suite row: the paired difference over tasks) · "
                        "p: Boschloo's exact test · q (BH): Benjamini–Hochberg across tasks · REGRESSED "
@@ -264,7 +292,7 @@ def agreement_table(result: AgreementResult) -> Any:
     colour = {i: "#e2f3ea" if v == "yes" else "#fbe3e0" for i, v in enumerate(frame["trusted"])}
     return _render(frame, table_id="agreement-table",
                    percent=["raw agreement", "pass rate, programmatic", "pass rate, rater"],
-                   mark=_row_marks(colour),
+                   shade=colour,
                    key=f"n: attempts graded both by the rater and the programmatic graders · κ: Cohen's κ "
                        f"with its 95% interval (— where n is too small) · raw agreement: share of the n where "
                        f"both agree · pass rates: each side's base rate (κ is low when one is nearly constant "
