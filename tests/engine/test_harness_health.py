@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import threading
 import time
 from contextlib import redirect_stdout
@@ -101,7 +102,9 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
     health = table.harness_health
     assert health["stalled"] and health["extended_tool_timeouts"] == 1
     assert health["max_loop_lag_s"] >= STALL_S - 0.1
-    assert 0 < health["worker_queue_max_s"] < STALL_S
+    # the call's wait for a worker thread is measured (on the span) and is not the stall: a fast
+    # hand-off rounds to 0.0 in the summary's four decimals, so only its bound is asserted there
+    assert 0 <= health["worker_queue_max_s"] < STALL_S
     assert any(w.startswith("HARNESS STALLED") for w in table.warnings)
     assert "HARNESS STALLED" in format_run_table(table).splitlines()[0]
     with Store(db) as store:
@@ -109,6 +112,7 @@ def test_a_tool_timeout_during_a_loop_stall_is_not_charged_to_the_agent(db: Path
         assert store.run_info(table.run_id).config.health.stalled
     tool = spans[spans["name"] == "tool:wait"].iloc[0]
     assert '"aeh.tool.stall_s"' in tool["attributes"]
+    assert 0 <= json.loads(tool["attributes"])["aeh.tool.worker_queue_s"] < STALL_S
     listed = io.StringIO()
     with redirect_stdout(listed):
         assert main(["runs", "--db", str(db)]) == 0
