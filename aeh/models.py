@@ -423,6 +423,9 @@ class HarnessHealth(BaseModel):
     worker_queue_max_s: float | None = None
     load_average_start: float | None = None
     load_average_max: float | None = None
+    worker_loops: int = 0
+    """Worker loops (`--workers` processes, Ray actors) whose stalls are counted here beside the
+    run's own loop; 0: the run's attempts ran on its own loop only."""
 
 
 class LiveChecks(BaseModel):

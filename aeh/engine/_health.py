@@ -161,7 +161,8 @@ class HarnessHealth:
         return self.total_stall_s >= max(1.0, share) or self.extended_timeouts > 0 or self.stall_timeouts > 0
 
     def summary(self) -> dict[str, Any]:
-        """What the run stores as `RunConfig.health`."""
+        """What the run stores as `RunConfig.health` (with `--workers` or Ray, each worker loop's
+        summary is added to the run's own: `aeh.engine.scheduler`)."""
         end = load_average()
         return {
             "stalled": self.stalled(),
@@ -183,7 +184,9 @@ def health_warnings(health: dict[str, Any] | None) -> list[str]:
     if not health or not health.get("stalled"):
         return []
     load = health.get("load_average_max")
-    parts = [f"the harness's event loop stalled {health.get('stall_s', 0):g} s in all "
+    workers = health.get("worker_loops") or 0
+    loops = f"event loops (its own and {workers} worker loop{'s' * (workers != 1)})" if workers else "event loop"
+    parts = [f"the harness's {loops} stalled {health.get('stall_s', 0):g} s in all "
              f"({health.get('stalls', 0)} stalls, the longest {health.get('max_loop_lag_s', 0):g} s"
              + (f", load average up to {load:g}" if load is not None else "") + ")"]
     if health.get("extended_tool_timeouts"):

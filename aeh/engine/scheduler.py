@@ -120,12 +120,14 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
     collector = _Collector(store, info, writer, progress, fidelity, tasks, done, skip)
     health = HarnessHealth().start()  # the loop's own stalls: machine load is not the agent's time
     earlier = (info.config.live_checks, info.config.health)
+    workers: list[dict[str, Any]] = []  # the health of the workers' own loops, as they closed the run
     status = "failed"
     try:
         if wiring.executor is not None:
             # Workers build their own setup from the suite spec and adapter name; this process only
             # collects their results and writes them.
             await wiring.executor.run(info, _pending(tasks, info.attempts, skip), collector.add)
+            workers = _worker_health(wiring.executor)
         else:
             lifespan = suite_lifespan(suite)
             async with lifespan if lifespan is not None else contextlib.nullcontext({}) as resources:
@@ -135,7 +137,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
                 await _run_local(setup, _pending(tasks, info.attempts, skip), spec.concurrency, collector)
         await health.stop()
         with contextlib.suppress(Exception):  # a summary is never worth losing the run over
-            _store_checks(info, fidelity, health, earlier)
+            _store_checks(info, fidelity, health, earlier, workers)
             _learned(adapter, info)
             store.update_run(info.run_id, config=info.config)
         # Flush off the loop: the suite's resources are closed, but a caller's loop may not be idle.
@@ -162,7 +164,7 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
         unfinished: dict[str, Any] = {}
         if status != "finished":  # what the finished part spent and suffered, for the resumed run to add to
             with contextlib.suppress(Exception):
-                _store_checks(info, fidelity, health, earlier)
+                _store_checks(info, fidelity, health, earlier, workers)
                 _learned(adapter, info)
                 unfinished = {"config": info.config}
         try:
@@ -184,17 +186,19 @@ async def _execute(suite: EvalSuite, adapter: Adapter, store: RunStore, prices: 
 
 
 def _store_checks(info: RunInfo, fidelity: RunFidelity, health: HarnessHealth,
-                  earlier: tuple[LiveChecks | None, StoredHealth | None]) -> None:
+                  earlier: tuple[LiveChecks | None, StoredHealth | None],
+                  workers: list[dict[str, Any]] | None = None) -> None:
     """Put the run's live checks and harness health into its config; a resumed run adds its
     evaluation spend, never-answered attempts and stalls to `earlier` (the stored part's checks
-    and health, as they were when this part started)."""
+    and health, as they were when this part started). `workers`: the health of each worker's
+    loop (`--workers`, Ray), added to this process's own."""
     before, before_health = earlier
     checks = fidelity.summary()
     if before is not None:
         checks["evaluation_spend"] = merged_spend(before.evaluation_spend or None, checks["evaluation_spend"])
         checks["first_reply_exhausted"] += before.first_reply_exhausted
     info.config.live_checks = LiveChecks.model_validate(checks)
-    now = health.summary()
+    now = _with_workers(health.summary(), workers or [])
     merged = _merged_health(before_health.model_dump() if before_health is not None else None, now)
     info.config.health = StoredHealth.model_validate(merged)
 
@@ -204,13 +208,34 @@ def _merged_health(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[s
     if not before:
         return now
     out = dict(now)
-    for key in ("stall_s", "stalls", "extended_tool_timeouts", "stall_tool_timeouts"):
+    for key in ("stall_s", "stalls", "extended_tool_timeouts", "stall_tool_timeouts", "worker_loops"):
         out[key] = round((before.get(key) or 0) + (now.get(key) or 0), 3)
     for key in ("max_loop_lag_s", "worker_queue_max_s", "load_average_max"):
         values = [v for v in (before.get(key), now.get(key)) if v is not None]
         out[key] = max(values) if values else None
     out["stalled"] = bool(before.get("stalled") or now.get("stalled"))
     return out
+
+
+def _with_workers(own: dict[str, Any], workers: list[dict[str, Any]]) -> dict[str, Any]:
+    """This process's loop health with its workers' loops added: stalls, their seconds and the
+    tool timeouts they extended or failed add up, maxima (the longest lag, the slowest worker
+    thread start, the load) stay maxima, and the run stalled if any loop did. The run's time,
+    the stall threshold and the load at its start stay this process's; `worker_loops` counts
+    the loops added."""
+    out = dict(own)
+    for worker in workers:
+        out = _merged_health(worker, out)
+    out["worker_loops"] = (own.get("worker_loops") or 0) + len(workers)
+    return out
+
+
+def _worker_health(executor: RunExecutor) -> list[dict[str, Any]]:
+    """The health of the executor's worker loops in the run it just ran (none without workers)."""
+    report = getattr(executor, "worker_health", None)
+    if not callable(report):
+        return []
+    return [dict(h) for h in report() or () if h]
 
 
 def build_attempt_setup(suite: EvalSuite, adapter: Adapter, prices: PriceTable, spec: RunSpec, wiring: RunWiring,

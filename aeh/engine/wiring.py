@@ -40,6 +40,10 @@ class RunExecutor(Protocol):
 
     `deliver(attempt, spans)` is called in this process, on its event loop, once per attempt;
     it writes the attempt to the store, so this process stays the store's only writer.
+
+    An executor whose workers run attempts on event loops of their own may also have
+    `worker_health() -> list[dict]`: each worker loop's `HarnessHealth.summary()` for the run it
+    last ran, which the run adds to its stored health (a stall in a worker is then in the run's).
     """
 
     async def run(self, info: RunInfo, pending: list[tuple[Task, int]],

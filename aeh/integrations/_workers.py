@@ -114,11 +114,17 @@ class RunWorker:
         await self.prepare(run)
         return list(await asyncio.gather(*(self.attempt(run, t, i) for t, i in pairs)))
 
-    async def close(self) -> None:
-        """Close the run's suite resources and adapter clients, remove its work root; the worker stays."""
+    async def close(self) -> dict[str, Any] | None:
+        """Close the run's suite resources and adapter clients, remove its work root; the worker stays.
+
+        Returns the health of this worker's loop while it ran the run (`HarnessHealth.summary()`),
+        for the driver to add to the run's own; None when no run was set up here.
+        """
+        health = self._setup.health if self._setup is not None else None
         self._setup, self._key, self._tasks = None, None, {}
         stack, self._stack = self._stack, contextlib.AsyncExitStack()
-        await stack.aclose()
+        await stack.aclose()  # stops the health ticker too
+        return health.summary() if health is not None else None
 
 
 #: The run's limits on open connections: each worker gets its share, so together they keep the cap.

@@ -12,8 +12,10 @@ what is stored are those of a run in this process. The mechanism is Ray's (`_wor
 Messages go over one pipe per worker: `("run", key)` once a run, then `("pairs", pairs)` out;
 `("done", (attempt, spans))`,
 `("error", task, attempt, traceback)` or `("failed", traceback)` (the run could not be built
-there) back. A worker that dies (killed, out of memory, a crash in native code) is the
-harness's failure, never the agent's: its unfinished attempts run again on a new worker, and an
+there) back. At the end of a run `("close",)` is answered by `("closed", health)`: the worker
+loop's stalls during the run (`HarnessHealth.summary()`), which the run's stored health adds to
+its own. A worker that dies (killed, out of memory, a crash in native code) is the harness's
+failure, never the agent's: its unfinished attempts run again on a new worker, and an
 attempt whose worker died twice is stored as a harness error saying so. Workers ignore Ctrl-C
 (the terminal sends it to the whole process group): this process stops them, and a worker
 whose pipe closes (this process was killed) stops itself.
@@ -101,8 +103,7 @@ class _Server:
                 self._start(self.run, message[1])
             elif message[0] == "close":  # the run is over: free its setup, stay for the next one
                 await asyncio.gather(*self.running, return_exceptions=True)
-                await self.worker.close()
-                self._send(("closed",))
+                self._send(("closed", await self.worker.close()))
             elif message[0] == "stop":
                 for job in self.running:
                     job.cancel()
@@ -300,10 +301,17 @@ class ProcessExecutor:
     workers: int
     sinks: list[SpanSink] = field(default_factory=list)
     """The driver's span sinks (log lines, user sinks): they see each attempt's spans as it returns."""
+    _health: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
+
+    def worker_health(self) -> list[dict[str, Any]]:
+        """Each worker loop's health in the last run, as the worker closed it (a worker that died
+        or did not close in time has none)."""
+        return list(self._health)
 
     async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
                   deliver: Callable[[Attempt, list[Span]], None]) -> None:
         """Spread `pending` over the workers, `deliver` every attempt as it returns."""
+        self._health = []
         if not pending:
             return
         count = max(1, min(self.workers, len(pending), self.spec.concurrency))
@@ -318,6 +326,7 @@ class ProcessExecutor:
             await dispatch.run()
             clean = True
         finally:
+            self._health = list(dispatch.health)
             if clean:
                 for worker in dispatch.workers:
                     worker.target = None
@@ -339,6 +348,8 @@ class _Dispatch:
         self.deaths: Counter[tuple[str, int]] = Counter()
         self.workers: list[_Worker] = []
         self.events: asyncio.Queue[tuple[int, tuple[Any, ...]]] = asyncio.Queue()
+        self.health: list[dict[str, Any]] = []
+        """Each worker loop's health, as it closed the run."""
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -415,6 +426,8 @@ class _Dispatch:
                     k, message = await self.events.get()
                     if message[0] in ("closed", "gone"):
                         waiting.discard(k)
+                    if message[0] == "closed" and len(message) > 1 and message[1]:
+                        self.health.append(message[1])
         for k in waiting:
             workers[k].gone = True  # not back in the pool
         await asyncio.to_thread(_stop, [workers[k] for k in waiting])

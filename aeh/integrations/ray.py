@@ -163,10 +163,16 @@ class RayExecutor:
     """Actors to use (one CPU each); None: one per CPU of the cluster."""
     sinks: list[SpanSink] = field(default_factory=list)
     """The driver's span sinks (log lines, user sinks): they see each attempt's spans as it returns."""
+    _health: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
+
+    def worker_health(self) -> list[dict[str, Any]]:
+        """Each actor's loop health in the last run, as the actor closed it."""
+        return list(self._health)
 
     async def run(self, info: RunInfo, pending: list[tuple[Task, int]],
                   deliver: Callable[[Attempt, list[Span]], None]) -> None:
         """Spread `pending` over the workers and `deliver` every attempt as its chunk returns."""
+        self._health = []
         if not pending:
             return
         require_ray()
@@ -208,8 +214,9 @@ class RayExecutor:
                         replay(self.sinks, spans)
                         deliver(record, spans)
                     submit(k)
-            await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(a.close.remote().future())
-                                                    for a in actors)), timeout=60)
+            closed = await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(a.close.remote().future())
+                                                             for a in actors)), timeout=60)
+            self._health = [dict(health) for health in closed if health]  # each actor's loop stalls
             done = True
         finally:
             if done:

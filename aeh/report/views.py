@@ -143,7 +143,9 @@ def run_header(table: RunResult) -> Any:
                                          f"{health.get('max_loop_lag_s', 0):g} s), "
                                          f"{health.get('extended_tool_timeouts', 0)} tool timeouts extended, "
                                          f"{health.get('stall_tool_timeouts', 0)} stall harness errors, "
-                                         f"load average up to {health.get('load_average_max')}"))
+                                         f"load average up to {health.get('load_average_max')}"
+                                         + (f", over the run's loop and {health['worker_loops']} worker loops"
+                                            if health.get("worker_loops") else "")))
     rows = "".join(f"<tr><th style='text-align:left;padding-right:14px'>{escape(k)}</th>"
                    f"<td style='text-align:left'>{escape(str(v))}</td></tr>" for k, v in fields)
     parts.append(f'<table id="run-metadata">{rows}</table>')

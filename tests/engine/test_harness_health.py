@@ -275,3 +275,52 @@ def test_a_tool_the_harness_failed_lowers_no_trajectory_dimension(db: Path, monk
         frame = store.dimension_scores_frame(table.run_id)
     scores = dict(zip(frame["dimension"].to_list(), frame["score"].to_list(), strict=True))
     assert scores["error_recovery"] == 1.0 and scores["loop_detection"] == 1.0
+
+
+def test_worker_loops_add_to_the_runs_own_health() -> None:
+    from aeh.engine.scheduler import _with_workers
+
+    own = {"stalled": False, "max_loop_lag_s": 0.01, "stall_s": 0.0, "stalls": 0, "stall_threshold_s": 0.02,
+           "run_s": 9.0, "extended_tool_timeouts": 0, "stall_tool_timeouts": 0, "worker_queue_max_s": 0.001,
+           "load_average_start": 1.0, "load_average_max": 1.5}
+    first = {**own, "stalled": True, "max_loop_lag_s": 0.8, "stall_s": 1.25, "stalls": 3, "run_s": 8.0,
+             "extended_tool_timeouts": 1, "stall_tool_timeouts": 2, "worker_queue_max_s": 0.3,
+             "load_average_start": 4.0, "load_average_max": 6.0}
+    second = {**own, "max_loop_lag_s": 0.05, "stall_s": 0.1, "stalls": 2, "run_s": 8.5, "stall_tool_timeouts": 1,
+              "load_average_max": None}
+    merged = _with_workers(own, [first, second])
+    assert merged["stalls"] == 5 and merged["stall_s"] == pytest.approx(1.35)  # counts add up
+    assert merged["extended_tool_timeouts"] == 1 and merged["stall_tool_timeouts"] == 3
+    assert merged["max_loop_lag_s"] == 0.8 and merged["worker_queue_max_s"] == 0.3  # maxima stay maxima
+    assert merged["load_average_max"] == 6.0
+    assert merged["stalled"]  # one loop stalled: the run did
+    # The run's own time, threshold and starting load: the run's, not a worker's.
+    assert merged["run_s"] == 9.0 and merged["stall_threshold_s"] == 0.02 and merged["load_average_start"] == 1.0
+    assert merged["worker_loops"] == 2
+    assert _with_workers(own, []) == {**own, "worker_loops": 0}  # no workers: the run's own loop only
+    assert own["stalls"] == 0 and first["stalls"] == 3  # the summaries themselves are left as they were
+
+
+def test_a_resumed_run_on_workers_stores_every_part_and_loop() -> None:
+    from types import SimpleNamespace
+
+    from aeh.engine._health import health_warnings
+    from aeh.engine.fidelity import RunFidelity
+    from aeh.engine.scheduler import _store_checks
+    from aeh.models import HarnessHealth as StoredHealth
+    from aeh.models import RunConfig
+
+    info = SimpleNamespace(config=RunConfig())
+    health = HarnessHealth(stall_s=0.05)  # this process's loop: no stall
+    worker = HarnessHealth(stall_s=0.05)
+    worker.note_lag(1.0, 1.8)
+    worker.stall_timeouts = 1
+    earlier = (None, StoredHealth(stall_s=2.0, stalls=3, stalled=True, max_loop_lag_s=0.9, worker_loops=2))
+    _store_checks(info, RunFidelity(), health, earlier, [worker.summary()])  # type: ignore[arg-type]
+    stored = info.config.health
+    assert stored.stalls == 4 and stored.stall_s == pytest.approx(2.8) and stored.stall_tool_timeouts == 1
+    assert stored.max_loop_lag_s == pytest.approx(0.9) and stored.stalled
+    assert stored.worker_loops == 3  # two in the first part, one in this one
+    (warning,) = health_warnings(stored.model_dump())
+    assert "event loops (its own and 3 worker loops) stalled 2.8 s" in warning
+    assert "1 tool call(s) timed out during a stall" in warning

@@ -27,6 +27,7 @@ from aeh.integrations._workers import WorkerSpec, most_workers, shares, worker_p
 from aeh.integrations.ray import _alive  # a process that has not exited (a zombie has)
 from aeh.store import Store
 from tests.engine.stored_digest import EXPECTED, fixed_run_digests
+from tests.integrations.blocking_suite import ALWAYS_CALLS, blocking_suite, stored_worker_stalls
 
 pytestmark = pytest.mark.slow  # each run spawns interpreters that import aeh
 
@@ -248,3 +249,13 @@ def test_workers_share_the_connection_limits_and_processes_also_the_attempts_in_
     assert sum(p.run_options["max_connections"] for p in ray) == 5
     assert worker_parts(_spec(), 3)[0].run_options.get("max_connections") is None  # no limit: none made up
     assert most_workers(spec) == 2 and most_workers(_spec()) is None
+
+
+def test_a_stall_of_a_workers_loop_is_in_the_runs_stored_health(tmp_path: Path) -> None:
+    """Each tool call holds its worker's loop BLOCK_S; the driver's own loop never stalls that long."""
+    db = tmp_path / "runs.db"
+    result = aeh.run(str(blocking_suite(tmp_path)), adapter="mock", adapter_options=ALWAYS_CALLS, attempts=2,
+                     seed=5, db=db, workers=2, concurrency=2)
+    processes.stop_workers()
+    stored_worker_stalls(db, result.run_id)
+    assert any("2 worker loops" in w for w in result.warnings)

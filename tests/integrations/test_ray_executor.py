@@ -20,6 +20,7 @@ from aeh.cli import main as cli_main
 from aeh.errors import ConfigError, MissingExtraError
 from aeh.store import Store
 from tests.engine.resume_support import CancelAfter, digests, only_run_id
+from tests.integrations.blocking_suite import ALWAYS_CALLS, blocking_suite, stored_worker_stalls
 from tests.integrations.ray_support import loopback_head
 
 SEED = 3
@@ -129,6 +130,15 @@ def test_an_interrupted_ray_run_keeps_what_came_back_and_resumes_to_the_same_run
     local = tmp_path / "local.db"
     local_id = aeh.run("toy_math", attempts=ATTEMPTS, seed=SEED, db=local).run_id
     assert digests(db, run_id) == digests(local, local_id)
+
+
+@pytest.mark.slow
+def test_a_stall_of_an_actors_loop_is_in_the_runs_stored_health(ray_cluster: None, tmp_path: Path) -> None:
+    """Each tool call holds its actor's loop BLOCK_S; the driver's own loop never stalls that long."""
+    db = tmp_path / "ray.db"
+    table = aeh.run(str(blocking_suite(tmp_path)), adapter="mock", adapter_options=ALWAYS_CALLS, attempts=2,
+                    seed=SEED, db=db, executor="ray", ray_workers=2, concurrency=2)
+    stored_worker_stalls(db, table.run_id)  # 3 calls on each actor
 
 
 def test_without_the_ray_extra_the_cli_names_the_install_command(
