@@ -30,6 +30,7 @@ from aeh.store._owner_schema import run_owner
 from aeh.store._packed import packed_span_attributes
 from aeh.store._scores_schema import dimension_scores
 from aeh.store._timing_schema import attempt_time_split
+from aeh.store._totals import task_totals_cache
 
 __all__ = [
     "Migration",
@@ -225,5 +226,6 @@ for _version, _fn in {
     5: run_owner,
     6: packed_span_attributes,
     7: typed_run_config,
+    8: task_totals_cache,
 }.items():
     schema(_version)(_fn)
