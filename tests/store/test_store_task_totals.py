@@ -141,7 +141,7 @@ def test_migration_8_stores_the_totals_of_runs_already_finished(finished: Path) 
         conn.execute("DELETE FROM schema_migrations WHERE version = 8")
     Store(finished).close()
     with sqlite3.connect(finished) as conn:
-        assert applied_versions(conn)[-1] == 8
+        assert 8 in applied_versions(conn)
     assert _stored(finished) == before and _stored(finished, "run-0002") is not None
 
 
