@@ -12,52 +12,24 @@ from __future__ import annotations
 
 import polars as pl
 
-from aeh.models import FAILURE_PRIORITY
-from aeh.store import Store
+from aeh.store import AGENT_BUCKETS, HARNESS_BUCKET, TASK_TOTALS, Store
 
 __all__ = ["AGENT_BUCKETS", "HARNESS_BUCKET", "RUN_WIDE", "harness_errors", "task_counts", "task_totals",
            "with_rates_and_costs"]
 
-HARNESS_BUCKET = "harness_error"
-AGENT_BUCKETS = [b for b in FAILURE_PRIORITY if b != HARNESS_BUCKET]
-
 _COUNT = pl.UInt32()  # the dtype polars gave these counts when it aggregated rows
-_HARNESS = f"failure_bucket = '{HARNESS_BUCKET}'"
-_VALID = f"failure_bucket IS NOT '{HARNESS_BUCKET}'"  # IS NOT: a NULL bucket (a success) is valid
+_DTYPES: dict[str, pl.DataType] = {
+    "tokens_in": pl.Int64(), "tokens_out": pl.Int64(), "_unpriced": pl.Boolean(), "cost_usd": pl.Float64(),
+    "injected_faults": pl.Int64(), "tool_calls": pl.Int64(), "queue_s": pl.Float64(), "grading_s": pl.Float64(),
+}  # fmt: skip
 
-
-def _count(where: str) -> tuple[str, pl.DataType]:
-    # FILTER skips the aggregate step for other rows: a third faster than sum(<condition>).
-    return f"count(*) FILTER (WHERE {where})", _COUNT
-
-
+#: Everything else of the per-task table but latency, in the order of its columns: the store's
+#: `TASK_TOTALS` (counts are UInt32, as polars gave them when it aggregated rows).
+_TOTALS: dict[str, tuple[str, pl.DataType]] = {name: (sql, _DTYPES.get(name, _COUNT))
+                                               for name, sql in TASK_TOTALS.items()}
 #: What `compare` needs: attempts, valid attempts (n), their successes, harness errors.
-_COUNTS: dict[str, tuple[str, pl.DataType]] = {
-    "attempts": ("count(*)", _COUNT),
-    "n": _count(_VALID),
-    "successes": _count(f"success AND {_VALID}"),
-    "harness_errors": _count(_HARNESS),
-}
+_COUNTS = {k: _TOTALS[k] for k in ("attempts", "n", "successes", "harness_errors")}
 
-#: Everything else of the per-task table but latency; in the order of its columns.
-_TOTALS: dict[str, tuple[str, pl.DataType]] = {
-    **{k: _COUNTS[k] for k in ("attempts", "n", "successes")},
-    "clean_successes": _count(f"clean_success AND success AND {_VALID}"),
-    "successes_breaking_invariants": _count(f"success AND NOT clean_success AND {_VALID}"),
-    "harness_errors": _COUNTS["harness_errors"],
-    # An agent bucket is never a harness error, so no validity test is needed.
-    **{f"fail_{b}": _count(f"failure_bucket = '{b}'") for b in AGENT_BUCKETS},
-    "tokens_in": ("sum(tokens_in)", pl.Int64()),
-    "tokens_out": ("sum(tokens_out)", pl.Int64()),
-    "_unpriced": ("count(cost_usd) < count(*)", pl.Boolean()),
-    "cost_usd": ("total(cost_usd)", pl.Float64()),
-    "injected_faults": ("sum(n_injected_faults)", pl.Int64()),
-    "tool_calls": ("sum(n_tool_calls)", pl.Int64()),
-    # total(): 0.0 when every value is NULL (a run stored before the time split), as polars gave.
-    "queue_s": ("total(queue_s)", pl.Float64()),
-    "grading_s": ("total(grading_s)", pl.Float64()),
-    "needs_review": _count("needs_human_review"),
-}
 #: What a run's summary needs of every task (suite rate, cost, buckets, the faults check), and no
 #: more: a scorecard page reads these for the whole run and `_TOTALS` for its own tasks only.
 RUN_WIDE: dict[str, tuple[str, pl.DataType]] = {

@@ -19,6 +19,7 @@ from aeh.store._plan import outside_shard, parse_shard, plan_run_id
 from aeh.store._redact import MARKER, RedactingSink, Redactor, luhn_valid, redaction_record, redactor_for_run
 from aeh.store._redact import secret_fingerprints
 from aeh.store._seams import RunReader, RunStore, RunWriter, StoreLike
+from aeh.store._totals import AGENT_BUCKETS, HARNESS_BUCKET, TASK_TOTALS
 from aeh.store._writer import MAX_BACKLOG, AttemptWriter
 
 if _typing.TYPE_CHECKING:
@@ -44,6 +45,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.store._redact": ("MARKER", "RedactingSink", "Redactor", "luhn_valid", "redaction_record", "redactor_for_run",
                           "secret_fingerprints"),
     "aeh.store._seams": ("RunReader", "RunStore", "RunWriter", "StoreLike"),
+    "aeh.store._totals": ("AGENT_BUCKETS", "HARNESS_BUCKET", "TASK_TOTALS"),
     "aeh.store._writer": ("MAX_BACKLOG", "AttemptWriter"),
     "aeh.store._discover": ("DB_RULE", "StoreLocation", "default_db", "locate_store", "open_store", "resolve_db_path",
                             "using_store"),

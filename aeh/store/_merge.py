@@ -20,6 +20,7 @@ from aeh.errors import ConfigError
 from aeh.models import Provenance, RunConfig
 from aeh.store._plan import parse_shard, plan_pairs, shard_number
 from aeh.store._store import Store
+from aeh.store._totals import remember
 
 __all__ = ["MergeResult", "merge_stores"]
 
@@ -186,5 +187,7 @@ def _finish(conn: sqlite3.Connection, run_id: str, members: dict[str, dict[str, 
     conn.execute("UPDATE runs SET status = ?, finished_at = ?, config = ?, owner_pid = NULL, owner_host = NULL, "
                  "heartbeat_at = NULL WHERE run_id = ?",
                  (status, finished_at, json.dumps(config.model_dump(mode="json")), run_id))
+    if status == "finished":
+        remember(conn, run_id)
     return MergeResult(run_id=run_id, status=status, stored=len(pairs), planned=len(plan), missing=missing,
                        missing_shards=shards)

@@ -28,8 +28,9 @@ from aeh.store._config_schema import typed_run_config
 from aeh.store._labels_schema import human_labels
 from aeh.store._owner_schema import run_owner
 from aeh.store._packed import packed_span_attributes
-from aeh.store._scores_schema import dimension_scores
+from aeh.store._scores_schema import dimension_score_index, dimension_scores
 from aeh.store._timing_schema import attempt_time_split
+from aeh.store._totals import task_totals_cache
 
 __all__ = [
     "Migration",
@@ -225,5 +226,7 @@ for _version, _fn in {
     5: run_owner,
     6: packed_span_attributes,
     7: typed_run_config,
+    8: task_totals_cache,
+    9: dimension_score_index,
 }.items():
     schema(_version)(_fn)

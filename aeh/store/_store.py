@@ -17,6 +17,7 @@ from aeh._util.lazy import lazy_module
 from aeh.errors import RunNotFoundError, StoreError, StoreWriteError
 from aeh.models import Attempt, RunInfo, Span
 from aeh.store import _rows as rows
+from aeh.store import _totals as totals
 from aeh.store._errors import AmbiguousRunIdError, explain, integrity_hint, is_busy, is_store_failure
 from aeh.store._liveness import with_liveness
 from aeh.store._migrations import applied_versions, migrate, registered_migrations
@@ -218,6 +219,8 @@ class Store:
             cur = conn.execute(f"UPDATE runs SET {sets} WHERE run_id = ?", (*values, run_id))
             if cur.rowcount == 0:
                 raise RunNotFoundError(run_id, self.path)
+            if fields.get("status") == "finished":  # its per-task totals, stored for readers (_totals)
+                totals.remember(conn, run_id)
 
     def write_attempt(self, attempt: Attempt, spans: Sequence[Span] = ()) -> None:
         """Store one attempt with its spans and grader results in one transaction."""
@@ -360,8 +363,16 @@ class Store:
 
         SQLite aggregates the rows, so a thousand rows come back rather than every attempt. The
         expressions are the caller's code, never user input: they are pasted into the query.
+        For the whole run, aggregates of `TASK_TOTALS` come from the totals stored when the run
+        finished, while they still describe its attempts (`_totals`).
         """
         full = self.resolve_run_id(run_id)
+        if tasks is None:
+            with self._read() as conn:
+                stored = totals.recall(conn, full, ((name, sql) for name, (sql, _) in aggregates.items()))
+            if stored is not None:
+                return self._rows_frame([stored], {"task_id": pl.String(),
+                                                   **{name: dtype for name, (_, dtype) in aggregates.items()}})
         exprs = ", ".join(f"{sql} AS \"{name}\"" for name, (sql, _) in aggregates.items())
         schema = {"task_id": pl.String(), **{name: dtype for name, (_, dtype) in aggregates.items()}}
         where, params = _with_tasks("run_id = ?", (full,), tasks)
@@ -428,14 +439,16 @@ class Store:
         return frame.select(cols)
 
     def _frame(self, sql: str, params: Sequence[Any], schema: dict[str, Any]) -> pl.DataFrame:
-        # SQLite hands back 0/1 for booleans: load them as Int8, then cast in one vector op.
-        load = {c: (pl.Int8() if t == pl.Boolean() else t) for c, t in schema.items()}
-        parts = []
         with self._read() as conn:
             cur = conn.execute(sql, params)
             # Chunks bound peak memory: a million spans as Python tuples would be ~1 GB.
-            while chunk := cur.fetchmany(_CHUNK_ROWS):
-                parts.append(pl.DataFrame(chunk, schema=load, orient="row"))
+            return self._rows_frame(iter(lambda: cur.fetchmany(_CHUNK_ROWS), []), schema)
+
+    @staticmethod
+    def _rows_frame(chunks: Iterable[list[Any]], schema: dict[str, Any]) -> pl.DataFrame:
+        # SQLite hands back 0/1 for booleans: load them as Int8, then cast in one vector op.
+        load = {c: (pl.Int8() if t == pl.Boolean() else t) for c, t in schema.items()}
+        parts = [pl.DataFrame(chunk, schema=load, orient="row") for chunk in chunks if chunk]
         frame = pl.concat(parts, rechunk=True) if parts else pl.DataFrame(schema=load)
         return frame.cast({c: pl.Boolean() for c, t in schema.items() if t == pl.Boolean()})
 

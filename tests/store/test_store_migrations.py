@@ -54,6 +54,13 @@ def test_spans_index_exists(file_store: Store, db_path: Path) -> None:
     assert "spans_attempt" in str(plan) or "sqlite_autoindex_spans" in str(plan)
 
 
+def test_a_runs_mean_score_per_dimension_reads_only_an_index(file_store: Store, db_path: Path) -> None:
+    plan = _conn(db_path).execute(
+        "EXPLAIN QUERY PLAN SELECT dimension, avg(score), count(*) FROM dimension_scores WHERE run_id = ? "
+        "GROUP BY dimension ORDER BY dimension", ("r",)).fetchall()
+    assert "COVERING INDEX dimension_scores_overall" in str(plan) and "TEMP B-TREE" not in str(plan)
+
+
 def test_new_migration_applies_in_order_and_once(registry: _migrations.Migrations) -> None:
     conn = _conn()
     assert migrate(conn) == [1]
@@ -121,4 +128,4 @@ def test_migrations_apply_in_version_order_whatever_the_registration_order() -> 
 
 
 def test_every_store_migration_is_known_without_importing_anything_else() -> None:
-    assert [m.version for m in registered_migrations()] == [1, 2, 3, 4, 5, 6, 7]
+    assert [m.version for m in registered_migrations()] == [1, 2, 3, 4, 5, 6, 7, 8, 9]

@@ -55,7 +55,7 @@ def test_an_old_store_migrates_into_typed_parts(old_store: Path) -> None:
     raw = _raw_config(old_store)
     assert set(raw) <= set(RunConfig.model_fields) and "run_spec" not in raw  # rewritten, not read around
     with sqlite3.connect(old_store) as conn:
-        assert applied_versions(conn)[-1] == 7
+        assert 7 in applied_versions(conn)
 
 
 def test_an_old_store_resumes_after_migrating(old_store: Path) -> None:
