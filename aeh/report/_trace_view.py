@@ -404,7 +404,7 @@ def trace_document(record: Attempt, spans: list[Span], run: dict[str, Any] | Non
     if redactor.enabled:
         record = redactor.redact_model(record)
         spans = [redactor.redact_span(s) for s in spans]
-        run = run if redactor.redacts_nothing_in(run) else redactor.redact_plain(run)
+        run = redactor.redact_plain(run)
     localized = localized_span_ids(spans, record.grader_results)
     cited = cited_span_ids(record.tool_calls, scores or [])
     turns, tools = _conversation(record, spans, cited, localized)

@@ -405,10 +405,6 @@ class Redactor:
                 return False
         return True
 
-    def redacts_nothing_in(self, obj: Any) -> bool:
-        """True when `self.redact_plain(obj)` would equal `obj` (plain JSON that holds nothing to redact)."""
-        return not self.enabled or self._clean(obj)
-
     def redact_model(self, model: _Model) -> _Model:
         """`model` with every string of its JSON form redacted: itself when redaction changes
         nothing, else a validated copy (the original is untouched)."""
