@@ -8,7 +8,7 @@ import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -35,7 +35,9 @@ from aeh.stats import (
     summarize_scores,
 )
 from aeh.store import Store, StoreLike, redactor_for_run, using_store
-from aeh.suite import EvalSuite, reload_run_suite
+
+if TYPE_CHECKING:
+    from aeh.suite import EvalSuite
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -58,6 +60,9 @@ def _load_suite_for(store: Store, run_id: str,
     """The tasks and goldens of the suite the run measured: `suite`, else the stored location, its
     hash checked (SuiteNotFoundError when gone or changed). Empty only for a run that recorded no
     suite (an import), never as a fallback for a suite that cannot be found."""
+    # heavy: loaded on first use (reading stored scores, what a report does, needs no suite)
+    from aeh.suite import reload_run_suite
+
     loaded = reload_run_suite(store.run_info(run_id), suite)
     if loaded is None:
         return {}, {}

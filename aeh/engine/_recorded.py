@@ -7,11 +7,12 @@ produced); a budget the recording ran over is reported from these numbers instea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aeh.models import Budget, Task
-from aeh.pricing import PriceTable
-from aeh.trajectory import Trajectory
+if TYPE_CHECKING:  # annotations only: the run table reads `over_budget_warning` without a trajectory
+    from aeh.models import Budget, Task
+    from aeh.pricing import PriceTable
+    from aeh.trajectory import Trajectory
 
 __all__ = ["over_budget_summary", "over_budget_warning", "recorded_cost", "recorded_latency", "recorded_overruns"]
 

@@ -11,7 +11,6 @@ import typing as _typing
 # isort: off
 from aeh._util.lazy import lazy_exports as _lazy_exports
 from aeh.store._errors import AmbiguousRunIdError
-from aeh.store._label_import import LabelLine, import_labels
 from aeh.store._liveness import HEARTBEAT_S, STALE_AFTER_S, executing, host_name, owner_alive, run_is_dead
 from aeh.store._migrations import Migration, Migrations, applied_versions, migrate, migration, registered_migrations
 from aeh.store._migrations import schema
@@ -26,6 +25,7 @@ if _typing.TYPE_CHECKING:
     from aeh.store._discover import DB_RULE, StoreLocation, default_db, locate_store, open_store, resolve_db_path
     from aeh.store._discover import using_store
     from aeh.store._frames import ATTEMPTS_SCHEMA, GRADER_SCHEMA, SPANS_SCHEMA
+    from aeh.store._label_import import LabelLine, import_labels
     from aeh.store._label_pairs import JUDGE_KINDS, human_label_pairs, labels_frame, programmatic_verdicts
     from aeh.store._merge import MergeResult, merge_stores
     from aeh.store._pages import AttemptFilter, AttemptPage, AttemptRow, RunPage, RunSummary, TaskCount, attempt_page

@@ -41,6 +41,8 @@ import json, sys
 from aeh.cli import main
 code = main(["report", "--run-id", sys.argv[1], "--db", sys.argv[2], "--out", sys.argv[3]])
 scipy = "scipy.special" in sys.modules  # a run report's 95% intervals come from aeh's kept table
+# a report reads stored scores and runs: no suite loader, no trajectory parsing, no label import
+unused = [m for m in ("aeh.suite", "aeh.trajectory", "aeh.store._label_import") if m in sys.modules]
 from aeh.report import lean_render
 with lean_render():  # what a compare report's p-values import
     from scipy import special
@@ -49,14 +51,14 @@ kinds = {m: type(sys.modules[m]).__name__ for m in names if m in sys.modules}
 import bs4, numpy.testing
 used = [len(bs4.BeautifulSoup("<p><a>x</a></p>", "html.parser").select("p > a")),
         numpy.testing.assert_equal(1, 1), numpy.polynomial.Polynomial([1, 2])(1.0)]
-print(json.dumps({"code": code, "kinds": kinds, "scipy": scipy, "used": used}))
+print(json.dumps({"code": code, "kinds": kinds, "scipy": scipy, "used": used, "unused": unused}))
 """
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_report_imports_numpys_unused_packages_and_soupsieve_lazily(mock_db, tmp_path) -> None:
-    """`aeh report` imports no scipy.special; under `lean_render` (a report's render), what
+    """`aeh report` imports no scipy.special, suite loader, trajectory parser or label import; under `lean_render` (a report's render), what
     scipy.special and bs4 import at their top without using it is only
     imported, not run (a version that runs them at import fails here), and works when used."""
     db, _, run_id = mock_db
@@ -64,6 +66,7 @@ def test_a_report_imports_numpys_unused_packages_and_soupsieve_lazily(mock_db, t
                           capture_output=True, text=True, check=True, timeout=240)
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["code"] == 0 and not found["scipy"]
+    assert found["unused"] == []
     assert found["kinds"] == {m: "_LazyModule" for m in ("numpy.f2py", "numpy.testing", "numpy.polynomial",
                                                           "numpy.ctypeslib", "soupsieve", "charset_normalizer")}
     assert found["used"] == [1, None, 3.0]
