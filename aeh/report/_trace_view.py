@@ -390,6 +390,10 @@ def input_and_target(record: Attempt, spans: list[Span]) -> tuple[str, str]:
     return _prompt(record, spans), "; ".join(_targets(record))
 
 
+#: What a trace's head shows of its run.
+_RUN_FIELDS = ("suite", "adapter", "model", "price_table_version", "price_table_date")
+
+
 def trace_document(record: Attempt, spans: list[Span], run: dict[str, Any] | None = None, *,
                    scores: list[tuple[str, float, dict[str, Any]]] | None = None,
                    redactor: Redactor | None = None) -> dict[str, Any]:
@@ -401,6 +405,9 @@ def trace_document(record: Attempt, spans: list[Span], run: dict[str, Any] | Non
     run = dict(run or {})
     if redactor is None:
         redactor = redactor_for_run(run.get("config"))
+    # the head shows these of the run, and only these are redacted (not its whole config, again
+    # for every attempt of a report)
+    run = {k: run.get(k) for k in _RUN_FIELDS}
     if redactor.enabled:
         record = redactor.redact_model(record)
         spans = [redactor.redact_span(s) for s in spans]
