@@ -1,11 +1,13 @@
 """`render_run_report` and `render_compare_report`: papermill against stored runs, then nbconvert.
 
 Every file written here (the HTML, a kept or failed notebook) goes through the runs' redactor
-first: the store redacts on write, and this catches what an older store kept raw.
+first: the store redacts on write, and this catches what an older store kept raw. The one part of
+the page left as it is: the attempts section's packed traces (`_PACKED_TRACES`).
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,25 @@ from aeh.report._paths import default_out
 from aeh.store import Redactor, Store, StoreLike, default_db, open_store, redactor_for_run
 
 __all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
+
+
+#: The attempts section's traces in the HTML page: gzip-compressed JSON in base64 (`H4sI…` is gzip's
+#: header), built from documents the run's redactor redacted (`trace_document`). Text patterns find
+#: nothing in base64 (the redactor leaves the tail of a longer base64 run alone), and scanning it was
+#: a third of the page's redaction. Exactly `"traces_gz":"` with no backslash: text from a run shows in
+#: the page HTML-escaped or inside a JSON string (`\"`), so it cannot make its way in here.
+_PACKED_TRACES = re.compile(r'"traces_gz":"(H4sI[A-Za-z0-9+/=]*)"')
+
+
+def _redacted_page(html: str, redactor: Redactor) -> str:
+    """`html` redacted, except the packed traces (`_PACKED_TRACES`), which are copied as they are."""
+    parts: list[str] = []
+    done = 0
+    for found in _PACKED_TRACES.finditer(html):
+        parts += [redactor.redact_text(html[done:found.start(1)]), found[1]]
+        done = found.end(1)
+    parts.append(redactor.redact_text(html[done:]))
+    return "".join(parts)
 
 
 def _db_path(db: StoreLike) -> str:
@@ -48,7 +69,7 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
             kept = out.parent / f"{out.stem}.failed.ipynb"
             _copy_redacted(executed, kept, redactor)
             raise NotebookExecutionError(exc.notebook, exc.cell, exc.ename, exc.evalue, kept) from None
-        out.write_text(redactor.redact_text(export_node(nb)), encoding="utf-8")
+        out.write_text(_redacted_page(export_node(nb), redactor), encoding="utf-8")
         if keep_ipynb:
             _copy_redacted(executed, out.with_suffix(".ipynb"), redactor)
     return out
