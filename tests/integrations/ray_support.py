@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,22 @@ def loopback_head(**env: str) -> Iterator[int]:
             yield port
         finally:
             _stop(head)
+
+
+@contextmanager
+def driver_node_ip(*, loopback: bool) -> Iterator[Any]:
+    """Ray, imported, with its driver resolving node addresses to 127.0.0.1 (`loopback`) or to the
+    machine's outward IP; yields the `ray` module and restores the setting after.
+
+    Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER once, when it is first imported, into
+    `ray_constants.ENABLE_RAY_CLUSTER`: setting the variable cannot help once any earlier test in
+    the same process has imported Ray, so the constant itself is set here.
+    """
+    ray = pytest.importorskip("ray")
+    constants = ray._private.ray_constants
+    saved = constants.ENABLE_RAY_CLUSTER
+    constants.ENABLE_RAY_CLUSTER = not loopback
+    try:
+        yield ray
+    finally:
+        constants.ENABLE_RAY_CLUSTER = saved

@@ -17,26 +17,24 @@ import pytest
 import aeh
 from aeh.integrations import ray as ray_integration
 from tests.engine.resume_support import digests
-from tests.integrations.ray_support import loopback_head
+from tests.integrations.ray_support import driver_node_ip, loopback_head
 
 SEED = 5
 
 
 @pytest.fixture
 def loopback_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    ray = pytest.importorskip("ray")
-    if ray.is_initialized():
-        pytest.skip("a Ray connection is already open in this process")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    # The driver as on any Linux machine: Ray resolves node addresses to the outward IP (an earlier
-    # test may have imported Ray with RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, which fixes this at import).
-    monkeypatch.setattr(ray._private.ray_constants, "ENABLE_RAY_CLUSTER", True)
-    with loopback_head() as port:  # the machine's own token settings: a token file turns auth on
-        try:
-            yield port
-        finally:
-            ray_integration.stop_workers()  # the connection this run opened, and its workers
+    # The driver as on any Linux machine: Ray resolves node addresses to the outward IP.
+    with driver_node_ip(loopback=False) as ray:
+        if ray.is_initialized():
+            pytest.skip("a Ray connection is already open in this process")
+        with loopback_head() as port:  # the machine's own token settings: a token file turns auth on
+            try:
+                yield port
+            finally:
+                ray_integration.stop_workers()  # the connection this run opened, and its workers
 
 
 @pytest.mark.slow

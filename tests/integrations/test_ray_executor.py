@@ -21,7 +21,7 @@ from aeh.errors import ConfigError, MissingExtraError
 from aeh.store import Store
 from tests.engine.resume_support import CancelAfter, digests, only_run_id
 from tests.integrations.blocking_suite import ALWAYS_CALLS, blocking_suite, stored_worker_stalls
-from tests.integrations.ray_support import loopback_head
+from tests.integrations.ray_support import driver_node_ip, loopback_head
 
 SEED = 3
 ATTEMPTS = 4  # toy_math has 3 tasks: 12 attempts
@@ -29,12 +29,12 @@ ATTEMPTS = 4  # toy_math has 3 tasks: 12 attempts
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    # Set before Ray is imported: no usage report, and every Ray process binds to 127.0.0.1 only.
+    # No usage report, and every Ray process binds to 127.0.0.1 only (the driver's setting is read
+    # when Ray is first imported, maybe by an earlier test in this process: driver_node_ip sets it).
     env = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
-    ray = pytest.importorskip("ray")
-    with loopback_head(RAY_AUTH_MODE="disabled") as port:
+    with driver_node_ip(loopback=True) as ray, loopback_head(RAY_AUTH_MODE="disabled") as port:
         ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR", log_to_driver=False)
         assert ray._private.worker.global_worker.node.node_ip_address == "127.0.0.1"
         try:
