@@ -15,7 +15,8 @@ injects the parameters, records each cell's start, end and status, and raises
 The shell lives for one notebook: it is IPython's singleton while the cells run (so `display()`
 and `get_ipython()` find it) and is removed afterwards with its namespace, history and exit hook;
 `sys.modules["__main__"]`, the standard streams, the warning filters and matplotlib's settings and
-backend are put back. What stays in the process is what any import leaves: the modules imported.
+backend are put back; pyplot figures the caller had open are hidden from the notebook and
+returned. What stays in the process is what any import leaves: the modules imported.
 """
 
 from __future__ import annotations
@@ -246,6 +247,29 @@ def _fresh_process_warnings() -> None:
 
 
 @contextmanager
+def _callers_figures_set_aside() -> Iterator[None]:
+    """pyplot figures the caller has open are out of the notebook's sight while it runs, and back
+    afterwards: the report shows and closes every open figure after a cell, and would otherwise
+    show (and close) figures it did not draw. Figures the notebook left open (a failing cell's)
+    are closed: they were the report's."""
+    helpers = sys.modules.get("matplotlib._pylab_helpers")
+    if helpers is None:  # pyplot never imported: the caller has no figures
+        yield
+        return
+    figures = helpers.Gcf.figs
+    kept = dict(figures)
+    figures.clear()
+    try:
+        yield
+    finally:
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close("all")
+        figures.clear()
+        figures.update(kept)
+
+
+@contextmanager
 def _matplotlib_restored() -> Iterator[None]:
     """The notebook's theme stays inside the render, and a backend chosen before it comes back.
 
@@ -262,11 +286,12 @@ def _matplotlib_restored() -> Iterator[None]:
                 sys.modules["matplotlib"].rc_file_defaults()
         return
     backend = matplotlib.get_backend(auto_select=False)
-    with matplotlib.rc_context():
-        yield
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if backend is not None and pyplot is not None and matplotlib.get_backend(auto_select=False) != backend:
-        pyplot.switch_backend(backend)
+    with _callers_figures_set_aside():  # outermost: switching the backend back closes open figures
+        with matplotlib.rc_context():
+            yield
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if backend is not None and pyplot is not None and matplotlib.get_backend(auto_select=False) != backend:
+            pyplot.switch_backend(backend)
 
 
 def _available() -> bool:

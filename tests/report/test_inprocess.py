@@ -109,6 +109,31 @@ def test_a_cells_state_does_not_stay_in_this_process(tmp_path: Path) -> None:
         sys.modules.pop("aeh_probe_shell", None)
 
 
+def test_the_callers_open_figures_stay_out_of_the_report_and_open(tmp_path: Path) -> None:
+    """The report shows every figure open after a cell; one the caller had open before the
+    render (another cell of the caller's, a test) is neither shown in the report nor closed."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    from matplotlib import pyplot
+
+    mine = pyplot.figure()
+    mine.add_subplot().plot([1, 2, 3])
+    source = _notebook(tmp_path / "nb.ipynb",
+                       "from aeh.report.views import set_up_charts\nset_up_charts()",
+                       "from matplotlib import pyplot\nfigure, axes = pyplot.subplots()\naxes.bar([0], [1])",
+                       "pyplot.figure().add_subplot().plot([0, 1])\nraise ValueError('a failing cell')")
+    try:
+        with pytest.raises(NotebookExecutionError):
+            execute_notebook(source, {}, tmp_path / "out.ipynb", kernel="inprocess")
+        cells = _executed(tmp_path / "out.ipynb")
+        images = [[o for o in cell["outputs"] if "image/png" in o.get("data", {})] for cell in cells]
+        assert [len(shown) for shown in images] == [0, 0, 1, 1]  # each of the notebook's charts, once
+        assert pyplot.get_fignums() == [mine.number] and pyplot.figure(mine.number) is mine
+    finally:
+        pyplot.close("all")
+
+
 def _normalized(html: str) -> str:
     """The page without what differs between any two renders: nbformat cell ids, Styler ids."""
     html = re.sub(r"cell-id=[0-9a-f]{8}", "cell-id=X", html)
