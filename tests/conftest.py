@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,13 @@ def no_leaked_store() -> Iterator[None]:
     if problems:
         pytest.fail("aeh Store connection(s) leaked — close them (`with open_store(...)`):\n  "
                     + "\n  ".join(problems), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def figures_closed() -> Iterator[None]:
+    """Close the pyplot figures a test leaves open (charts aeh returns stay open for their caller):
+    a later test that shows or counts open figures would otherwise see them."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
