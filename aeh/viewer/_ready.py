@@ -117,13 +117,6 @@ def load_scorecard_modules() -> None:
 
 
 def _load_compare_modules() -> None:
-    import aeh.analysis
-
-    # each loads its module (and pandas) on first use
-    for name in _ANALYSIS_NAMES:
-        getattr(aeh.analysis, name)
-    for name in _COMPARE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional dependency missing: the compare tab says so when clicked
-            continue
+    """All of `_compare_steps` at once (in a thread, or in a pre-heated kernel before it is ready)."""
+    for _ in _compare_steps():
+        pass
