@@ -407,6 +407,9 @@ class RedactionRecord(BaseModel):
     enabled: bool = True
     salt: str | None = None
     secret_fingerprints: list[str] = Field(default_factory=list)
+    #: digest of the redaction rules every write of the run went through (`aeh.store.rules_digest`),
+    #: set by the store that created the run; None when a write may have used other rules
+    rules: str | None = None
 
 
 class HarnessHealth(BaseModel):

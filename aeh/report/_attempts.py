@@ -14,7 +14,7 @@ from typing import Any
 
 from aeh.analysis import BUCKET_ABBREVIATIONS
 from aeh.report._trace_view import DATA_MARK, money, page_shell, trace_document
-from aeh.store import Redactor, StoreLike, redactor_for_run, using_store
+from aeh.store import Redactor, StoreLike, redactor_for_stored_text, using_store
 
 __all__ = ["ANSWER_LIMIT", "ATTEMPT_LIMIT", "TRACE_LIMIT", "AttemptsData", "attempts_data", "attempts_section",
            "bucket_legend_html"]
@@ -108,7 +108,9 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         traces: list[dict[str, Any]] = []
         tasks: dict[str, dict[str, str]] = {}
         run = info.model_dump(mode="json")
-        redactor = redactor_for_run(run.get("config"))
+        # the page's own redaction skips the packed traces: they are redacted here, unless the
+        # store wrote them through these same rules already
+        redactor = redactor_for_stored_text(run.get("config"))
         for i in kept:
             r = records[i]
             key = (str(r["task_id"]), int(r["attempt"]))

@@ -24,7 +24,7 @@ from aeh.errors import ConfigError
 from aeh.models import Attempt, Span, ToolCall
 from aeh.report._paths import default_out
 from aeh.report._tree import build_tree, cited_span_ids, localized_span_ids, span_label, walk
-from aeh.store import Redactor, Store, StoreLike, redactor_for_run, using_store
+from aeh.store import Redactor, Store, StoreLike, redactor_for_stored_text, using_store
 
 __all__ = ["DATA_MARK", "attempt_scores", "input_and_target", "model_call_lines", "money", "page_shell",
            "render_trace_html", "trace_document", "trace_frame", "trace_html", "trace_page"]
@@ -400,11 +400,12 @@ def trace_document(record: Attempt, spans: list[Span], run: dict[str, Any] | Non
     """One attempt as plain data for `trace.js` (JSON-able, redacted with the run's redactor).
 
     `scores` — (dimension, score, evidence) of this attempt — mark each step a dimension cites.
-    `redactor`: `redactor_for_run(run["config"])`, when the caller draws many attempts of one run.
+    `redactor`: `redactor_for_stored_text(run["config"])` when none is given (the caller draws many
+    attempts of one run, or adds secrets of its own).
     """
     run = dict(run or {})
     if redactor is None:
-        redactor = redactor_for_run(run.get("config"))
+        redactor = redactor_for_stored_text(run.get("config"))
     # the head shows these of the run, and only these are redacted (not its whole config, again
     # for every attempt of a report)
     run = {k: run.get(k) for k in _RUN_FIELDS}

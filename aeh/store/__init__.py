@@ -16,7 +16,7 @@ from aeh.store._migrations import Migration, Migrations, applied_versions, migra
 from aeh.store._migrations import schema
 from aeh.store._plan import outside_shard, parse_shard, plan_run_id
 from aeh.store._redact import MARKER, RedactingSink, Redactor, luhn_valid, redaction_record, redactor_for_run
-from aeh.store._redact import secret_fingerprints
+from aeh.store._redact import redactor_for_stored_text, rules_digest, secret_fingerprints
 from aeh.store._seams import RunReader, RunStore, RunWriter, StoreLike
 from aeh.store._totals import AGENT_BUCKETS, HARNESS_BUCKET, TASK_TOTALS
 from aeh.store._writer import MAX_BACKLOG, AttemptWriter
@@ -43,7 +43,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
                               "registered_migrations", "schema"),
     "aeh.store._plan": ("outside_shard", "parse_shard", "plan_run_id"),
     "aeh.store._redact": ("MARKER", "RedactingSink", "Redactor", "luhn_valid", "redaction_record", "redactor_for_run",
-                          "secret_fingerprints"),
+                          "redactor_for_stored_text", "rules_digest", "secret_fingerprints"),
     "aeh.store._seams": ("RunReader", "RunStore", "RunWriter", "StoreLike"),
     "aeh.store._totals": ("AGENT_BUCKETS", "HARNESS_BUCKET", "TASK_TOTALS"),
     "aeh.store._writer": ("MAX_BACKLOG", "AttemptWriter"),

@@ -15,11 +15,13 @@ attempt and only then hands it to the store, so a redacted answer cannot flip a 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 import secrets as _random
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -31,7 +33,8 @@ from aeh.store._secret_keys import is_secret_key, masked_already, redact_secret_
 from aeh.store._shapes import API_KEY, EMAIL, redact_shapes
 
 __all__ = ["API_KEY", "CARD", "EMAIL", "MARKER", "SECRET", "RedactingSink", "Redactor", "json_default", "luhn_valid",
-           "plain", "redaction_record", "redactor_for_run", "secret_fingerprints"]
+           "plain", "redaction_record", "redactor_for_run", "redactor_for_stored_text", "rules_digest",
+           "secret_fingerprints", "with_rules_of"]
 
 SECRET = "[REDACTED:secret]"
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -55,6 +58,8 @@ _NAME_FIELDS = ("name", "key", "header")
 # `Redactor._clean` checks at most this many dicts and lists of one payload in place (a cycle
 # would otherwise loop for ever); a bigger payload takes the copying walk.
 _CLEAN_MAX_CONTAINERS = 100_000
+#: The modules whose source decides what is redacted (`rules_digest`).
+_RULE_MODULES = ("_redact.py", "_shapes.py", "_cards.py", "_secret_keys.py")
 
 
 def _digits(s: str) -> int:
@@ -441,12 +446,50 @@ class RedactingSink:
         return f"RedactingSink({self.sink!r})"
 
 
+@functools.cache
+def rules_digest() -> str | None:
+    """A digest of the source of the redaction rules (this module, the secret shapes, card numbers
+    and secret key names): two aeh installs with the same digest redact alike. None when the
+    source cannot be read, so that no stored text counts as redacted by these rules."""
+    digest = hashlib.sha256()
+    for name in _RULE_MODULES:
+        try:
+            digest.update((Path(__file__).parent / name).read_bytes())
+        except OSError:
+            return None
+    return digest.hexdigest()[:16]
+
+
 def redaction_record(redactor: Redactor) -> RedactionRecord:
     """What a run stores about its redaction (`RunConfig.redaction`): on or off, and salted
     fingerprints of its configured secrets, never the secrets themselves."""
     salt = _random.token_hex(8)
-    return RedactionRecord(enabled=redactor.enabled, salt=salt,
+    return RedactionRecord(enabled=redactor.enabled, salt=salt, rules=rules_digest() if redactor.enabled else None,
                            secret_fingerprints=secret_fingerprints(redactor.secrets, salt))
+
+
+def with_rules_of(config: RunConfig, redactor: Redactor) -> RunConfig:
+    """`config` as a store with `redactor` records it: its redaction record names these rules only
+    when this store redacts with them and the record already named them (or is new with them), so a
+    run resumed by an aeh with other rules, or written raw, is never taken as redacted by them."""
+    record = config.redaction
+    mine = rules_digest() if redactor.enabled else None
+    if record is None or record.rules is None or record.rules == mine:
+        return config
+    return config.model_copy(update={"redaction": record.model_copy(update={"rules": None})})
+
+
+def redactor_for_stored_text(config: RunConfig | dict[str, Any] | None) -> Redactor:
+    """The redactor a reader applies to a run's stored attempts and spans before showing them:
+    none when every write of the run went through these same rules (`RedactionRecord.rules`),
+    which would change nothing; else the run's (`redactor_for_run`). Secrets given to the reader
+    (`Redactor.with_secrets`) still need the run's redactor: the writer did not know them."""
+    if isinstance(config, dict):
+        config = RunConfig.model_validate(config)
+    record = config.redaction if config is not None else None
+    if record is not None and record.enabled and record.rules is not None and record.rules == rules_digest():
+        return Redactor(enabled=False)
+    return redactor_for_run(config)
 
 
 def redactor_for_run(config: RunConfig | dict[str, Any] | None) -> Redactor:

@@ -15,7 +15,7 @@ from aeh._util.lazy import lazy_module
 from aeh.errors import StoreError
 from aeh.models import Attempt, GraderResult, InvariantResult, RunConfig, RunInfo, Span, ToolCall
 from aeh.store._packed import pack_bytes
-from aeh.store._redact import Redactor
+from aeh.store._redact import Redactor, with_rules_of
 from aeh.trace import NEW_MESSAGES, TOOLS_FROM, expand_attributes
 
 if TYPE_CHECKING:
@@ -84,7 +84,8 @@ def encode_run_field(column: str, value: Any, redactor: Redactor) -> Any:
     if column == "config":
         # Stored in the typed shape, whatever the caller passed (a flat mapping is nested).
         config = value if isinstance(value, RunConfig) else RunConfig.model_validate(value or {})
-        return to_json(config.model_dump(mode="json"), redactor)
+        # the redaction rules it names are only those this store writes with
+        return to_json(with_rules_of(config, redactor).model_dump(mode="json"), redactor)
     return to_json(value, redactor) if column in _RUN_JSON else value
 
 
