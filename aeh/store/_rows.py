@@ -89,16 +89,24 @@ def encode_run_field(column: str, value: Any, redactor: Redactor) -> Any:
     return to_json(value, redactor) if column in _RUN_JSON else value
 
 
+#: What a row that no longer decodes raises while it is read (JSONDecodeError and pydantic's are ValueErrors).
+_UNDECODABLE = (ValueError, TypeError, KeyError)
+
+
+def _corrupt(table: str, where: str, exc: Exception) -> StoreError:
+    """The error for a row that no longer decodes (edited or damaged store), naming the run and row."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(f"a stored {table} row is corrupt ({where}): {first[:300]} — the store was "
+                      "changed outside aeh; restore it from a copy, or delete that run and record it again")
+
+
 @contextmanager
 def _decoding(table: str, where: str) -> Iterator[None]:
-    """A row that no longer decodes (edited or damaged store) is a StoreError naming the run and row."""
+    """A row that no longer decodes inside is a StoreError naming the run and row (`_corrupt`)."""
     try:
         yield
-    except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError and pydantic's are ValueErrors
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise StoreError(f"a stored {table} row is corrupt ({where}): {first[:300]} — the store was "
-                         "changed outside aeh; restore it from a copy, or delete that run and record it "
-                         "again") from None
+    except _UNDECODABLE as exc:
+        raise _corrupt(table, where, exc) from None
 
 
 def run_from_row(row: tuple[Any, ...]) -> RunInfo:
@@ -145,11 +153,14 @@ def span_row(s: Span, redactor: Redactor, attributes: dict[str, Any] | None = No
 
 def span_from_row(row: tuple[Any, ...]) -> Span:
     data = dict(zip(SPAN_COLUMNS, row, strict=True))
-    where = f"run {data.get('run_id')}, task {data.get('task_id')!r}, attempt {data.get('attempt')}, " \
-            f"span {data.get('span_id')}"
-    with _decoding("spans", where):
+    # no context manager and no message built per row: a report reads thousands of spans
+    try:
         data["attributes"] = json.loads(data["attributes"])  # read as text (`_packed.ATTRIBUTES_SQL`)
         return Span.model_validate(data)
+    except _UNDECODABLE as exc:
+        where = (f"run {data.get('run_id')}, task {data.get('task_id')!r}, attempt {data.get('attempt')}, "
+                 f"span {data.get('span_id')}")
+        raise _corrupt("spans", where, exc) from None
 
 
 def attempt_from_row(row: tuple[Any, ...], graders: list[tuple[Any, ...]]) -> Attempt:
