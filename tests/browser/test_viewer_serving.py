@@ -1,6 +1,7 @@
 """`aeh view` as a server: its address is printed only once the page answers, the first page and
-each tab are timed in Chromium, kernels stay within the cap over 20 page loads and 100 rapid
-requests, and abandoned kernels are shut down until the server is idle again.
+each tab are timed in Chromium, kernels stay within the cap over 100 rapid requests, and abandoned
+kernels are shut down until the server is idle again. (Kernels over 20 page loads, each closed once
+it painted, are counted on a 100k-attempt store by `test_viewer_100k.py`.)
 
 The figures are printed and written to test-artifacts/viewer-serving.json (benchmarks/RESULTS.md
 quotes a run)."""
@@ -179,20 +180,11 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
     page.screenshot(path=str(artifacts / "viewer-serving-trace.png"), full_page=True)
     page.close()
 
-    counts = []
-    for _ in range(20):  # 20 page loads, each page closed after it painted
-        page = browser.new_page()
-        page.goto(url, wait_until="commit", timeout=120_000)
-        page.locator(".aeh-open-run").first.wait_for(timeout=120_000)
-        counts.append(_kernels(server.pid))
-        page.close(run_before_unload=True)
-    figures["kernels during 20 page loads (max)"] = max(counts)
-    assert max(counts) <= CAP
-    deadline = time.monotonic() + ABANDON_AFTER + 60
+    deadline = time.monotonic() + ABANDON_AFTER + 60  # the walk's page is closed: its kernel is let go
     while _kernels(server.pid) > 2 and time.monotonic() < deadline:
         time.sleep(1)
-    figures["kernels after 20 page loads"] = _kernels(server.pid)
-    assert figures["kernels after 20 page loads"] <= 2  # the pre-heated one, and one being refilled
+    figures["kernels after the walk's page closed"] = _kernels(server.pid)
+    assert figures["kernels after the walk's page closed"] <= 2  # the pre-heated one, and one being refilled
 
     sampled: list[int] = []
     stop = threading.Event()
@@ -204,11 +196,19 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    statuses = []
-    for _ in range(100):  # a health check or an impatient user: / every 0.2 s, 1 s timeout
-        t = time.monotonic()
-        statuses.append(_get(url, 1.0))
-        time.sleep(max(0.0, 0.2 - (time.monotonic() - t)))
+    # a health check or an impatient user: a request of / every 0.2 s, each given up after 1 s —
+    # fired on the clock, not after the previous one ended, so up to 5 are in flight at once
+    statuses: list[int] = []
+    requests = []
+    first = time.monotonic()
+    for i in range(100):
+        time.sleep(max(0.0, first + 0.2 * i - time.monotonic()))
+        request = threading.Thread(target=lambda: statuses.append(_get(url, 1.0)), daemon=True)
+        request.start()
+        requests.append(request)
+    for request in requests:
+        request.join(timeout=30)
+    assert len(statuses) == 100  # each request ended (its 1 s timeout, or an answer)
     deadline = time.monotonic() + ABANDON_AFTER + 90
     while _kernels(server.pid) > 1 and time.monotonic() < deadline:
         time.sleep(1)
