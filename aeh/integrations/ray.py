@@ -89,6 +89,8 @@ class _Pool:
     idle: list[Any] = field(default_factory=list)
     connected_here: str | None = None
     """The address (or "" for a local cluster) aeh connected to itself; None: the caller's `ray.init`."""
+    env_before: dict[str, str] = field(default_factory=dict)
+    """The process's RAY_* variables before aeh connected (`_restore_ray_env` when it disconnects)."""
 
 
 _pool = _Pool()
@@ -150,6 +152,7 @@ def stop_workers() -> None:
     if _pool.connected_here is not None:
         _pool.connected_here = None
         ray.shutdown()
+        _restore_ray_env(_pool.env_before)
 
 
 @dataclass
@@ -248,6 +251,7 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     before = _descendants()
+    ray_env = {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
     try:
         if target is not None:
             _join_this_machine(ray, target)
@@ -261,6 +265,7 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> None:
         with contextlib.suppress(Exception):
             ray.shutdown()
         left = _stop(_descendants() - before)
+        _restore_ray_env(ray_env)  # e.g. RAY_AUTH_MODE=token, which a later cluster without auth refuses
         cause = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         where = f"the Ray cluster at {target}" if target else "a local Ray cluster"
         raise RayStartError(
@@ -269,7 +274,26 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> None:
             + " — retry when the machine is less loaded, start Ray yourself (`ray start --head`) and pass "
             "--ray-address auto, or run without --executor ray; the run is stored and resumes with "
             "`aeh run --resume RUN_ID`") from None
-    _pool.connected_here = target or ""
+    _pool.connected_here, _pool.env_before = target or "", ray_env
+
+
+def _restore_ray_env(saved: dict[str, str]) -> None:
+    """The process's RAY_* variables as they were before aeh's `ray.init` (one that failed, or a
+    connection aeh now closes), and Ray's cached view of them: starting or joining a cluster with
+    token auth turns it on for the process (RAY_AUTH_MODE=token, read into Ray's config and token
+    cache), and a cluster joined later without auth would then cancel every actor it creates."""
+    if {k: v for k, v in os.environ.items() if k.startswith("RAY_")} == saved:
+        return
+    for key in [k for k in os.environ if k.startswith("RAY_") and k not in saved]:
+        del os.environ[key]
+    os.environ.update(saved)
+    # what Ray itself calls after changing the auth mode (`authentication_token_setup`), and
+    # resets in its own tests; private, so a Ray without it is left as it is
+    with contextlib.suppress(Exception):
+        from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _join_this_machine(ray: Any, target: str) -> None:

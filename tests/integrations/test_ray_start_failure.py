@@ -8,6 +8,7 @@ stop them), instead of waiting the 30 s Ray gives its raylet.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
         pytest.skip("a Ray cluster is already running in this process")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
 
     started: list[set[int]] = []
@@ -51,6 +53,7 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
 
     monkeypatch.setattr(ray._private.services, "get_node", timed_out)
     before = ray_integration._descendants()
+    ray_env = {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
     code = cli_main(["run", "--suite", "toy_math", "--attempts", "1", "--seed", "1", "--executor", "ray",
                      "--ray-workers", "1", "--log-level", "silent", "--db", str(tmp_path / "runs.db")])
     err = capsys.readouterr().err
@@ -65,6 +68,9 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
     assert left == []
     assert _ray_processes(started[0] - before) == []
     assert not ray.is_initialized()
+    # nothing the failed start set stays with the process: Ray's RAY_AUTH_MODE=token made the next
+    # cluster this process joined (one without auth) cancel every actor
+    assert {k: v for k, v in os.environ.items() if k.startswith("RAY_")} == ray_env
 
 
 def test_stop_ends_a_process_that_ignores_sigterm() -> None:
