@@ -180,7 +180,7 @@ def test_open_errors_name_path_and_fix(tmp_path: Path) -> None:
 
 def test_locked_db_is_store_error(db_path: Path, make_run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("aeh.store._store._BUSY_TIMEOUT_S", 0.05)
-    store = Store(db_path)
+    store = Store(db_path, lock_retries=1)  # one pause (0.5 s) before giving up, not four (7.5 s)
     other = sqlite3.connect(db_path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
