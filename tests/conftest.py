@@ -12,6 +12,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Test modules import nbformat (notebooks, reports): imported here as `aeh report` imports it,
+# without the format checkers jsonschema never uses for a notebook — one of them builds a Lark
+# grammar at import, 1–3 s of every test process's collection.
+from aeh.report._lean_imports import import_lean  # noqa: E402
+
+import_lean()
 REALDATA = REPO.parent / "shared" / "realdata"
 
 _real_connect = socket.socket.connect
