@@ -251,7 +251,7 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     before = _descendants()
-    ray_env = {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
+    ray_env = _ray_env()
     try:
         if target is not None:
             _join_this_machine(ray, target)
@@ -277,14 +277,20 @@ def _connect(ray: Any, address: str | None, workers: int | None) -> None:
     _pool.connected_here, _pool.env_before = target or "", ray_env
 
 
+def _ray_env() -> dict[str, str]:
+    """The process's RAY_* environment variables."""
+    return {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
+
+
 def _restore_ray_env(saved: dict[str, str]) -> None:
     """The process's RAY_* variables as they were before aeh's `ray.init` (one that failed, or a
     connection aeh now closes), and Ray's cached view of them: starting or joining a cluster with
     token auth turns it on for the process (RAY_AUTH_MODE=token, read into Ray's config and token
     cache), and a cluster joined later without auth would then cancel every actor it creates."""
-    if {k: v for k, v in os.environ.items() if k.startswith("RAY_")} == saved:
+    now = _ray_env()
+    if now == saved:
         return
-    for key in [k for k in os.environ if k.startswith("RAY_") and k not in saved]:
+    for key in now.keys() - saved.keys():
         del os.environ[key]
     os.environ.update(saved)
     # what Ray itself calls after changing the auth mode (`authentication_token_setup`), and
