@@ -222,14 +222,18 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
     assert max(sampled) <= CAP + 1 and sampled.count(CAP + 1) <= 20  # ≤ 2 s of the samples
     # Back to idle: the last refused requests end and the refilled pool kernel renders the viewer,
     # then nothing runs. CPU of the server and its kernels over 5 s windows, until one is < 0.1 cores.
-    burst_end, idle = time.monotonic(), 1.0
-    while idle >= 0.1 and time.monotonic() < burst_end + 90:
+    # A request still queued at the cap when its client gave up may get a slot after the cull above:
+    # that kernel renders, then sits idle until culled as abandoned. Idle means both: one kernel
+    # left, and a 5 s window below 0.1 cores.
+    burst_end, idle, kernels = time.monotonic(), 1.0, _kernels(server.pid)
+    while (idle >= 0.1 or kernels > 1) and time.monotonic() < burst_end + 90:
         tree = [server.pid, *_descendants(server.pid)]
         before = _cpu_seconds(tree)
         time.sleep(5)
         idle = (_cpu_seconds(tree) - before) / 5
+        kernels = _kernels(server.pid)
     figures["seconds from the kernels' cull to an idle server"] = round(time.monotonic() - burst_end, 1)
-    figures["kernels after the burst"] = _kernels(server.pid)
+    figures["kernels after the burst"] = kernels
     figures["server CPU after the burst (cores)"] = round(idle, 3)
     assert figures["kernels after the burst"] <= 1 and idle < 0.1  # back to idle: the pre-heated kernel only
 
