@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+REALDATA = REPO.parent / "shared" / "realdata"
 
 # Test modules import nbformat (notebooks, reports): imported here as `aeh report` imports it,
 # without the format checkers jsonschema never uses for a notebook — one of them builds a Lark
@@ -19,7 +20,6 @@ REPO = Path(__file__).resolve().parents[1]
 from aeh.report._lean_imports import import_lean  # noqa: E402
 
 import_lean()
-REALDATA = REPO.parent / "shared" / "realdata"
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
