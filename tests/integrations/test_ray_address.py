@@ -9,7 +9,6 @@ process, runs a small run through it, and stops every process it started, by pro
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def loopback_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
 @pytest.mark.timeout(600)
 def test_a_run_joins_a_cluster_started_on_loopback_by_its_address(loopback_cluster: int, tmp_path: Path) -> None:
     address = f"127.0.0.1:{loopback_cluster}"
-    ray_env = {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
+    ray_env = ray_integration._ray_env()
     table = aeh.run("toy_math", attempts=2, seed=SEED, db=tmp_path / "ray.db", model="mock-degraded",
                     executor="ray", ray_address=address, ray_workers=2, concurrency=2)
     import ray
@@ -56,4 +55,4 @@ def test_a_run_joins_a_cluster_started_on_loopback_by_its_address(loopback_clust
     # auth set RAY_AUTH_MODE=token, which made the next cluster without auth cancel every actor
     ray_integration.stop_workers()
     assert not ray.is_initialized()
-    assert {k: v for k, v in os.environ.items() if k.startswith("RAY_")} == ray_env
+    assert ray_integration._ray_env() == ray_env

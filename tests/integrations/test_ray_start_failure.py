@@ -8,7 +8,6 @@ stop them), instead of waiting the 30 s Ray gives its raylet.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from pathlib import Path
@@ -53,7 +52,7 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
 
     monkeypatch.setattr(ray._private.services, "get_node", timed_out)
     before = ray_integration._descendants()
-    ray_env = {k: v for k, v in os.environ.items() if k.startswith("RAY_")}
+    ray_env = ray_integration._ray_env()
     code = cli_main(["run", "--suite", "toy_math", "--attempts", "1", "--seed", "1", "--executor", "ray",
                      "--ray-workers", "1", "--log-level", "silent", "--db", str(tmp_path / "runs.db")])
     err = capsys.readouterr().err
@@ -70,7 +69,7 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
     assert not ray.is_initialized()
     # nothing the failed start set stays with the process: Ray's RAY_AUTH_MODE=token made the next
     # cluster this process joined (one without auth) cancel every actor
-    assert {k: v for k, v in os.environ.items() if k.startswith("RAY_")} == ray_env
+    assert ray_integration._ray_env() == ray_env
 
 
 def test_stop_ends_a_process_that_ignores_sigterm() -> None:
