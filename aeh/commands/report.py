@@ -42,7 +42,7 @@ def _report(args: argparse.Namespace) -> int:
         if run_id is None:
             raise RunNotFoundError("(newest)", store.path)
         info = store.run_info(run_id)
-        unscored = store.dimension_scores_frame(info.run_id).height == 0
+        unscored = not store.has_dimension_scores(info.run_id)
     if unscored or args.suite is not None:
         # Scored here, with the suite found again and its hash checked, so the notebook reads
         # stored scores and never scores without the suite.

@@ -136,7 +136,8 @@ def _packed(docs: list[dict[str, Any]]) -> str:
     """The documents as one gzip-compressed JSON list, base64: the page decodes it with
     `DecompressionStream` when a trace is first opened."""
     raw = json.dumps(docs, ensure_ascii=False, separators=(",", ":")).encode()
-    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+    # level 6: half the CPU of level 9 for some 7 % more bytes
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
 def _json_script(element_id: str, payload: Any) -> str:

@@ -22,6 +22,10 @@ using them: `scipy.special` (the normal and t quantiles of every interval) clone
 namespace (`scipy._lib.array_api_compat`), which imports numpy's f2py (some 50 ms of Fortran
 parsing tables), testing, polynomial and ctypeslib packages; they are imported lazily.
 
+papermill also scans every installed distribution for plugin I/O handlers and engines (two
+`entrypoints` scans, ~0.02 s): a report reads and writes local files with aeh's own engine, so
+`import_lean` imports papermill with those scans finding nothing (`PAPERMILL_PLUGIN_GROUPS`).
+
 A version of papermill, nbconvert, bs4 or scipy that used one of these at import would load it at
 once: `tests/report/test_lean_imports.py` fails then, rather than the saving going silently.
 
@@ -40,7 +44,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LAZY", "LEAN_SKIPPED", "LAZY_IN_RENDER", "import_lean", "lazily", "lean_render", "without_modules"]
+__all__ = ["LAZY", "LAZY_IN_RENDER", "LEAN_SKIPPED", "PAPERMILL_PLUGIN_GROUPS", "import_lean", "lazily", "lean_render",
+           "without_modules", "without_plugin_scan"]
 
 #: Optional modules skipped while papermill, nbformat and nbconvert are imported.
 LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolors", "uri_template", "fqdn",
@@ -50,6 +55,9 @@ LEAN_SKIPPED = ("rfc3987_syntax", "pyarrow.fs", "boto3", "isoduration", "webcolo
 LAZY = ("requests", "click", "soupsieve", "charset_normalizer")
 #: numpy's packages that `scipy.special`, imported by a report's cells, touches and never uses.
 LAZY_IN_RENDER = ("numpy.f2py", "numpy.testing", "numpy.polynomial", "numpy.ctypeslib")
+
+#: Entry-point groups papermill scans at import for plugins a report never uses.
+PAPERMILL_PLUGIN_GROUPS = ("papermill.io", "papermill.engine")
 
 
 @contextmanager
@@ -99,12 +107,32 @@ def lazily(*names: str) -> Iterator[None]:
         sys.meta_path.remove(finder)
 
 
+@contextmanager
+def without_plugin_scan(*groups: str) -> Iterator[None]:
+    """Inside: `entrypoints.get_group_all(group)` finds nothing for `groups`. After: it scans again."""
+    try:
+        import entrypoints  # papermill's plugin finder
+    except ImportError:
+        yield
+        return
+    scan = entrypoints.get_group_all
+
+    def lean_scan(group: str, path: Any = None) -> Any:
+        return [] if group in groups else scan(group, path)
+
+    entrypoints.get_group_all = lean_scan
+    try:
+        yield
+    finally:
+        entrypoints.get_group_all = scan
+
+
 def import_lean() -> None:
     """Import papermill (with nbformat and jsonschema) and nbconvert without `LEAN_SKIPPED`, `LAZY`
     lazily, once."""
     if "papermill" in sys.modules and "nbconvert" in sys.modules:
         return
-    with without_modules(*LEAN_SKIPPED), lazily(*LAZY):
+    with without_modules(*LEAN_SKIPPED), lazily(*LAZY), without_plugin_scan(*PAPERMILL_PLUGIN_GROUPS):
         try:
             # heavy: loaded on first use
             import nbconvert  # noqa: F401

@@ -17,6 +17,7 @@ from aeh.errors import ConfigError
 from aeh.report._execute import NotebookExecutionError, run_notebook
 from aeh.report._export import export_node
 from aeh.report._paths import default_out
+from aeh.report._schema_cache import cached_schema_validators
 from aeh.store import Redactor, Store, StoreLike, default_db, open_store, redactor_for_run
 
 __all__ = ["render_compare_report", "render_matrix_report", "render_run_report"]
@@ -61,7 +62,7 @@ def _render(notebook: str, parameters: dict[str, Any], out: Path, keep_ipynb: bo
             kernel: str | None = None) -> Path:
     require_extra("an HTML report")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="aeh-report-") as tmp, cached_schema_validators():
         executed = Path(tmp) / f"{notebook}.ipynb"
         try:
             nb = run_notebook(notebook, parameters, executed, kernel=kernel)

@@ -285,6 +285,13 @@ class Store:
              "evidence": pl.Utf8()},
         )
 
+    def has_dimension_scores(self, run_id: str) -> bool:
+        """Whether the run has stored dimension scores (a yes or no, no frame built)."""
+        with self._read() as conn:
+            found = conn.execute("SELECT 1 FROM dimension_scores WHERE run_id = ? LIMIT 1",
+                                 (self.resolve_run_id(run_id),)).fetchone()
+        return found is not None
+
     # -- run lookup -----------------------------------------------------------------------
 
     def resolve_run_id(self, run_id: str) -> str:

@@ -9,7 +9,11 @@ import sys
 import pytest
 
 PROBE = """
-import json, sys
+import json, pathlib, sys, tempfile
+plugin = pathlib.Path(tempfile.mkdtemp()) / "fake_plugin-0.1.dist-info"  # a papermill engine plugin
+plugin.mkdir()
+(plugin / "entry_points.txt").write_text("[papermill.engine]\\nfake = json:dumps\\n")
+sys.path.append(str(plugin.parent))
 from aeh.report import import_lean
 import_lean()
 kinds = {m: type(sys.modules[m]).__name__ for m in ("requests", "click", "soupsieve", "charset_normalizer")
@@ -21,8 +25,13 @@ nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("x")])
 nbformat.validate(nb)  # jsonschema works without its format checkers' libraries
 import requests, click
 used = [requests.codes.ok, click.unstyle(click.style("x", bold=True))]  # the lazy modules load when used
+import entrypoints, papermill.engines, papermill.iorw
+engines = sorted(k for k in papermill.engines.papermill_engines._engines if k)
+schemes = sorted(s for s, _ in papermill.iorw.papermill_io._handlers)
 print(json.dumps({"kinds": kinds, "skipped": skipped, "used": used,
-                  "after": [m for m in ("requests", "urllib3", "click") if m in sys.modules]}))
+                  "after": [m for m in ("requests", "urllib3", "click") if m in sys.modules],
+                  "engines": engines, "schemes": schemes,
+                  "scan_after": [e.name for e in entrypoints.get_group_all("papermill.engine")]}))
 """
 
 
@@ -34,6 +43,10 @@ def test_papermill_and_nbconvert_import_lean_and_lazy() -> None:
                               "charset_normalizer": "_LazyModule"}
     assert found["skipped"] == []
     assert found["used"] == [200, "x"] and found["after"] == ["requests", "urllib3", "click"]
+    # papermill's own engine and handlers only: no plugin scan (a report reads and writes local
+    # files with aeh's engine), and the scan works again afterwards
+    assert found["engines"] == ["nbclient"] and "local" in found["schemes"]
+    assert found["scan_after"] == ["fake"]
 
 
 REPORT = """
