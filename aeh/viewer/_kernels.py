@@ -19,6 +19,10 @@ Voila (`VoilaConfiguration.multi_kernel_manager_class`):
   a page, its quiet time starts again, or a kernel that waited in the pool longer than
   `abandon_after` would be shut down in the second before the page connects to it (the page then
   asks for a kernel that no longer exists and never renders);
+- a request whose client has gone (its connection closed while it waited for a slot, or before it
+  asked) gets no kernel: it stops waiting and frees its place in the queue (`gone` counts them).
+  Voila hands the kernel manager no handle on the request, so the handler is found on the stack of
+  the coroutine that awaits `start_kernel`; a pool refill has none and is never refused for it;
 - readiness: once a kernel has rendered the viewer, the notebook's last cell calls
   `aeh.viewer.ready()` (`_ready.py`), and `aeh view` prints its address only then.
 """
@@ -27,13 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado.ioloop import PeriodicCallback
-from tornado.web import HTTPError
+from tornado.web import HTTPError, RequestHandler
 from traitlets import Float, Int
 
 __all__ = ["BoundedKernelManager"]
@@ -59,9 +64,10 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         self._touched: dict[str, float] = {}
         self._left: dict[str, float] = {}  # kernel → when (time.monotonic) its last page left it
         self._culling: set[str] = set()  # being shut down: one shutdown each, however many sweeps see them
-        #: kernels started in all, and requests refused with 503 (for tests and logs)
+        #: kernels started in all, requests refused with 503, and requests whose client left first
         self.started = 0
         self.refused = 0
+        self.gone = 0
 
     def _pooled(self) -> set[str]:
         """Kernels Voila keeps pre-heated for the next page (never abandoned: they wait on purpose)."""
@@ -140,12 +146,21 @@ class BoundedKernelManager(AsyncMappingKernelManager):
             self._sweeper = PeriodicCallback(self.cull_abandoned, 1000 * self.cull_every)
             self._sweeper.start()
 
+    def _refuse_if_gone(self, handler: RequestHandler | None) -> None:
+        if handler is not None and _client_gone(handler):
+            self.gone += 1
+            self.log.info("aeh view: no kernel for %s: its client has gone", handler.request.uri)
+            raise HTTPError(503, "the client closed its connection before a kernel was started")
+
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as Voila awaits it
-        """A new kernel when there is room for one: else cull, wait, and refuse with 503."""
+        """A new kernel when there is room for one and its client is still there: else cull, wait,
+        and refuse with 503."""
         self._start_sweeping()
         preheat = (kwargs.get("env") or {}).get("VOILA_PREHEAT") == "True"
+        handler = None if preheat else _requesting_handler()
         deadline = time.monotonic() + self.slot_wait
         while len(self.list_kernel_ids()) + self._starting >= self.max_kernels:
+            self._refuse_if_gone(handler)
             if await self.cull_abandoned(for_a_page=True):
                 continue
             if not preheat and time.monotonic() >= deadline:  # a refill of the pool waits its turn
@@ -153,6 +168,7 @@ class BoundedKernelManager(AsyncMappingKernelManager):
                 raise HTTPError(503, f"aeh view runs at most {self.max_kernels} kernels and all are in use: "
                                      "close a tab of the viewer, or try again in a moment")
             await asyncio.sleep(0.25)
+        self._refuse_if_gone(handler)
         self.started += 1
         self._starting += 1
         try:
@@ -160,3 +176,23 @@ class BoundedKernelManager(AsyncMappingKernelManager):
         finally:
             self._starting -= 1
         return kernel_id
+
+
+def _requesting_handler() -> RequestHandler | None:
+    """The request handler whose coroutine awaits `start_kernel` (its frame is on the stack while
+    `start_kernel` runs), or None when none does."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        candidate = frame.f_locals.get("self")
+        if isinstance(candidate, RequestHandler):
+            return candidate
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the walk
+    return None
+
+
+def _client_gone(handler: RequestHandler) -> bool:
+    """Whether the handler's client closed its connection (tornado notices a close while the
+    request is served: the stream listens for it)."""
+    stream = getattr(getattr(handler.request, "connection", None), "stream", None)
+    closed = getattr(stream, "closed", None)
+    return bool(closed()) if callable(closed) else False

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
@@ -11,9 +12,12 @@ from typing import Any
 
 import pytest
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from tornado.web import HTTPError
+from tornado.httpserver import HTTPServer
+from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+from tornado.netutil import bind_sockets
+from tornado.web import Application, HTTPError, RequestHandler
 
-from aeh.viewer._kernels import BoundedKernelManager
+from aeh.viewer._kernels import BoundedKernelManager, _client_gone
 
 
 @pytest.fixture
@@ -171,3 +175,77 @@ def test_at_the_cap_a_kernel_its_page_left_makes_room_seconds_later(manager: Bou
         assert set(manager.list_kernel_ids()) == {handed, third}
 
     asyncio.run(go())
+
+
+class _Page(RequestHandler):
+    """A page request as Voila's handler serves it: it awaits `start_kernel` itself."""
+
+    async def get_kernel(self, manager: BoundedKernelManager) -> str:
+        return await manager.start_kernel()
+
+
+def _page(*, client_left: bool) -> _Page:
+    stream = SimpleNamespace(closed=lambda: client_left)
+    connection = SimpleNamespace(stream=stream, set_close_callback=lambda callback: None)
+    request = HTTPServerRequest(start_line=RequestStartLine("GET", "/", "HTTP/1.1"), connection=connection,
+                                headers=HTTPHeaders({"Host": "127.0.0.1"}))
+    return _Page(Application(), request)
+
+
+def test_a_request_whose_client_left_gets_no_kernel_and_stops_waiting(manager: BoundedKernelManager) -> None:
+    manager.slot_wait = 5
+
+    async def go() -> None:
+        for _ in range(2):  # at the cap, both kernels with a page connected
+            manager._kernel_connections[await manager.start_kernel()] = 1
+        began = time.monotonic()
+        with pytest.raises(HTTPError) as refused:
+            await _page(client_left=True).get_kernel(manager)
+        assert refused.value.status_code == 503 and time.monotonic() - began < 1  # not slot_wait
+        assert manager.gone == 1 and manager.refused == 0 and manager.started == 2
+
+    asyncio.run(go())
+
+
+def test_a_free_slot_starts_no_kernel_for_a_client_that_left(manager: BoundedKernelManager) -> None:
+    async def go() -> None:
+        with pytest.raises(HTTPError):
+            await _page(client_left=True).get_kernel(manager)
+        assert manager.list_kernel_ids() == [] and manager.gone == 1
+        kernel_id = await _page(client_left=False).get_kernel(manager)  # a client still there
+        assert manager.list_kernel_ids() == [kernel_id] and manager.started == 1
+
+    asyncio.run(go())
+
+
+def test_tornado_tells_a_handler_its_client_closed_the_connection() -> None:
+    """What `_client_gone` reads is real: a client that sends a request and closes its socket is
+    seen gone by the handler still serving it."""
+    seen: list[bool] = []
+
+    class Slow(RequestHandler):
+        async def get(self) -> None:
+            for _ in range(40):
+                if _client_gone(self):
+                    break
+                await asyncio.sleep(0.05)
+            seen.append(_client_gone(self))
+
+    async def go() -> None:
+        sockets = bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(Application([("/", Slow)]))
+        server.add_sockets(sockets)
+        port = sockets[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await writer.drain()
+        await asyncio.sleep(0.2)
+        writer.close()  # the client gives up
+        for _ in range(60):
+            if seen:
+                break
+            await asyncio.sleep(0.05)
+        server.stop()
+
+    asyncio.run(go())
+    assert seen == [True]
