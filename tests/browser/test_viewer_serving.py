@@ -217,6 +217,10 @@ def test_ready_when_announced_then_bounded_under_page_loads_and_rapid_requests(s
     figures["kernels during 100 rapid requests (max)"] = max(sampled)
     figures["statuses of 100 rapid requests (200, 503, timed out)"] = [
         statuses.count(200), statuses.count(503), statuses.count(0)]
+    # a request whose client gave up while it waited at the cap gets no kernel (the server says so)
+    figures["requests given no kernel: their client had left"] = sum(
+        "client closed its connection" in line for _, line in lines)
+    assert figures["requests given no kernel: their client had left"] > 0
     # the manager never holds more than CAP kernels; a process it has let go of may still be exiting
     # while the kernel that takes its slot starts, so the process count may touch CAP + 1 for a moment
     assert max(sampled) <= CAP + 1 and sampled.count(CAP + 1) <= 20  # ≤ 2 s of the samples
