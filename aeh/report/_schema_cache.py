@@ -69,7 +69,10 @@ def compiled_validator(definition: Any, cache_dir: str | None = None) -> Callabl
     when this machine generated it before."""
     import fastjsonschema  # heavy: loaded on first use
 
-    path = _entry(_cache_dir(cache_dir), definition)
+    try:
+        path = _entry(_cache_dir(cache_dir), definition)
+    except (OSError, RuntimeError):  # Jinja refuses an unsafe or unwritable directory: no cache
+        return fastjsonschema.compile(definition)
     found = _load(path)
     if found is not None:
         return found

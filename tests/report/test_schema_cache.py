@@ -70,3 +70,12 @@ def test_notebook_validation_inside_the_block(tmp_path, monkeypatch) -> None:
         nb.cells[0]["cell_type"] = "nonsense"
         with pytest.raises(nbformat.ValidationError):
             nbformat.validate(nb)
+
+
+def test_without_a_usable_cache_directory_the_schema_is_generated(tmp_path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    check = compiled_validator(SCHEMA, str(blocked / "cache"))
+    assert check({"n": 1}) == {"n": 1}
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        check({"n": -1})
