@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 __all__ = ["cached_schema_validators", "compiled_validator"]
@@ -42,20 +43,32 @@ def _entry(directory: Path, definition: Any) -> Path:
     return directory / f"{_PREFIX}{key}.bin"
 
 
-def _load(path: Path) -> Callable[..., Any] | None:
-    try:
-        name, code = marshal.loads(path.read_bytes())
-        namespace: dict[str, Any] = {}
-        exec(code, namespace)  # noqa: S102  # bytecode this module wrote into the user's own cache
-        found = namespace[name]
-    except (OSError, ValueError, EOFError, TypeError, KeyError, ImportError):
-        return None  # not cached yet, or written by another version: generated again
+def _generated(definition: Any) -> tuple[str, CodeType]:
+    """fastjsonschema's code for `definition` (`compile_to_code`, what its `compile` runs), compiled,
+    with the name of its validating function."""
+    import fastjsonschema  # heavy: loaded on first use
+    from fastjsonschema.ref_resolver import RefResolver
+
+    name = RefResolver.from_schema(definition, store={}).get_scope_name()
+    return name, compile(fastjsonschema.compile_to_code(definition), f"<nbformat schema {name}>", "exec")
+
+
+def _function(name: str, code: CodeType) -> Callable[..., Any] | None:
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)  # noqa: S102  # fastjsonschema's generated code, or this module's cache of it
+    found = namespace.get(name)
     return found if callable(found) else None
 
 
-def _store(path: Path, name: str, source: str) -> None:
+def _load(path: Path) -> Callable[..., Any] | None:
     try:
-        code = compile(source, f"<nbformat schema {path.stem}>", "exec")
+        return _function(*marshal.loads(path.read_bytes()))
+    except (OSError, ValueError, EOFError, TypeError, ImportError):
+        return None  # not cached yet, or written by another version: generated again
+
+
+def _store(path: Path, name: str, code: CodeType) -> None:
+    try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-" + _PREFIX)
         with os.fdopen(fd, "wb") as out:
             out.write(marshal.dumps((name, code)))
@@ -70,15 +83,19 @@ def compiled_validator(definition: Any, cache_dir: str | None = None) -> Callabl
     import fastjsonschema  # heavy: loaded on first use
 
     try:
-        path = _entry(_cache_dir(cache_dir), definition)
+        path: Path | None = _entry(_cache_dir(cache_dir), definition)
     except (OSError, RuntimeError):  # Jinja refuses an unsafe or unwritable directory: no cache
-        return fastjsonschema.compile(definition)
-    found = _load(path)
+        path = None
+    found = _load(path) if path is not None else None
     if found is not None:
         return found
-    func: Callable[..., Any] = fastjsonschema.compile(definition)
-    _store(path, func.__name__, fastjsonschema.compile_to_code(definition))
-    return func
+    name, code = _generated(definition)
+    generated = _function(name, code)
+    if generated is None:  # a fastjsonschema that names its function otherwise: its own compile
+        return fastjsonschema.compile(definition)
+    if path is not None:
+        _store(path, name, code)
+    return generated
 
 
 class _CachingFastJsonSchema:
