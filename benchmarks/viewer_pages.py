@@ -111,9 +111,10 @@ def main() -> None:
             "| view | wall best (s) | wall first (s) | CPU best (s) |\n| --- | --- | --- | --- |\n" + rows + "\n\n"
             "Each list reads one page (50 attempts, 50 tasks, 25 runs). The scorecard is "
             "`aeh.analysis.scorecard_page`: "
-            "the run-wide figures (suite rate and interval, harness errors, cost, buckets) from one GROUP BY task_id "
-            "of counts and sums, the page's rows from `task_totals` of its 50 tasks; a table row is one button and "
-            "one HTML widget (its cells on an inner grid), not a widget per cell. Compare runs `aeh.compare`; on "
+            "the run-wide figures (suite rate and interval, harness errors, cost, buckets) from the per-task totals "
+            "stored when the run finished (`aeh/store/_totals.py`; one GROUP BY task_id of counts and sums when "
+            "they are missing or stale), the page's rows from `task_totals` of its 50 tasks; each table page is "
+            "one widget whose rows are data (`aeh/viewer/_table.py`). Compare runs `aeh.compare`; on "
             "runs of more than 20,000 attempts the dimension gate (which scores every attempt of both runs "
             "again) and the drift wait for a click.")
     publish("viewer_pages", body, args.write)
