@@ -39,6 +39,53 @@ def test_a_collector_the_caller_had_disabled_stays_disabled(collector_enabled: N
     assert not gc.isenabled()
 
 
+def test_what_was_allocated_inside_waits_in_the_oldest_generation(collector_enabled: None) -> None:
+    walked: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] < 2:
+            walked.append(info["generation"])
+
+    try:
+        with cyclic_gc_paused():
+            kept = [[i] for i in range(50_000)]  # far past the young threshold (700)
+            gc.callbacks.append(watch)
+        more = [[i] for i in range(100)]  # the first allocations after the pause
+    finally:
+        gc.callbacks.remove(watch)
+    # no young collection walking the 50,000 lists on the way out: they are in the oldest generation
+    assert walked == []
+    assert len(kept) + len(more) == 50_100
+
+
+def test_a_cycle_made_inside_is_collected_by_the_next_full_collection(collector_enabled: None) -> None:
+    import weakref
+
+    class Node:
+        other: Any = None
+
+    with cyclic_gc_paused():
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+    assert gone() is not None  # a cycle: reference counting cannot free it
+    gc.collect()
+    assert gone() is None
+
+
+def test_objects_the_caller_froze_stay_frozen(collector_enabled: None) -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with cyclic_gc_paused():
+            made = [[i] for i in range(1000)]
+        assert gc.get_freeze_count() == frozen
+        assert len(made) == 1000
+    finally:
+        gc.unfreeze()
+
+
 def test_aeh_report_renders_with_the_collector_paused_and_restores_it(
         collector_enabled: None, mock_db: tuple[Path, str, str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
