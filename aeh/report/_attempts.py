@@ -12,6 +12,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from aeh.analysis import BUCKET_ABBREVIATIONS
 from aeh.report._trace_view import DATA_MARK, money, page_shell, trace_document
 from aeh.store import Redactor, StoreLike, redactor_for_stored_text, using_store
@@ -135,9 +137,31 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
 def _packed(docs: list[dict[str, Any]]) -> str:
     """The documents as one gzip-compressed JSON list, base64: the page decodes it with
     `DecompressionStream` when a trace is first opened."""
-    raw = json.dumps(docs, ensure_ascii=False, separators=(",", ":")).encode()
+    raw = _json_bytes(docs)
     # level 6: half the CPU of level 9 for some 7 % more bytes
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _json_bytes(docs: list[dict[str, Any]]) -> bytes:
+    """Compact UTF-8 JSON of `docs` for the browser's `JSON.parse`: orjson's (a sixth of the
+    standard encoder's CPU, ~0.015 s of a core × 5 report; a NaN is written `null`, which
+    `JSON.parse` reads, where `json.dumps` writes `NaN`, which it refuses), the standard
+    encoder's where orjson refuses a value (an int beyond 64 bits, a key that is not a string)."""
+    try:
+        return orjson.dumps(docs)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(_finite(docs), ensure_ascii=False, separators=(",", ":"), default=str).encode()
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every NaN or infinite float as None, as orjson writes them."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _json_script(element_id: str, payload: Any) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import math
 import re
 
+import pytest
 from external import external_refs
 
 from aeh.analysis import BUCKET_ABBREVIATIONS
-from aeh.report._attempts import attempts_data, attempts_section, bucket_legend_html
+from aeh.report._attempts import _packed, attempts_data, attempts_section, bucket_legend_html
 from aeh.store import Store
 
 
@@ -85,3 +87,23 @@ def test_bucket_legend_comes_from_the_cli_abbreviations():
     legend = bucket_legend_html()
     for bucket, short in BUCKET_ABBREVIATIONS.items():
         assert f"<code>{short}</code> {bucket}" in legend
+
+
+def _unpacked(blob: str) -> str:
+    return gzip.decompress(base64.b64decode(blob)).decode()
+
+
+def test_packed_traces_are_the_standard_compact_json_of_the_documents(mock_db):
+    db, _, run_b = mock_db
+    docs = attempts_data(run_b, db).traces
+    assert _unpacked(_packed(docs)) == json.dumps(docs, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_packed_traces_stay_json_the_browser_parses():
+    # `JSON.parse` refuses NaN and Infinity (what `json.dumps` writes for them): they are null
+    assert json.loads(_unpacked(_packed([{"score": math.nan, "cost": math.inf, "ok": 0.5}])),
+                      parse_constant=pytest.fail) == [{"score": None, "cost": None, "ok": 0.5}]
+    # a value orjson refuses still packs, through the standard encoder
+    big = [{"seed": 2**70, "steps": {1: "non-string key"}, "text": "é ✓", "score": math.nan}]
+    assert json.loads(_unpacked(_packed(big)), parse_constant=pytest.fail) == [
+        {"seed": 2**70, "steps": {"1": "non-string key"}, "text": "é ✓", "score": None}]
