@@ -13,6 +13,7 @@ evidence and the review packet as readable lines, the trajectory dimensions, and
 from __future__ import annotations
 
 import json
+import math
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -61,11 +62,24 @@ def _text(value: Any, limit: int = TEXT_LIMIT) -> str:
     if isinstance(value, str):
         return _cut(value, limit)
     if isinstance(value, (int, float, bool)):
-        return json.dumps(value)
+        return _scalar(value)
     text = json.dumps(value, default=str, ensure_ascii=False)
     if len(text) > 120:
         text = json.dumps(value, default=str, ensure_ascii=False, indent=2)
     return _cut(text, limit)
+
+
+def _scalar(value: int | float | bool) -> str:
+    """`json.dumps(value)` without the encoder's set-up: thousands of span attributes a report."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)  # an IntEnum as its number, as json writes it
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
 
 
 def _compact(value: Any) -> str:

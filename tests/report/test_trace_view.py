@@ -3,7 +3,9 @@ report, `aeh trace` and the viewer. The drawing itself is checked in Chromium (t
 
 from __future__ import annotations
 
+import enum
 import json
+import math
 import re
 
 import pytest
@@ -12,6 +14,7 @@ from external import external_refs
 from aeh.cli import main as cli
 from aeh.models import GraderResult, Span
 from aeh.report import money, render_trace_html, trace_document, trace_html
+from aeh.report._trace_view import _scalar
 from aeh.store import Store
 
 
@@ -230,3 +233,9 @@ def test_an_imported_scorers_own_answer_is_not_shown_as_a_target() -> None:
     _, target = input_and_target(record, [])
     assert target == "inspect:includes: target 4"
     assert trace_document(record, [])["head"]["target"] == ["inspect:includes: target 4"]
+
+
+@pytest.mark.parametrize("value", [True, False, 0, -5, 2**80, 1.5, 1e-7, 1e22, -0.0, 0.1 + 0.2, math.nan, math.inf,
+                                   -math.inf, enum.IntEnum("Level", "LOW HIGH").HIGH])
+def test_a_scalar_attribute_reads_as_its_json(value: object) -> None:
+    assert _scalar(value) == json.dumps(value)  # type: ignore[arg-type]
