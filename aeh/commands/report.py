@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from aeh._util.blas_threads import one_blas_thread
 from aeh._util.gc_pause import cyclic_gc_paused
 from aeh.errors import ExitCode, RunNotFoundError
 
@@ -26,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 def main(args: argparse.Namespace) -> int:
     # One report's imports and pages are a bounded burst: without the collector re-walking every
     # imported object (aeh._util.gc_pause) the report costs ~13 % less CPU.
+    one_blas_thread()  # before numpy loads: its BLAS thread would only spin (aeh._util.blas_threads)
     with cyclic_gc_paused():
         return _report(args)
 
