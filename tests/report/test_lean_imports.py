@@ -16,19 +16,25 @@ plugin.mkdir()
 sys.path.append(str(plugin.parent))
 from aeh.report import import_lean
 import_lean()
-kinds = {m: type(sys.modules[m]).__name__ for m in ("requests", "click", "soupsieve", "charset_normalizer")
-         if m in sys.modules}
+from aeh.report._lean_imports import LAZY
+kinds = {m: type(sys.modules[m]).__name__ for m in LAZY if m in sys.modules}
+served = [m for m in ("nbconvert.postprocessors.serve", "tornado.web", "tornado.httpserver", "webbrowser",
+                      "multiprocessing") if m in sys.modules]
 skipped = [m for m in ("arrow", "isoduration", "webcolors", "uri_template", "rfc3987_syntax", "boto3", "urllib3")
            if m in sys.modules]
 import papermill, nbconvert, nbformat
 nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("x")])
 nbformat.validate(nb)  # jsonschema works without its format checkers' libraries
-import requests, click
-used = [requests.codes.ok, click.unstyle(click.style("x", bold=True))]  # the lazy modules load when used
+import requests, click, platformdirs, tinycss2, colorama
+# the lazy modules load when used
+used = [requests.codes.ok, click.unstyle(click.style("x", bold=True)), bool(platformdirs.user_data_dir("x")),
+        tinycss2.serialize(tinycss2.parse_declaration_list("color: red")), colorama.Style.RESET_ALL]
+from nbconvert.postprocessors.serve import ServePostProcessor  # skipped at import_lean, importable after
 import entrypoints, papermill.engines, papermill.iorw
 engines = sorted(k for k in papermill.engines.papermill_engines._engines if k)
 schemes = sorted(s for s, _ in papermill.iorw.papermill_io._handlers)
-print(json.dumps({"kinds": kinds, "skipped": skipped, "used": used,
+print(json.dumps({"kinds": kinds, "skipped": skipped, "used": used, "served": served,
+                  "serve_after": ServePostProcessor.__name__,
                   "after": [m for m in ("requests", "urllib3", "click") if m in sys.modules],
                   "engines": engines, "schemes": schemes,
                   "scan_after": [e.name for e in entrypoints.get_group_all("papermill.engine")]}))
@@ -39,10 +45,13 @@ def test_papermill_and_nbconvert_import_lean_and_lazy() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120)
     found = json.loads(done.stdout.strip().splitlines()[-1])
     # imported, not run
-    assert found["kinds"] == {"requests": "_LazyModule", "click": "_LazyModule", "soupsieve": "_LazyModule",
-                              "charset_normalizer": "_LazyModule"}
+    assert found["kinds"] == {m: "_LazyModule" for m in (
+        "requests", "click", "soupsieve", "charset_normalizer", "platformdirs", "tinycss2", "webencodings", "colorama")}
     assert found["skipped"] == []
-    assert found["used"] == [200, "x"] and found["after"] == ["requests", "urllib3", "click"]
+    # nbconvert's `--post serve` web server (tornado's HTTP stack) is not imported: a report serves nothing
+    assert found["served"] == [] and found["serve_after"] == "ServePostProcessor"
+    assert found["used"] == [200, "x", True, "color: red;", "\x1b[0m"]
+    assert found["after"] == ["requests", "urllib3", "click"]
     # papermill's own engine and handlers only: no plugin scan (a report reads and writes local
     # files with aeh's engine), and the scan works again afterwards
     assert found["engines"] == ["nbclient"] and "local" in found["schemes"]
