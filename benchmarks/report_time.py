@@ -12,7 +12,9 @@ report runs under `python -v` and the modules it compiled from source are counte
 Each figure is the median of `--runs` fresh processes, the commands interleaved run by run so all
 see the same machine load: wall time and CPU seconds (user + system, the process and its
 children), CPU moving less with the load of a shared machine. In the same window, the floor: a
-fresh `python -c "import aeh, pandas, matplotlib.pyplot"`. `--kernel-process` adds the same
+fresh `python -c "import aeh, pandas, matplotlib.pyplot"`; and, for comparison, the same floor with
+OpenBLAS loaded with one thread, as `aeh report` loads it (numpy's default second thread spins for
+~0.1 s of CPU after loading, which the floor pays and the report no longer does). `--kernel-process` adds the same
 reports with `--kernel python3`; `--cold` repeats everything with no byte-compiled file at all;
 `--before REV` adds the same in-process reports run by the aeh of git revision REV (exported and
 byte-compiled into a temporary directory, first on sys.path), interleaved with today's.
@@ -209,6 +211,9 @@ def main() -> None:
         runs = {suite: aeh.run(suite, attempts=5, seed=1, db=db, progress=False).run_id
                 for suite in SUITES}
         cmds = {"floor": [sys.executable, "-c", "import aeh, pandas, matplotlib.pyplot"],
+                # the floor as `aeh report` loads numpy: OpenBLAS with one thread (aeh._util.blas_threads)
+                "floor-1blas": [sys.executable, "-c", "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; "
+                                                      "import aeh, pandas, matplotlib.pyplot"],
                 "imports": [sys.executable, "-c", _IMPORTS],
                 "mechanism": [sys.executable, "-c", _MECHANISM, tmp, "import aeh, pandas, matplotlib.pyplot"],
                 # what a run report's cells import now that it draws no figure
@@ -251,7 +256,8 @@ def main() -> None:
             rows.append(f"| {suite} (5 attempts/task) | {state} | {wall:.2f} | {cpu:.2f} | {ratio:.2f} | "
                         f"{sizes[suite] / 1e6:.2f} MB |{extra} {target} | {verdict} |")
             print(f"{suite} × 5 ({state}): CPU {cpu:.2f} s = {ratio:.2f} × the floor ({floor_cpu:.2f} s); "
-                  f"report {sizes[suite] / 1e6:.2f} MB")
+                  f"report {sizes[suite] / 1e6:.2f} MB; {cpu / figs['floor-1blas'][1]:.2f} × the floor with "
+                  f"one BLAS thread ({figs['floor-1blas'][1]:.2f} s)")
             if args.before:
                 old_wall, old_cpu = figs[f"{suite}/before"]
                 rows.append(f"| {suite}, aeh as of `{args.before}` | {state} | {old_wall:.2f} | {old_cpu:.2f} | "
@@ -263,6 +269,8 @@ def main() -> None:
     for state, figs in figures.items():
         floor_cpu = figs["floor"][1]
         for name, label in (("floor", "`import aeh, pandas, matplotlib.pyplot` (the floor)"),
+                            ("floor-1blas", "the same with OpenBLAS loaded with one thread, as `aeh report` loads "
+                                            "it (its second thread only spins)"),
                             ("imports", "the floor's imports + papermill (lean) + nbconvert, nothing run"),
                             ("mechanism", "papermill runs a one-cell notebook importing the floor's modules; "
                                           "nbconvert exports it; redaction"),
