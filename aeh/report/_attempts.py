@@ -72,9 +72,10 @@ def _answer(value: Any) -> str:
 
 
 def _document(store: Any, info: Any, run: dict[str, Any], redactor: Redactor, task_id: str,
-              attempt: int, scores: list[tuple[str, float, str]]) -> dict[str, Any]:
-    record = store.attempt_record(info.run_id, task_id, attempt)
-    spans = store.attempt_spans(info.run_id, task_id, attempt)
+              attempt: int, scores: list[tuple[str, float, str]],
+              read: dict[tuple[str, int], tuple[Any, Any]]) -> dict[str, Any]:
+    record, spans = read.get((task_id, attempt)) or (store.attempt_record(info.run_id, task_id, attempt),
+                                                      store.attempt_spans(info.run_id, task_id, attempt))
     # what attempt_scores reads, from the run's scores read once (not one query per attempt)
     mine = [(d, float(sc), json.loads(e)) for d, sc, e in scores]
     return trace_document(record, spans, run, scores=mine, redactor=redactor)
@@ -113,12 +114,15 @@ def attempts_data(run_id: str, db: StoreLike = None, *, limit: int = ATTEMPT_LIM
         # the page's own redaction skips the packed traces: they are redacted here, unless the
         # store wrote them through these same rules already
         redactor = redactor_for_stored_text(run.get("config"))
+        # every attempt traced (a run of up to `trace_limit` attempts): read with the run, not one by one
+        read = ({(a.task_id, a.attempt): (a, spans) for a, spans in store.attempts_with_spans(info.run_id)}
+                if len(traced) == total else {})
         for i in kept:
             r = records[i]
             key = (str(r["task_id"]), int(r["attempt"]))
             trace = -1
             if i in traced or key[0] not in tasks:
-                doc = _document(store, info, run, redactor, *key, scored.get(key, []))
+                doc = _document(store, info, run, redactor, *key, scored.get(key, []), read)
                 tasks.setdefault(key[0], _task_line(doc))
                 if i in traced:
                     traces.append(doc)

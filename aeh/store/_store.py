@@ -495,6 +495,35 @@ class Store:
             ).fetchall()
         return full_inputs([rows.span_from_row(r) for r in found])
 
+    def attempts_with_spans(self, run_id: str) -> list[tuple[Attempt, list[Span]]]:
+        """Every attempt of the run with its spans, as `attempt_record` and `attempt_spans` give
+        them, in task and attempt order: three queries over the run's index ranges, where one
+        attempt at a time costs two each (a report tracing all 160 attempts of a core × 5 run: 0.015–0.03 s
+        less CPU, its documents alike).
+        For a whole run only: it holds every attempt's spans at once."""
+        full = self.resolve_run_id(run_id)
+        with self._read() as conn:
+            found = conn.execute(f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts WHERE run_id = ? "
+                                 "ORDER BY task_id, attempt", (full,)).fetchall()
+            graders = conn.execute(f"SELECT task_id, attempt, {', '.join(rows.GRADER_COLUMNS)} FROM grader_results "
+                                   "WHERE run_id = ? ORDER BY task_id, attempt, rowid", (full,)).fetchall()
+            spans = conn.execute(f"SELECT {', '.join(map(_read_sql, rows.SPAN_COLUMNS))} FROM spans WHERE run_id = ? "
+                                 "ORDER BY task_id, attempt, start_ts, rowid", (full,)).fetchall()
+        by_attempt: dict[tuple[str, int], list[Any]] = {}
+        for g in graders:
+            by_attempt.setdefault((g[0], g[1]), []).append(g[2:])
+        span_rows: dict[tuple[str, int], list[Any]] = {}
+        task_at, attempt_at = rows.SPAN_COLUMNS.index("task_id"), rows.SPAN_COLUMNS.index("attempt")
+        for r in spans:
+            span_rows.setdefault((r[task_at], r[attempt_at]), []).append(r)
+        out = []
+        task, number = rows.ATTEMPT_COLUMNS.index("task_id"), rows.ATTEMPT_COLUMNS.index("attempt")
+        for row in found:
+            key = (row[task], row[number])
+            out.append((rows.attempt_from_row(row, by_attempt.get(key, [])),
+                        full_inputs([rows.span_from_row(r) for r in span_rows.get(key, [])])))
+        return out
+
 
 def _read_sql(column: str) -> str:
     """A column in a SELECT: span attributes may be stored compressed (`aeh.store._packed`)."""

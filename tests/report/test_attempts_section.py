@@ -107,3 +107,23 @@ def test_packed_traces_stay_json_the_browser_parses():
     big = [{"seed": 2**70, "steps": {1: "non-string key"}, "text": "é ✓", "score": math.nan}]
     assert json.loads(_unpacked(_packed(big)), parse_constant=pytest.fail) == [
         {"seed": 2**70, "steps": {"1": "non-string key"}, "text": "é ✓", "score": None}]
+
+
+def test_a_run_traced_whole_is_read_at_once_and_draws_the_same_traces(mock_db, monkeypatch):
+    """Every attempt traced: the run's attempts and spans come in three queries, not two per attempt,
+    and the documents are the ones reading each attempt gives."""
+    db, _, run_b = mock_db
+    one_at_a_time: list[tuple[str, int]] = []
+    spans_of = Store.attempt_spans
+
+    def counted(self, run_id, task_id, attempt):
+        one_at_a_time.append((task_id, attempt))
+        return spans_of(self, run_id, task_id, attempt)
+
+    monkeypatch.setattr(Store, "attempt_spans", counted)
+    together = attempts_data(run_b, db)
+    assert one_at_a_time == [] and len(together.traces) == together.total
+    monkeypatch.setattr(Store, "attempts_with_spans", lambda self, run_id: [])
+    apart = attempts_data(run_b, db)
+    assert len(one_at_a_time) == together.total
+    assert apart == together

@@ -65,6 +65,17 @@ def test_round_trip(store: Store, make_run: Any, make_attempt: Any, make_spans: 
     assert one["end_ts"].to_list()[-1] is None
 
 
+def test_a_whole_run_read_at_once_is_what_reading_each_attempt_gives(mock_db: tuple[Path, str, str]) -> None:
+    db, _, run_id = mock_db
+    with Store(db) as store:
+        together = store.attempts_with_spans(run_id[:-2])  # a prefix, as the one-attempt readers take
+        keys = store.attempts_frame(run_id, ["task_id", "attempt"]).rows()
+        assert [(a.task_id, a.attempt) for a, _ in together] == keys  # task and attempt order
+        one_by_one = [(store.attempt_record(run_id, t, n), store.attempt_spans(run_id, t, n)) for t, n in keys]
+    assert together == one_by_one
+    assert all(spans for _, spans in together) and any(a.grader_results for a, _ in together)
+
+
 def test_cost_null_in_raw_row(file_store: Store, db_path: Path, make_run: Any, make_attempt: Any) -> None:
     file_store.create_run(make_run())
     file_store.write_attempt(make_attempt(cost_usd=None), [])
