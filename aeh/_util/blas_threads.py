@@ -4,9 +4,7 @@ numpy's OpenBLAS (and scipy's own copy) starts a server thread per core when it 
 thread spins (`sched_yield`) for about a tenth of a second after loading and after each BLAS call,
 waiting for more work. A report's arithmetic is intervals and tests over vectors of a few thousand
 numbers, which no second thread speeds up: in `aeh report` the spinning thread was 5–9 % of the
-process's CPU (perf: `blas_thread_server`, ~0.1 s of a core × 5 report on 2 cores). `aeh view`
-gives its kernels the same setting (0.08 s less CPU per kernel start, which runs beside the page
-a user waits for).
+process's CPU (perf: `blas_thread_server`, ~0.1 s of a core × 5 report on 2 cores).
 
 OpenBLAS reads its thread count once, when the library loads, so this must run before numpy is
 imported; afterwards it changes nothing. A count the user set (`OPENBLAS_NUM_THREADS`) is kept.

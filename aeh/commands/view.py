@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from aeh._util.blas_threads import BLAS_THREADS_ENV
 from aeh.errors import ExitCode
 
 NAME = "view"
@@ -67,14 +66,12 @@ def voila_command(notebook: str, port: int, *, max_kernels: int = 4, abandon_aft
 
 def voila_env(db: str, ready_file: str | None = None) -> dict[str, str]:
     """This process's environment plus the store for the kernel and the template's folder (and the
-    file a kernel touches once it has rendered the viewer). Kernels load OpenBLAS with one thread
-    unless the user set a count: a viewer's arithmetic is small, and the second thread only spun,
-    0.08 s of CPU per kernel start (`aeh._util.blas_threads`)."""
+    file a kernel touches once it has rendered the viewer)."""
     from importlib.resources import files
 
     share = str(files("aeh.viewer").joinpath("share"))
     paths = [share, *filter(None, os.environ.get("JUPYTER_PATH", "").split(os.pathsep))]
-    env = {BLAS_THREADS_ENV: "1", **os.environ, "AEH_DB": db, "JUPYTER_PATH": os.pathsep.join(paths)}
+    env = {**os.environ, "AEH_DB": db, "JUPYTER_PATH": os.pathsep.join(paths)}
     if ready_file:
         env[READY_ENV] = ready_file
     return env

@@ -33,14 +33,6 @@ def test_voila_serves_the_shipped_notebook_on_loopback_with_the_offline_template
     assert "aeh.view()" in Path(notebook).read_text() and "ready()" in Path(notebook).read_text()
 
 
-def test_viewer_kernels_load_openblas_with_one_thread_unless_the_user_chose(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    assert voila_env(str(tmp_path / "runs.db"))["OPENBLAS_NUM_THREADS"] == "1"
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert voila_env(str(tmp_path / "runs.db"))["OPENBLAS_NUM_THREADS"] == "2"
-
-
 def test_a_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["view", "--db", str(tmp_path / "runs.db"), "--no-browser"]) == 2
     err = capsys.readouterr().err
