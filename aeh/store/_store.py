@@ -505,24 +505,27 @@ class Store:
         with self._read() as conn:
             found = conn.execute(f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts WHERE run_id = ? "
                                  "ORDER BY task_id, attempt", (full,)).fetchall()
-            graders = conn.execute(f"SELECT task_id, attempt, {', '.join(rows.GRADER_COLUMNS)} FROM grader_results "
+            graders = conn.execute(f"SELECT {', '.join(rows.GRADER_COLUMNS)} FROM grader_results "
                                    "WHERE run_id = ? ORDER BY task_id, attempt, rowid", (full,)).fetchall()
             spans = conn.execute(f"SELECT {', '.join(map(_read_sql, rows.SPAN_COLUMNS))} FROM spans WHERE run_id = ? "
                                  "ORDER BY task_id, attempt, start_ts, rowid", (full,)).fetchall()
-        by_attempt: dict[tuple[str, int], list[Any]] = {}
-        for g in graders:
-            by_attempt.setdefault((g[0], g[1]), []).append(g[2:])
-        span_rows: dict[tuple[str, int], list[Any]] = {}
-        task_at, attempt_at = rows.SPAN_COLUMNS.index("task_id"), rows.SPAN_COLUMNS.index("attempt")
-        for r in spans:
-            span_rows.setdefault((r[task_at], r[attempt_at]), []).append(r)
-        out = []
+        graders_of, spans_of = _by_attempt(graders, rows.GRADER_COLUMNS), _by_attempt(spans, rows.SPAN_COLUMNS)
         task, number = rows.ATTEMPT_COLUMNS.index("task_id"), rows.ATTEMPT_COLUMNS.index("attempt")
+        out = []
         for row in found:
             key = (row[task], row[number])
-            out.append((rows.attempt_from_row(row, by_attempt.get(key, [])),
-                        full_inputs([rows.span_from_row(r) for r in span_rows.get(key, [])])))
+            out.append((rows.attempt_from_row(row, graders_of.get(key, [])),
+                        full_inputs([rows.span_from_row(r) for r in spans_of.get(key, [])])))
         return out
+
+
+def _by_attempt(found: list[Any], columns: Sequence[str]) -> dict[tuple[str, int], list[Any]]:
+    """Rows grouped by (task_id, attempt), each group in the order found."""
+    task, number = columns.index("task_id"), columns.index("attempt")
+    grouped: dict[tuple[str, int], list[Any]] = {}
+    for r in found:
+        grouped.setdefault((r[task], r[number]), []).append(r)
+    return grouped
 
 
 def _read_sql(column: str) -> str:
