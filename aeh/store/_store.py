@@ -498,9 +498,9 @@ class Store:
     def attempts_with_spans(self, run_id: str) -> list[tuple[Attempt, list[Span]]]:
         """Every attempt of the run with its spans, as `attempt_record` and `attempt_spans` give
         them, in task and attempt order: three queries over the run's index ranges, where one
-        attempt at a time costs two each (a report tracing all 160 attempts of a core × 5 run: 0.015–0.03 s
-        less CPU, its documents alike).
-        For a whole run only: it holds every attempt's spans at once."""
+        attempt at a time costs two each (a report tracing all 160 attempts of a core × 5 run:
+        0.015–0.03 s less CPU, the same documents). For a whole run only: it holds every attempt's
+        spans at once."""
         full = self.resolve_run_id(run_id)
         with self._read() as conn:
             found = conn.execute(f"SELECT {', '.join(rows.ATTEMPT_COLUMNS)} FROM attempts WHERE run_id = ? "
@@ -509,7 +509,8 @@ class Store:
                                    "WHERE run_id = ? ORDER BY task_id, attempt, rowid", (full,)).fetchall()
             spans = conn.execute(f"SELECT {', '.join(map(_read_sql, rows.SPAN_COLUMNS))} FROM spans WHERE run_id = ? "
                                  "ORDER BY task_id, attempt, start_ts, rowid", (full,)).fetchall()
-        graders_of, spans_of = _by_attempt(graders, rows.GRADER_COLUMNS), _by_attempt(spans, rows.SPAN_COLUMNS)
+        graders_of = _rows_by_attempt(graders, rows.GRADER_COLUMNS)
+        spans_of = _rows_by_attempt(spans, rows.SPAN_COLUMNS)
         task, number = rows.ATTEMPT_COLUMNS.index("task_id"), rows.ATTEMPT_COLUMNS.index("attempt")
         out = []
         for row in found:
@@ -519,7 +520,7 @@ class Store:
         return out
 
 
-def _by_attempt(found: list[Any], columns: Sequence[str]) -> dict[tuple[str, int], list[Any]]:
+def _rows_by_attempt(found: list[Any], columns: Sequence[str]) -> dict[tuple[str, int], list[Any]]:
     """Rows grouped by (task_id, attempt), each group in the order found."""
     task, number = columns.index("task_id"), columns.index("attempt")
     grouped: dict[tuple[str, int], list[Any]] = {}
