@@ -23,13 +23,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from aeh._util.lazy import lazy_module
 from aeh.engine._spend import EvaluationSpend
-from aeh.grading.judge import judge_error_kind
-from aeh.grading.shadow import SHADOW_KIND
 from aeh.models import Attempt, Span
 from aeh.tools.faults import FaultProfile
+
+if TYPE_CHECKING:
+    from aeh.grading import judge as grading_judge
+    from aeh.grading import shadow as grading_shadow
+else:
+    # loaded by the first judge verdict a run counts: a report reads `warnings_from` without them
+    grading_judge, grading_shadow = lazy_module("aeh.grading.judge"), lazy_module("aeh.grading.shadow")
 
 __all__ = ["JUDGE_KINDS", "RunFidelity", "judge_verdict_status", "warnings_from"]
 
@@ -45,7 +51,7 @@ def judge_verdict_status(passed: bool | None, evidence: dict[str, Any], error: s
         return "unparseable"
     if passed is not None:
         return "valid"
-    return f"failed:{evidence.get('judge_error_kind') or judge_error_kind(error)}"
+    return f"failed:{evidence.get('judge_error_kind') or grading_judge.judge_error_kind(error)}"
 
 
 class RunFidelity:
@@ -93,7 +99,7 @@ class RunFidelity:
             if g.kind in JUDGE_KINDS:
                 status = judge_verdict_status(g.passed, g.evidence, g.error)
                 self.judge[status] += 1
-                if g.kind == SHADOW_KIND and status == "unparseable":
+                if g.kind == grading_shadow.SHADOW_KIND and status == "unparseable":
                     self.judge["shadow_unparseable"] += 1
 
     def _add_model_span(self, span: Span) -> None:

@@ -9,14 +9,15 @@ import typing as _typing
 # one unwrapped line a module, so these imports read as the `_NAMES` table below does
 # isort: off
 from aeh._util.lazy import lazy_exports as _lazy_exports
-from aeh.grading._registry import BUILTIN_GRADERS, GradeContext, GraderConfig, GraderRegistry, default_graders, grader
-from aeh.grading.classify import classify_failure, unrecovered_tool_errors
-from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants, default_invariants, invariant
-from aeh.grading.invariants import registered_invariants
-from aeh.grading.outcome import extract_last_number
-from aeh.grading.scorers import default_scorers
 
 if _typing.TYPE_CHECKING:
+    from aeh.grading._registry import BUILTIN_GRADERS, GradeContext, GraderConfig, GraderRegistry, default_graders
+    from aeh.grading._registry import grader
+    from aeh.grading.classify import classify_failure, unrecovered_tool_errors
+    from aeh.grading.invariants import SHIPPED_INVARIANTS, check_invariants, default_invariants, invariant
+    from aeh.grading.invariants import registered_invariants
+    from aeh.grading.outcome import extract_last_number
+    from aeh.grading.scorers import default_scorers
     from aeh.grading._hidden_tests import HIDDEN_PATTERNS, build_grading_dir, hidden_like_files, hidden_sha256
     from aeh.grading._hidden_tests import run_tests, tree_digests
     from aeh.grading._jail import CONFINED, Jail, jail_for, no_jail_message, no_jail_reason, probe_jail
@@ -26,8 +27,8 @@ if _typing.TYPE_CHECKING:
     from aeh.grading._sandbox import Sandbox, probe_sandbox, sandbox_for
     # isort: on
 
-# Names not imported above load on first use: what other packages take from here, kept off this package's
-# import.
+# Every name loads on first use: what other packages take from here, kept off this package's import (a
+# report reads stored grades without the graders, their pattern engine or the invariants).
 _NAMES: dict[str, tuple[str, ...]] = {
     "aeh.grading._registry": ("BUILTIN_GRADERS", "GradeContext", "GraderConfig", "GraderRegistry", "default_graders",
                               "grader"),

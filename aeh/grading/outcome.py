@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex as regex_engine  # `re` cannot stop a runaway match; `regex` takes a timeout
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
+from aeh._util.lazy import lazy_module
 from aeh.grading._registry import GradeContext, GraderConfig, result_name
 from aeh.models import GraderResult
+
+if TYPE_CHECKING:
+    import regex as regex_engine  # `re` cannot stop a runaway match; `regex` takes a timeout
+else:
+    regex_engine = lazy_module("regex")  # heavy: only a `regex` grader's pattern uses it
 
 __all__ = [
     "ContainsConfig",

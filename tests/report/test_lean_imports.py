@@ -63,8 +63,11 @@ import json, sys
 from aeh.cli import main
 code = main(["report", "--run-id", sys.argv[1], "--db", sys.argv[2], "--out", sys.argv[3]])
 scipy = "scipy.special" in sys.modules  # a run report's 95% intervals come from aeh's kept table
-# a report reads stored scores and runs: no suite loader, no trajectory parsing, no label import
-unused = [m for m in ("aeh.suite", "aeh.trajectory", "aeh.store._label_import") if m in sys.modules]
+# a report reads stored scores and runs: no suite loader, no trajectory parsing, no label import,
+# no grader, pattern engine, invariant or grading pipeline, no attempt machinery
+unused = [m for m in ("aeh.suite", "aeh.trajectory", "aeh.store._label_import", "aeh.grading.outcome", "regex",
+                      "aeh.grading.invariants", "aeh.grading.pipeline", "aeh.grading.shadow", "aeh.engine.context",
+                      "aeh.engine.budget") if m in sys.modules]
 from aeh.report import lean_render
 with lean_render():  # what a compare report's p-values import
     from scipy import special
@@ -80,7 +83,8 @@ print(json.dumps({"code": code, "kinds": kinds, "scipy": scipy, "used": used, "u
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_report_imports_numpys_unused_packages_and_soupsieve_lazily(mock_db, tmp_path) -> None:
-    """`aeh report` imports no scipy.special, suite loader, trajectory parser or label import; under `lean_render` (a report's render), what
+    """`aeh report` imports no scipy.special, suite loader, trajectory parser, label import, grader or
+    attempt machinery; under `lean_render` (a report's render), what
     scipy.special and bs4 import at their top without using it is only
     imported, not run (a version that runs them at import fails here), and works when used."""
     db, _, run_id = mock_db
