@@ -11,7 +11,9 @@ report runs under `python -v` and the modules it compiled from source are counte
 
 Each figure is the median of `--runs` fresh processes, the commands interleaved run by run so all
 see the same machine load: wall time and CPU seconds (user + system, the process and its
-children), CPU moving less with the load of a shared machine. In the same window, the floor: a
+children), CPU moving less with the load of a shared machine. Beside the ratio of the medians,
+the ratio run by run (each report against the floor of its round) with a percentile-bootstrap
+95% interval of its median: how far the verdict is from the target in this window. In the same window, the floor: a
 fresh `python -c "import aeh, pandas, matplotlib.pyplot"`; and, for comparison, the same floor with
 OpenBLAS loaded with one thread, as `aeh report` loads it (numpy's default second thread spins for
 ~0.1 s of CPU after loading, which the floor pays and the report no longer does). `--kernel-process` adds the same
@@ -72,14 +74,31 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
 
 
-def _measure(cmds: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, tuple[float, float]]:
-    """Median wall and CPU per command, the commands interleaved run by run."""
+def _measure(cmds: dict[str, list[str]], runs: int, env: dict[str, str],
+             cpu_samples: dict[str, list[float]] | None = None) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU per command, the commands interleaved run by run (each command's CPU
+    seconds, run by run, into `cpu_samples` when given)."""
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, cmd in cmds.items():
             samples[name].append(_timed(cmd, env))
+    if cpu_samples is not None:
+        cpu_samples.update({name: [c for _, c in s] for name, s in samples.items()})
     return {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s))
             for name, s in samples.items()}
+
+
+def paired_ratio(numerator: list[float], denominator: list[float], *, resamples: int = 4000,
+                 seed: int = 1) -> tuple[float, float, float]:
+    """The median of the run-by-run ratios (each run's report against the floor of the same
+    round) and a percentile-bootstrap 95% interval of that median."""
+    import numpy as np
+
+    ratios = np.asarray(numerator) / np.asarray(denominator)
+    rng = np.random.default_rng(seed)
+    medians = np.median(rng.choice(ratios, size=(resamples, len(ratios)), replace=True), axis=1)
+    low, high = np.percentile(medians, [2.5, 97.5])
+    return float(np.median(ratios)), float(low), float(high)
 
 
 def _install_state() -> None:
@@ -233,35 +252,42 @@ def main() -> None:
         if args.cold:
             states["cold"] = {**installed, "PYTHONPYCACHEPREFIX": str(Path(tmp) / "empty-pycache")}
         loads = [_load()]
-        figures = {state: _measure(cmds, args.runs, env) for state, env in states.items()}
+        cpu: dict[str, dict[str, list[float]]] = {state: {} for state in states}
+        figures = {state: _measure(cmds, args.runs, env, cpu[state]) for state, env in states.items()}
         loads.append(_load())
         found = {suite: _phases(rid, db, Path(tmp) / f"phases-{suite}.html", installed) for suite, rid in runs.items()}
         loads.append(_load())
         sizes = {suite: (Path(tmp) / f"{suite}.html").stat().st_size for suite in runs}
 
-    head = "| run | bytecode | in-process: wall (s) | CPU (s) | CPU × floor | report size |"
+    head = ("| run | bytecode | in-process: wall (s) | CPU (s) | CPU × floor | run by run: median × floor "
+            "[bootstrap 95%] | report size |")
     if args.kernel_process:
         head += " `--kernel python3`: wall (s) | CPU (s) |"
-    rows = [head + " target | |", "| --- | --- |" + " ---: |" * (2 * len(kernels) + 3) + " --- |"]
+    rows = [head + " target | |", "| --- | --- |" + " ---: |" * (2 * len(kernels) + 4) + " --- |"]
     for suite in SUITES:
         for state, figs in figures.items():
             floor_cpu = figs["floor"][1]
-            wall, cpu = figs[f"{suite}/in-process"]
-            ratio = cpu / floor_cpu
+            wall, cpu_s = figs[f"{suite}/in-process"]
+            ratio = cpu_s / floor_cpu
             extra = "".join(f" {figs[f'{suite}/{k}'][0]:.2f} | {figs[f'{suite}/{k}'][1]:.2f} |"
                             for k in kernels if k != "in-process")
             size_ok = suite != "core" or sizes[suite] <= SIZE_TARGET
             target = f"≤ {RATIO_TARGET} × floor" + (f", ≤ {SIZE_TARGET / 1e6:.1f} MB" if suite == "core" else "")
             verdict = "ok" if ratio <= RATIO_TARGET and size_ok else "missed"
-            rows.append(f"| {suite} (5 attempts/task) | {state} | {wall:.2f} | {cpu:.2f} | {ratio:.2f} | "
-                        f"{sizes[suite] / 1e6:.2f} MB |{extra} {target} | {verdict} |")
-            print(f"{suite} × 5 ({state}): CPU {cpu:.2f} s = {ratio:.2f} × the floor ({floor_cpu:.2f} s); "
-                  f"report {sizes[suite] / 1e6:.2f} MB; {cpu / figs['floor-1blas'][1]:.2f} × the floor with "
+            paired, low, high = paired_ratio(cpu[state][f"{suite}/in-process"], cpu[state]["floor"])
+            rows.append(f"| {suite} (5 attempts/task) | {state} | {wall:.2f} | {cpu_s:.2f} | {ratio:.2f} | "
+                        f"{paired:.2f} [{low:.2f}, {high:.2f}] | {sizes[suite] / 1e6:.2f} MB |{extra} {target} | "
+                        f"{verdict} |")
+            print(f"{suite} × 5 ({state}): CPU {cpu_s:.2f} s = {ratio:.2f} × the floor ({floor_cpu:.2f} s), run by run "
+                  f"{paired:.2f} × [{low:.2f}, {high:.2f}] (median, bootstrap 95%); "
+                  f"report {sizes[suite] / 1e6:.2f} MB; {cpu_s / figs['floor-1blas'][1]:.2f} × the floor with "
                   f"one BLAS thread ({figs['floor-1blas'][1]:.2f} s)")
             if args.before:
                 old_wall, old_cpu = figs[f"{suite}/before"]
+                old_paired, old_low, old_high = paired_ratio(cpu[state][f"{suite}/before"], cpu[state]["floor"])
                 rows.append(f"| {suite}, aeh as of `{args.before}` | {state} | {old_wall:.2f} | {old_cpu:.2f} | "
-                            f"{old_cpu / floor_cpu:.2f} | |" + " |" * (2 * len(kernels) - 2) + " | before |")
+                            f"{old_cpu / floor_cpu:.2f} | {old_paired:.2f} [{old_low:.2f}, {old_high:.2f}] | |"
+                            + " |" * (2 * len(kernels) - 2) + " | before |")
     floor = "; ".join(f"{state} {figs['floor'][0]:.2f} s wall, {figs['floor'][1]:.2f} s CPU"
                       for state, figs in figures.items())
     below = ["| what runs (fresh process, in-process engine) | bytecode | CPU (s) | CPU × floor |",
