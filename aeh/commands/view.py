@@ -32,6 +32,11 @@ HELP = "browse every run of the store (index, scorecards, attempts, traces, comp
 _LOOPBACK = "127.0.0.1"
 #: `aeh.viewer.READY_ENV`, named here so this command does not import the viewer (ipywidgets) to start it
 READY_ENV = "AEH_VIEW_READY"
+#: The JupyterLab extensions a viewer page loads: Voila's widget manager and the two libraries
+#: its widgets are drawn with. Voila would load every installed one (syntax themes, whatever else
+#: the environment holds): scripts the page fetches and runs before its first paint, and code
+#: from packages the viewer never asked for.
+LAB_EXTENSIONS = ("@voila-dashboards/widgets-manager8", "@jupyter-widgets/jupyterlab-manager", "anywidget")
 #: What `aeh view` needs beyond the core install: Voila (which brings the Jupyter server) and the widgets.
 MODULES = ("voila", "ipywidgets", "anywidget", "ipykernel")
 
@@ -57,6 +62,7 @@ def voila_command(notebook: str, port: int, *, max_kernels: int = 4, abandon_aft
     return [sys.executable, "-m", "voila", notebook, f"--port={port}", f"--Voila.ip={_LOOPBACK}",
             "--Voila.open_browser=False", "--template=aeh", "--theme=light",
             "--VoilaConfiguration.show_tracebacks=True", "--preheat_kernel=True", f"--pool_size={pool_size}",
+            f"--VoilaConfiguration.extension_allowlist={list(LAB_EXTENSIONS)!r}",
             "--VoilaConfiguration.multi_kernel_manager_class=aeh.viewer._kernels.BoundedKernelManager",
             f"--BoundedKernelManager.max_kernels={max_kernels}",
             f"--BoundedKernelManager.abandon_after={abandon_after}",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 
 import aeh._util.optional
 from aeh.cli import main
-from aeh.commands.view import voila_command, voila_env
+from aeh.commands.view import LAB_EXTENSIONS, voila_command, voila_env
 
 
 def test_voila_serves_the_shipped_notebook_on_loopback_with_the_offline_template(tmp_path: Path) -> None:
@@ -69,3 +71,34 @@ def test_the_pool_size_reaches_voila_and_must_leave_room_under_the_cap(mock_db, 
     assert "--max-kernels 2 leaves no kernel for a page beside the 2 pre-heated" in capsys.readouterr().err
     assert main(["view", "--db", str(db), "--pool-size", "0", "--no-browser"]) == 2
     assert "--pool-size 0 keeps no kernel ready" in capsys.readouterr().err
+
+
+def _page_extensions(command: list[str], extra: Path) -> list[str]:
+    """The federated extensions Voila's own page config gives a viewer page for `command`'s
+    Voila options, with `extra` as one more place extensions are installed."""
+    pytest.importorskip("voila")
+    from traitlets.config.loader import KVArgParseConfigLoader
+    from voila.configuration import VoilaConfiguration
+    from voila.utils import get_page_config
+
+    options = [a for a in command if a.startswith("--VoilaConfiguration.")]
+    config = KVArgParseConfigLoader(options).load_config()
+    voila = VoilaConfiguration(config=config, extra_labextensions_path=[str(extra)])
+    page = get_page_config(base_url="/", settings={}, log=logging.getLogger("test"), voila_configuration=voila)
+    return sorted(e["name"] for e in page["federated_extensions"])
+
+
+def test_a_viewer_page_loads_only_the_widget_extensions(tmp_path: Path) -> None:
+    """Voila loads every JupyterLab extension installed; a viewer page only the widget manager and
+    the two widget libraries it draws with (not, here, a stand-in for whatever else is installed)."""
+    other = tmp_path / "labextensions" / "aeh-probe-extension"
+    (other / "static").mkdir(parents=True)
+    (other / "static" / "remoteEntry.js").write_text("window.aehProbeLoaded = true;")
+    (other / "package.json").write_text(json.dumps({
+        "name": "aeh-probe-extension", "version": "1.0.0",
+        "jupyterlab": {"extension": True, "_build": {"load": "static/remoteEntry.js", "extension": "./extension"}}}))
+    command = voila_command("view.ipynb", 9123)
+    assert _page_extensions(command, tmp_path / "labextensions") == sorted(LAB_EXTENSIONS)
+    # Voila's default: everything installed, the stand-in included
+    everything = _page_extensions([a for a in command if "extension_allowlist" not in a], tmp_path / "labextensions")
+    assert "aeh-probe-extension" in everything and set(LAB_EXTENSIONS) <= set(everything)
