@@ -11,9 +11,9 @@ report runs under `python -v` and the modules it compiled from source are counte
 
 Each figure is the median of `--runs` fresh processes, the commands interleaved run by run so all
 see the same machine load: wall time and CPU seconds (user + system, the process and its
-children), CPU moving less with the load of a shared machine. Beside the ratio of the medians,
-the ratio run by run (each report against the floor of its round) with a percentile-bootstrap
-95% interval of its median: how far the verdict is from the target in this window. In the same window, the floor: a
+children), CPU moving less with the load of a shared machine. Beside the ratio of the medians, a
+percentile-bootstrap 95% interval of it (rounds resampled whole): how far the verdict is from the
+target in this window. In the same window, the floor: a
 fresh `python -c "import aeh, pandas, matplotlib.pyplot"`; and, for comparison, the same floor with
 OpenBLAS loaded with one thread, as `aeh report` loads it (numpy's default second thread spins for
 ~0.1 s of CPU after loading, which the floor pays and the report no longer does). `--kernel-process` adds the same
@@ -88,17 +88,18 @@ def _measure(cmds: dict[str, list[str]], runs: int, env: dict[str, str],
             for name, s in samples.items()}
 
 
-def paired_ratio(numerator: list[float], denominator: list[float], *, resamples: int = 4000,
-                 seed: int = 1) -> tuple[float, float, float]:
-    """The median of the run-by-run ratios (each run's report against the floor of the same
-    round) and a percentile-bootstrap 95% interval of that median."""
+def ratio_interval(numerator: list[float], denominator: list[float], *, resamples: int = 4000,
+                   seed: int = 1) -> tuple[float, float]:
+    """A percentile-bootstrap 95% interval of median(numerator) / median(denominator): whole rounds
+    resampled (a round ran each command once, interleaved), so a round's load stays paired."""
     import numpy as np
 
-    ratios = np.asarray(numerator) / np.asarray(denominator)
+    top, bottom = np.asarray(numerator), np.asarray(denominator)
     rng = np.random.default_rng(seed)
-    medians = np.median(rng.choice(ratios, size=(resamples, len(ratios)), replace=True), axis=1)
-    low, high = np.percentile(medians, [2.5, 97.5])
-    return float(np.median(ratios)), float(low), float(high)
+    rounds = rng.integers(0, len(top), size=(resamples, len(top)))
+    ratios = np.median(top[rounds], axis=1) / np.median(bottom[rounds], axis=1)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def _install_state() -> None:
@@ -259,8 +260,8 @@ def main() -> None:
         loads.append(_load())
         sizes = {suite: (Path(tmp) / f"{suite}.html").stat().st_size for suite in runs}
 
-    head = ("| run | bytecode | in-process: wall (s) | CPU (s) | CPU × floor | run by run: median × floor "
-            "[bootstrap 95%] | report size |")
+    head = ("| run | bytecode | in-process: wall (s) | CPU (s) | CPU × floor | its bootstrap 95% interval "
+            "| report size |")
     if args.kernel_process:
         head += " `--kernel python3`: wall (s) | CPU (s) |"
     rows = [head + " target | |", "| --- | --- |" + " ---: |" * (2 * len(kernels) + 4) + " --- |"]
@@ -274,19 +275,18 @@ def main() -> None:
             size_ok = suite != "core" or sizes[suite] <= SIZE_TARGET
             target = f"≤ {RATIO_TARGET} × floor" + (f", ≤ {SIZE_TARGET / 1e6:.1f} MB" if suite == "core" else "")
             verdict = "ok" if ratio <= RATIO_TARGET and size_ok else "missed"
-            paired, low, high = paired_ratio(cpu[state][f"{suite}/in-process"], cpu[state]["floor"])
+            low, high = ratio_interval(cpu[state][f"{suite}/in-process"], cpu[state]["floor"])
             rows.append(f"| {suite} (5 attempts/task) | {state} | {wall:.2f} | {cpu_s:.2f} | {ratio:.2f} | "
-                        f"{paired:.2f} [{low:.2f}, {high:.2f}] | {sizes[suite] / 1e6:.2f} MB |{extra} {target} | "
-                        f"{verdict} |")
-            print(f"{suite} × 5 ({state}): CPU {cpu_s:.2f} s = {ratio:.2f} × the floor ({floor_cpu:.2f} s), run by run "
-                  f"{paired:.2f} × [{low:.2f}, {high:.2f}] (median, bootstrap 95%); "
+                        f"[{low:.2f}, {high:.2f}] | {sizes[suite] / 1e6:.2f} MB |{extra} {target} | {verdict} |")
+            print(f"{suite} × 5 ({state}): CPU {cpu_s:.2f} s = {ratio:.2f} × [{low:.2f}, {high:.2f}] the floor "
+                  f"({floor_cpu:.2f} s; bootstrap 95% over rounds); "
                   f"report {sizes[suite] / 1e6:.2f} MB; {cpu_s / figs['floor-1blas'][1]:.2f} × the floor with "
                   f"one BLAS thread ({figs['floor-1blas'][1]:.2f} s)")
             if args.before:
                 old_wall, old_cpu = figs[f"{suite}/before"]
-                old_paired, old_low, old_high = paired_ratio(cpu[state][f"{suite}/before"], cpu[state]["floor"])
+                old_low, old_high = ratio_interval(cpu[state][f"{suite}/before"], cpu[state]["floor"])
                 rows.append(f"| {suite}, aeh as of `{args.before}` | {state} | {old_wall:.2f} | {old_cpu:.2f} | "
-                            f"{old_cpu / floor_cpu:.2f} | {old_paired:.2f} [{old_low:.2f}, {old_high:.2f}] | |"
+                            f"{old_cpu / floor_cpu:.2f} | [{old_low:.2f}, {old_high:.2f}] | |"
                             + " |" * (2 * len(kernels) - 2) + " | before |")
     floor = "; ".join(f"{state} {figs['floor'][0]:.2f} s wall, {figs['floor'][1]:.2f} s CPU"
                       for state, figs in figures.items())
