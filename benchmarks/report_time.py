@@ -74,16 +74,17 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
 
 
-def _measure(cmds: dict[str, list[str]], runs: int, env: dict[str, str],
-             cpu_samples: dict[str, list[float]] | None = None) -> dict[str, tuple[float, float]]:
-    """Median wall and CPU per command, the commands interleaved run by run (each command's CPU
-    seconds, run by run, into `cpu_samples` when given)."""
+def _measure(cmds: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, list[tuple[float, float]]]:
+    """Wall and CPU seconds of each command, run by run, the commands interleaved run by run."""
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, cmd in cmds.items():
             samples[name].append(_timed(cmd, env))
-    if cpu_samples is not None:
-        cpu_samples.update({name: [c for _, c in s] for name, s in samples.items()})
+    return samples
+
+
+def _medians(samples: dict[str, list[tuple[float, float]]]) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds of each command."""
     return {name: (statistics.median(w for w, _ in s), statistics.median(c for _, c in s))
             for name, s in samples.items()}
 
@@ -253,8 +254,10 @@ def main() -> None:
         if args.cold:
             states["cold"] = {**installed, "PYTHONPYCACHEPREFIX": str(Path(tmp) / "empty-pycache")}
         loads = [_load()]
-        cpu: dict[str, dict[str, list[float]]] = {state: {} for state in states}
-        figures = {state: _measure(cmds, args.runs, env, cpu[state]) for state, env in states.items()}
+        samples = {state: _measure(cmds, args.runs, env) for state, env in states.items()}
+        figures = {state: _medians(measured) for state, measured in samples.items()}
+        cpu = {state: {name: [c for _, c in runs_of] for name, runs_of in measured.items()}
+               for state, measured in samples.items()}
         loads.append(_load())
         found = {suite: _phases(rid, db, Path(tmp) / f"phases-{suite}.html", installed) for suite, rid in runs.items()}
         loads.append(_load())
