@@ -25,9 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser, add_db: Callable[[argparse.Ar
 
 
 def main(args: argparse.Namespace) -> int:
+    one_blas_thread()  # before numpy loads: its BLAS thread would only spin (aeh._util.blas_threads)
     # One report's imports and pages are a bounded burst: without the collector re-walking every
     # imported object (aeh._util.gc_pause) the report costs ~13 % less CPU.
-    one_blas_thread()  # before numpy loads: its BLAS thread would only spin (aeh._util.blas_threads)
     with cyclic_gc_paused():
         return _report(args)
 
