@@ -118,6 +118,61 @@ def test_a_kernel_taken_from_the_pool_is_not_culled_before_its_page_connects(man
     asyncio.run(go())
 
 
+def _refill(manager: BoundedKernelManager) -> asyncio.Task[str]:
+    """A pool refill as Voila starts one: a task in the pool that starts a pre-heated kernel."""
+    task = asyncio.create_task(manager.start_kernel(env={"VOILA_PREHEAT": "True"}))
+    manager._pools = {"view.ipynb": [task]}  # type: ignore[attr-defined]  # Voila's subclass adds it
+    return task
+
+
+def test_a_pool_refill_waits_until_the_page_that_took_the_kernel_has_loaded(manager: BoundedKernelManager) -> None:
+    """The browser runs the page's scripts on the same cores: a refill started then delayed its paint."""
+    manager.page_settle = 0.3
+
+    async def go() -> None:
+        taken = await manager.start_kernel()  # handed to a page: out of the pool, no page connected yet
+        refill = _refill(manager)
+        await asyncio.sleep(0.5)
+        assert not refill.done() and len(manager.list_kernel_ids()) == 1  # the page is loading: held back
+        manager.notify_connect(taken)  # type: ignore[no-untyped-call]
+        await asyncio.sleep(0.1)
+        assert not refill.done()  # connected, not yet drawn
+        await asyncio.wait_for(refill, 1.0)  # page_settle later the refill starts
+        assert len(manager.list_kernel_ids()) == 2
+
+    asyncio.run(go())
+
+
+def test_a_refill_a_request_awaits_starts_at_once(manager: BoundedKernelManager) -> None:
+    async def go() -> None:
+        await manager.start_kernel()  # a page still loading
+        refill = _refill(manager)
+        manager._pools["view.ipynb"].pop(0)  # type: ignore[attr-defined]  # a request took it and awaits it
+        await asyncio.wait_for(refill, 0.5)
+
+    asyncio.run(go())
+
+
+def test_a_refill_waits_for_a_page_that_never_connects_only_refill_yield(manager: BoundedKernelManager) -> None:
+    manager.refill_yield = 0.6
+
+    async def go() -> None:
+        await manager.start_kernel()  # a health check's kernel: no page will ever connect to it
+        refill = _refill(manager)
+        await asyncio.sleep(0.3)
+        assert not refill.done()
+        await asyncio.wait_for(refill, 1.5)
+
+    asyncio.run(go())
+
+
+def test_the_first_fill_of_the_pool_does_not_wait(manager: BoundedKernelManager) -> None:
+    async def go() -> None:
+        await asyncio.wait_for(_refill(manager), 0.5)  # no page has taken a kernel: nothing to yield to
+
+    asyncio.run(go())
+
+
 def test_a_kernel_a_page_left_is_culled_abandon_after_later(manager: BoundedKernelManager) -> None:
     async def go() -> None:
         kernel_id = await manager.start_kernel()
