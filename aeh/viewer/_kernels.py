@@ -26,9 +26,11 @@ Voila (`VoilaConfiguration.multi_kernel_manager_class`):
 - a pool refill nobody waits for yields to pages still loading: Voila starts it `fill_delay` (1 s)
   after a page took the pre-heated kernel, while the browser is still running the page's scripts,
   and the new kernel's start and render then shared two cores with it (the first paint came
-  0.2 s later than with the refill held back). It starts once every page handed a kernel in the
-  last `refill_yield` seconds has been connected for `page_settle` seconds, or `refill_yield`
-  seconds have passed (a client that never connects), or a request takes it from the pool;
+  0.2–0.4 s later than with the refill held back). It starts once every page handed a rendered
+  kernel in the last `refill_yield` seconds has been connected for `page_settle` seconds, or
+  `refill_yield` seconds have passed (a client that never connects), or a request takes it from
+  the pool. A kernel still starting or rendering for a page holds nothing back: that page's browser
+  is waiting for it, with no scripts to run yet (pages loaded back to back wait for such kernels);
 - readiness: once a kernel has rendered the viewer, the notebook's last cell calls
   `aeh.viewer.ready()` (`_ready.py`), and `aeh view` prints its address only then.
 """
@@ -62,6 +64,8 @@ class BoundedKernelManager(AsyncMappingKernelManager):
                           help="At the cap, seconds after its page left it that a kernel makes room for a new page.")
     refill_yield = Float(6.0, config=True,
                          help="Seconds at most a refill no request awaits is held back for pages still loading.")
+    render_quiet = Float(0.5, config=True,
+                         help="Seconds a kernel out of the pool is idle and quiet before it counts as rendered.")
     page_settle = Float(1.0, config=True,
                         help="Seconds after its page connected that a page counts as loaded (it paints ~0.4 s after).")
 
@@ -117,16 +121,27 @@ class BoundedKernelManager(AsyncMappingKernelManager):
                 del seen[kernel_id]
         return pooled
 
+    def _rendered(self, kernel_id: str) -> bool:
+        """Whether `kernel_id` has rendered the viewer: idle, and quiet for `render_quiet` seconds
+        (between two cells of its render a kernel is idle for milliseconds)."""
+        kernel = self._kernels.get(kernel_id)
+        last = getattr(kernel, "last_activity", None)
+        return (getattr(kernel, "execution_state", "idle") == "idle" and last is not None
+                and (datetime.now(UTC) - last).total_seconds() >= self.render_quiet)
+
     def _pages_loading(self) -> bool:
-        """Whether a page is still loading: a kernel out of the pool (first seen so less than
-        `refill_yield` seconds ago) that no page has been connected to for `page_settle` seconds."""
+        """Whether a page is still loading: a kernel out of the pool that has rendered the viewer
+        (seen so less than `refill_yield` seconds ago) and no page has been connected to for
+        `page_settle` seconds. A kernel still starting or rendering for a page does not count: that
+        page's browser is waiting for it, with no scripts to run yet."""
         pooled, now = self._note_handed_out(), time.monotonic()
         loading = False
         for kernel_id in self.list_kernel_ids():
-            if kernel_id not in pooled:
-                handed = self._handed.setdefault(kernel_id, now)
-                connected = self._connected.get(kernel_id, now)
-                loading |= now - handed < self.refill_yield and now - connected < self.page_settle
+            if kernel_id in pooled or (kernel_id not in self._handed and not self._rendered(kernel_id)):
+                continue
+            handed = self._handed.setdefault(kernel_id, now)
+            connected = self._connected.get(kernel_id, now)
+            loading |= now - handed < self.refill_yield and now - connected < self.page_settle
         return loading
 
     def _waits_in_pool(self, task: asyncio.Task[Any] | None) -> bool:

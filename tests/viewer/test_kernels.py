@@ -131,6 +131,7 @@ def test_a_pool_refill_waits_until_the_page_that_took_the_kernel_has_loaded(mana
 
     async def go() -> None:
         taken = await manager.start_kernel()  # handed to a page: out of the pool, no page connected yet
+        _age(manager, taken, 10)  # it rendered the viewer 10 s ago, in the pool
         refill = _refill(manager)
         await asyncio.sleep(0.5)
         assert not refill.done() and len(manager.list_kernel_ids()) == 1  # the page is loading: held back
@@ -157,11 +158,32 @@ def test_a_refill_waits_for_a_page_that_never_connects_only_refill_yield(manager
     manager.refill_yield = 0.6
 
     async def go() -> None:
-        await manager.start_kernel()  # a health check's kernel: no page will ever connect to it
+        stale = await manager.start_kernel()  # a health check's kernel: no page will ever connect to it
+        _age(manager, stale, 10)
         refill = _refill(manager)
         await asyncio.sleep(0.3)
         assert not refill.done()
         await asyncio.wait_for(refill, 1.5)
+
+    asyncio.run(go())
+
+
+def test_a_kernel_still_rendering_for_a_page_holds_no_refill_back(manager: BoundedKernelManager) -> None:
+    """Pages loaded back to back: a request took a refill before it had rendered, and its page waits
+    for that render; the next refill starts at once, as Voila would, or the next page waits for both."""
+    manager.max_kernels = 5
+
+    async def go() -> None:
+        rendering = await manager.start_kernel()
+        manager._kernels[rendering].execution_state = "busy"
+        await asyncio.wait_for(_refill(manager), 0.5)
+        manager._kernels[rendering].execution_state = "idle"  # between two cells of the render
+        await asyncio.wait_for(_refill(manager), 0.5)
+        _age(manager, rendering, 10)  # rendered, and its page has still not connected: held back
+        refill = _refill(manager)
+        await asyncio.sleep(0.3)
+        assert not refill.done()
+        refill.cancel()
 
     asyncio.run(go())
 
