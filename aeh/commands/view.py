@@ -62,7 +62,8 @@ def voila_command(notebook: str, port: int, *, max_kernels: int = 4, abandon_aft
     return [sys.executable, "-m", "voila", notebook, f"--port={port}", f"--Voila.ip={_LOOPBACK}",
             "--Voila.open_browser=False", "--template=aeh", "--theme=light",
             "--VoilaConfiguration.show_tracebacks=True", "--preheat_kernel=True", f"--pool_size={pool_size}",
-            f"--VoilaConfiguration.extension_allowlist={list(LAB_EXTENSIONS)!r}",
+            # one option per item: a list literal works too, but traitlets warns it is deprecated
+            *(f"--VoilaConfiguration.extension_allowlist={name}" for name in LAB_EXTENSIONS),
             "--VoilaConfiguration.multi_kernel_manager_class=aeh.viewer._kernels.BoundedKernelManager",
             f"--BoundedKernelManager.max_kernels={max_kernels}",
             f"--BoundedKernelManager.abandon_after={abandon_after}",

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,10 @@ def _page_extensions(command: list[str], extra: Path) -> list[str]:
     from voila.utils import get_page_config
 
     options = [a for a in command if a.startswith("--VoilaConfiguration.")]
-    config = KVArgParseConfigLoader(options).load_config()
-    voila = VoilaConfiguration(config=config, extra_labextensions_path=[str(extra)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # `aeh view` prints none on start
+        config = KVArgParseConfigLoader(options, classes=[VoilaConfiguration]).load_config()
+        voila = VoilaConfiguration(config=config, extra_labextensions_path=[str(extra)])
     page = get_page_config(base_url="/", settings={}, log=logging.getLogger("test"), voila_configuration=voila)
     return sorted(e["name"] for e in page["federated_extensions"])
 
