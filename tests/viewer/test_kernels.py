@@ -127,7 +127,7 @@ def _refill(manager: BoundedKernelManager) -> asyncio.Task[str]:
 
 def test_a_pool_refill_waits_until_the_page_that_took_the_kernel_has_loaded(manager: BoundedKernelManager) -> None:
     """The browser runs the page's scripts on the same cores: a refill started then delayed its paint."""
-    manager.page_settle = 0.3
+    manager.page_settle = 1.0  # margins of 0.9 s against a loaded machine's stalls
 
     async def go() -> None:
         taken = await manager.start_kernel()  # handed to a page: out of the pool, no page connected yet
@@ -138,7 +138,7 @@ def test_a_pool_refill_waits_until_the_page_that_took_the_kernel_has_loaded(mana
         manager.notify_connect(taken)  # type: ignore[no-untyped-call]
         await asyncio.sleep(0.1)
         assert not refill.done()  # connected, not yet drawn
-        await asyncio.wait_for(refill, 1.0)  # page_settle later the refill starts
+        await asyncio.wait_for(refill, 3.0)  # page_settle later the refill starts
         assert len(manager.list_kernel_ids()) == 2
 
     asyncio.run(go())
@@ -149,13 +149,13 @@ def test_a_refill_a_request_awaits_starts_at_once(manager: BoundedKernelManager)
         await manager.start_kernel()  # a page still loading
         refill = _refill(manager)
         manager._pools["view.ipynb"].pop(0)  # type: ignore[attr-defined]  # a request took it and awaits it
-        await asyncio.wait_for(refill, 0.5)
+        await asyncio.wait_for(refill, 3.0)  # at once: a held refill waits refill_yield (6 s)
 
     asyncio.run(go())
 
 
 def test_a_refill_waits_for_a_page_that_never_connects_only_refill_yield(manager: BoundedKernelManager) -> None:
-    manager.refill_yield = 0.6
+    manager.refill_yield = 1.5
 
     async def go() -> None:
         stale = await manager.start_kernel()  # a health check's kernel: no page will ever connect to it
@@ -163,7 +163,7 @@ def test_a_refill_waits_for_a_page_that_never_connects_only_refill_yield(manager
         refill = _refill(manager)
         await asyncio.sleep(0.3)
         assert not refill.done()
-        await asyncio.wait_for(refill, 1.5)
+        await asyncio.wait_for(refill, 3.0)
 
     asyncio.run(go())
 
@@ -176,9 +176,9 @@ def test_a_kernel_still_rendering_for_a_page_holds_no_refill_back(manager: Bound
     async def go() -> None:
         rendering = await manager.start_kernel()
         manager._kernels[rendering].execution_state = "busy"
-        await asyncio.wait_for(_refill(manager), 0.5)
+        await asyncio.wait_for(_refill(manager), 3.0)
         manager._kernels[rendering].execution_state = "idle"  # between two cells of the render
-        await asyncio.wait_for(_refill(manager), 0.5)
+        await asyncio.wait_for(_refill(manager), 3.0)
         _age(manager, rendering, 10)  # rendered, and its page has still not connected: held back
         refill = _refill(manager)
         await asyncio.sleep(0.3)
@@ -190,7 +190,7 @@ def test_a_kernel_still_rendering_for_a_page_holds_no_refill_back(manager: Bound
 
 def test_the_first_fill_of_the_pool_does_not_wait(manager: BoundedKernelManager) -> None:
     async def go() -> None:
-        await asyncio.wait_for(_refill(manager), 0.5)  # no page has taken a kernel: nothing to yield to
+        await asyncio.wait_for(_refill(manager), 3.0)  # no page has taken a kernel: nothing to yield to
 
     asyncio.run(go())
 
