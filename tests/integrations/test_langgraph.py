@@ -178,16 +178,20 @@ def test_a_graph_whose_model_ignores_required_tool_choice_gets_the_adapters_warn
     assert not any(w.startswith("NO TOOL CALLS") for w in warnings)
 
 
+def _recorded(run_id: str, db: Path) -> dict[int, list[tuple[str, str, list[str]]]]:
+    """Each attempt's spans: name, status and attribute keys (read only when an assertion fails)."""
+    return {i: [(r["name"], r["status"], sorted(json.loads(r["attributes"])))
+                for _, r in aeh.spans(run_id, db=db, task_id="add_then_multiply", attempt=i).iterrows()]
+            for i in range(2)}
+
+
 def test_a_graph_whose_tools_never_reached_the_prompt_is_warned(db: Path) -> None:
     few = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}
     table = run_graph(db, AIMessage(content="126", usage_metadata=few))
     warnings = table.warnings
     # each attempt's spans in the message: one full-suite run counted 1 of 1 turns here, once
-    recorded = {i: [(r["name"], r["status"], sorted(json.loads(r["attributes"])))
-                    for _, r in aeh.spans(table.run_id, db=db, task_id="add_then_multiply", attempt=i).iterrows()]
-                for i in range(2)}
     assert any(w.startswith("TOOLS PROBABLY NOT SEEN BY THE MODEL: 2 of 2 model turns") for w in warnings), \
-        (warnings, recorded)
+        (warnings, _recorded(table.run_id, db))
     assert any(w.startswith("NO TOOL CALLS: tools were offered on all 2 answered model turns") for w in warnings)
     spans = aeh.spans(table.run_id, db=db, task_id="add_then_multiply", attempt=0)
     model = json.loads(spans[spans["name"] == "model:call"].iloc[0]["attributes"])
