@@ -39,6 +39,7 @@ def _report_process(db: Path, run_id: str, out: Path, **env: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_report_process_loads_numpy_with_one_blas_thread(mock_db: tuple[Path, str, str], tmp_path: Path) -> None:
     db, run_a, _ = mock_db
     assert _report_process(db, run_a, tmp_path / "r.html") == "numpy loaded with OPENBLAS_NUM_THREADS = 1"

@@ -208,6 +208,7 @@ def test_run_table_failure_column_and_no_success_cost_line(server, run_live):
     assert "per success — (no success)" in text and "— —" not in text
 
 
+@pytest.mark.slow
 def test_judge_on_the_agents_server_shares_its_slots_and_never_counts_as_agent_time(
         server, run_live, monkeypatch):
     import json

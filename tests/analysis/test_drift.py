@@ -113,6 +113,7 @@ def test_unknown_suite_is_a_clear_error(tmp_path: Path) -> None:
         aeh.drift("nope", db=tmp_path / "runs.db")
 
 
+@pytest.mark.slow
 def test_trajectory_dimensions_drift_while_the_success_rate_holds(tmp_path: Path) -> None:
     """The agent stutters more each run (repeats a call 2–3 times, then goes on): answers stay right,
     the trajectories get longer and loop — only the dimensions see it."""

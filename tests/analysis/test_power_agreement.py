@@ -10,6 +10,7 @@ from aeh.stats import attempts_for_power, cohens_kappa, minimum_detectable_drop,
 from aeh.store import Store
 
 
+@pytest.mark.slow
 def test_power_attempts_needed() -> None:
     frame = aeh.power([0.9, 0.5], drop=0.3)
     assert list(frame.columns[:4]) == ["task_id", "base_rate", "n_tasks", "fdr"]

@@ -53,6 +53,7 @@ def test_dry_run_calls_nothing_and_estimates(db: Path) -> None:
     assert not db.exists(), "a dry run writes no run"
 
 
+@pytest.mark.slow
 def test_tasks_validate_shipped_and_broken(tmp_path: Path) -> None:
     code, out, _ = run_cli("tasks", "validate")
     assert code == 0 and "✓ smoke" in out and "✓ toy_math" in out

@@ -107,6 +107,7 @@ def served(db: Path) -> Iterator[_Served]:
         yield s
 
 
+@pytest.mark.slow
 def test_the_cli_grades_what_the_sdk_exporter_sends(db: Path) -> None:
     pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -41,6 +41,7 @@ def _wait_for_more_than(db: Path, n: int, proc: subprocess.Popen[str], timeout_s
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_run_as_interrupted_and_it_resumes_to_the_clean_result(tmp_path: Path) -> None:
     db, tmp = tmp_path / "runs.db", tmp_path / "tmp"
     proc = _fresh(db, tmp)

@@ -11,9 +11,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.engine.stored_digest import EXPECTED, canonical_rows, digest, fixed_run_digests
 
 
+@pytest.mark.slow
 def test_the_fixed_run_stores_the_recorded_rows(tmp_path: Path) -> None:
     expected = json.loads(EXPECTED.read_text())
     found = fixed_run_digests(tmp_path / "digest.db")

@@ -88,6 +88,7 @@ print("pids", sorted(int(p) for p in os.listdir("/proc") if p.isdigit())[:3])
     assert "pids [1" in out, out  # its own PID namespace with its own /proc
 
 
+@pytest.mark.slow
 def test_a_solver_copying_the_reference_scores_0_under_unshare(no_bwrap, suite, tmp_path, db):
     hostile = f'/bin/cp -r "{suite}/$AEH_TASK_ID/reference/." . 2>/dev/null; /bin/cat "{suite}"/*/tests_hidden/*.py ' \
               '> seen.txt 2>&1; true'
@@ -123,6 +124,7 @@ def test_with_no_jail_a_coding_run_refuses_to_start(no_jail, suite, tmp_path, ca
     assert not db.exists() or aeh.runs(db=db).empty
 
 
+@pytest.mark.slow
 def test_unconfined_on_purpose_runs_and_every_output_says_so(no_jail, suite, tmp_path, db, capsys):
     code = main(["run", "--suite", str(suite), "--adapter", "command", "--solver", "true", "--db", str(db),
                  "--no-grading-confinement", "--no-solver-confinement", "--log-level", "silent"])

@@ -45,6 +45,7 @@ def test_shadow_judge_feeds_kappa_and_leaves_success_alone(fake_openai, tmp_path
     assert kappa["prog_fail_rater_pass"] + kappa["prog_pass_rater_fail"] < 4
 
 
+@pytest.mark.slow
 def test_shadow_judge_failure_is_not_a_harness_error(fake_openai, tmp_path: Path) -> None:
     fake_openai([Reply.error(500)])
     table = aeh.run("toy_math", attempts=2, seed=1, db=tmp_path / "runs.db", judge_model="fake-judge",

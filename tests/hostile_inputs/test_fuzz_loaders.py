@@ -27,6 +27,9 @@ from aeh.store import Store, import_labels
 from aeh.suite.loader import load_suite
 from aeh.tools.faults import load_fault_profile, resolve_fault_profile
 
+# ~13 s of CPU: the fuzzing runs in the full suite, not in the editing loop
+pytestmark = pytest.mark.slow
+
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

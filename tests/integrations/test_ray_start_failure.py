@@ -72,6 +72,7 @@ def test_a_ray_start_up_timeout_is_a_clean_error_and_leaves_no_process(
     assert ray_integration._ray_env() == ray_env
 
 
+@pytest.mark.slow
 def test_stop_ends_a_process_that_ignores_sigterm() -> None:
     import subprocess
     import sys

@@ -45,6 +45,7 @@ class LockFor(RunProgress):
             threading.Timer(self.hold_s, lambda: (conn.execute("COMMIT"), conn.close())).start()
 
 
+@pytest.mark.slow
 def test_a_lock_held_past_the_busy_timeout_is_waited_out_and_nothing_is_lost(tmp_path: Path, db: Path) -> None:
     clean = clean_digests(tmp_path, "toy_math", 8, SEED)
     progress = LockFor(db, n=3, hold_s=1.0)  # five times the busy timeout below
@@ -56,6 +57,7 @@ def test_a_lock_held_past_the_busy_timeout_is_waited_out_and_nothing_is_lost(tmp
         assert digests(store, run_id) == clean
 
 
+@pytest.mark.slow
 def test_a_lock_never_released_stops_the_run_with_exit_6_and_the_run_resumes(
         tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     clean = clean_digests(tmp_path, "toy_math", 40, SEED)

@@ -58,6 +58,7 @@ def test_in_a_kernel_a_message_waits_for_one_step_not_for_all(monkeypatch: pytes
     assert log == ["step 1", "step 2", "click", "step 3", "step 4"]
 
 
+@pytest.mark.slow
 def test_in_a_kernel_the_real_steps_import_what_compare_needs() -> None:
     probe = """
 import asyncio, sys, threading

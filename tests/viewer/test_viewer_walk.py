@@ -201,6 +201,7 @@ def test_a_notebook_loads_the_clicks_modules_at_once_aeh_view_later(mock_db, mon
     assert started == [after_s]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preheat", [True, False])
 def test_ready_loads_the_clicks_modules_first_in_a_pre_heated_kernel(tmp_path, preheat):
     import os
