@@ -13,7 +13,8 @@ attempt's, or an `aeh.Recorder`'s): graph nodes and chains → `step:<name>` spa
 record — the tools bound (`gen_ai.request.tool_names`), `tool_choice`, the reply
 (`gen_ai.output.messages`), the tools-dropped check and an ignored `tool_choice` — so a graph's
 run gets the same warnings. It never raises: an event it cannot read becomes a thinner span,
-not an error in the user's graph.
+not an error in the user's graph, and a span it could not open is logged as a warning (logger
+`aeh.integrations.langgraph`) rather than lost without a word.
 
 Under `graph_agent` the suite's tools record every call themselves, so a LangChain tool run is a
 `step:tool:<name>` span around it (`harness_tools=True`), never a second tool call.
@@ -28,6 +29,7 @@ state (`read_output`, default: the last message's content, else an `answer` / `o
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
@@ -43,6 +45,8 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingExtraError("aeh.integrations.langgraph", "langgraph", ["langchain_core", "langgraph"]) from exc
 
 __all__ = ["AehCallbackHandler", "graph_agent", "read_output"]
+
+log = logging.getLogger(__name__)
 
 
 def _text(value: Any) -> Any:
@@ -83,8 +87,9 @@ class AehCallbackHandler(BaseCallbackHandler):
                 handle.depth = parent_handle.depth + 1
                 rec._depth[handle.span_id] = handle.depth
             self._open[run_id] = handle
-        except Exception:  # noqa: BLE001 - recording never breaks the user's graph
-            return
+        except Exception as exc:  # noqa: BLE001 - recording never breaks the user's graph
+            log.warning("aeh could not record the %s span of a LangChain run (%s: %s); the graph went on "
+                        "without it", name, type(exc).__name__, exc)
 
     def _end(self, run_id: UUID, error: BaseException | None = None, **attrs: Any) -> None:
         handle = self._open.pop(run_id, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import operator
+import uuid
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -20,6 +21,7 @@ from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from aeh.integrations.langgraph import AehCallbackHandler, graph_agent, read_output  # noqa: E402
+from aeh.trace import SpanRecorder  # noqa: E402
 
 
 class State(TypedDict, total=False):
@@ -196,3 +198,18 @@ def test_a_graph_whose_tools_never_reached_the_prompt_is_warned(db: Path) -> Non
     spans = aeh.spans(table.run_id, db=db, task_id="add_then_multiply", attempt=0)
     model = json.loads(spans[spans["name"] == "model:call"].iloc[0]["attributes"])
     assert model["gen_ai.request.tool_names"] == ["calculator"] and model["aeh.request.tool_choice"] == "unset"
+
+
+def test_a_span_the_recorder_cannot_open_is_a_warning_not_an_error_or_silence(caplog: pytest.LogCaptureFixture) -> None:
+    class Broken(SpanRecorder):
+        def _open(self, name: str, category: str, attributes: dict[str, Any]) -> Any:
+            raise RuntimeError("disk gone")
+
+    handler = AehCallbackHandler(Broken("r", "t", 0))
+    run = uuid.uuid4()
+    with caplog.at_level("WARNING", logger="aeh.integrations.langgraph"):
+        handler.on_chain_start({"name": "plan"}, {}, run_id=run)
+        handler.on_chain_end({}, run_id=run)
+    assert [r.getMessage() for r in caplog.records] == [
+        "aeh could not record the step:plan span of a LangChain run (RuntimeError: disk gone); the graph went on "
+        "without it"]
